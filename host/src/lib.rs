@@ -1,0 +1,1 @@
+//! The reference host for the zot extension protocol (filled by the host issue).

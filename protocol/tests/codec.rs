@@ -1,0 +1,158 @@
+//! The line codec: limits, resynchronisation, and the writer's guarantees.
+
+use std::io::Cursor;
+
+use tokio::io::BufReader;
+use zot_protocol::codec::blocking;
+use zot_protocol::limits::MAX_FRAME_BYTES;
+use zot_protocol::{
+    encode_frame, CodecError, ContentBlock, ExtFrame, FrameReader, FrameWriter, HostFrame, Notify,
+    NotifyLevel, ToolResult,
+};
+
+/// A 5 MiB line, then a valid frame.
+fn oversize_then_valid() -> Vec<u8> {
+    let mut input = br#"{"type":"notify","level":"info","message":""#.to_vec();
+    input.extend(std::iter::repeat_n(b'x', 5 * 1024 * 1024));
+    input.extend_from_slice(b"\"}\n");
+    input.extend_from_slice(b"{\"type\":\"ready\"}\n");
+    input
+}
+
+#[tokio::test]
+async fn async_reader_reports_an_oversize_line_and_resynchronises() {
+    let input = oversize_then_valid();
+    // A small buffer forces the line to arrive in many chunks.
+    let mut r = FrameReader::<_, ExtFrame>::new(BufReader::with_capacity(8192, &input[..]));
+    match r.next_frame().await {
+        Err(CodecError::FrameTooLarge { len, limit }) => {
+            assert_eq!(limit, MAX_FRAME_BYTES);
+            assert!(len > 5 * 1024 * 1024, "{len}");
+        }
+        other => panic!("expected FrameTooLarge, got {other:?}"),
+    }
+    assert_eq!(r.next_frame().await.unwrap(), Some(ExtFrame::Ready));
+    assert_eq!(r.next_frame().await.unwrap(), None);
+}
+
+#[test]
+fn blocking_reader_reports_an_oversize_line_and_resynchronises() {
+    let input = oversize_then_valid();
+    let mut r = blocking::FrameReader::<_, ExtFrame>::new(std::io::BufReader::with_capacity(
+        4096,
+        Cursor::new(input),
+    ));
+    let err = r.next_frame().unwrap_err();
+    assert_eq!(err.kind(), "frame_too_large");
+    assert!(err.is_recoverable());
+    assert_eq!(r.next_frame().unwrap(), Some(ExtFrame::Ready));
+    assert!(r.next_frame().unwrap().is_none());
+}
+
+#[test]
+fn a_line_of_exactly_the_limit_is_accepted_and_one_byte_more_is_not() {
+    let frame = |len: usize| {
+        let head = br#"{"type":"submit","text":""#;
+        let tail = b"\"}\n";
+        let mut v = head.to_vec();
+        v.extend(std::iter::repeat_n(b'a', len - head.len() - tail.len()));
+        v.extend_from_slice(tail);
+        assert_eq!(v.len(), len);
+        v
+    };
+    let mut input = frame(MAX_FRAME_BYTES);
+    input.extend(frame(MAX_FRAME_BYTES + 1));
+    let mut r = blocking::FrameReader::<_, ExtFrame>::new(Cursor::new(input));
+    assert!(matches!(r.next_frame(), Ok(Some(ExtFrame::Submit(_)))));
+    assert!(matches!(
+        r.next_frame(),
+        Err(CodecError::FrameTooLarge { len, .. }) if len == MAX_FRAME_BYTES + 1
+    ));
+    assert!(r.next_frame().unwrap().is_none());
+}
+
+#[test]
+fn an_oversize_line_cut_by_eof_is_reported_once() {
+    let input = vec![b'y'; MAX_FRAME_BYTES + 10];
+    let mut r = blocking::LineReader::new(Cursor::new(input));
+    assert_eq!(r.next_line().unwrap_err().kind(), "frame_too_large");
+    assert!(r.next_line().unwrap().is_none());
+}
+
+#[test]
+fn bad_lines_are_reported_one_by_one_and_reading_goes_on() {
+    let input = b"not json\n\n   \n[1]\n{\"x\":1}\n{\"type\":5}\n{\"type\":\"notify\",\"level\":\"info\",\"message\":7}\n\xff\xfe\n{\"type\":\"clear_notes\"}";
+    let mut r = blocking::FrameReader::<_, ExtFrame>::new(Cursor::new(&input[..]));
+    let kinds: Vec<String> = (&mut r)
+        .map(|f| match f {
+            Ok(f) => f.type_name().to_owned(),
+            Err(e) => e.kind().to_owned(),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "invalid_json",
+            "not_an_object",
+            "missing_type",
+            "invalid_type_field",
+            "invalid_field",
+            "invalid_utf8",
+            "clear_notes"
+        ]
+    );
+}
+
+#[test]
+fn the_field_error_names_frame_type_and_field() {
+    let err = zot_protocol::Frame::decode_str(
+        r#"{"type":"tool_result","id":"1","content":[{"type":"text","text":5}]}"#,
+    )
+    .map(|f: ExtFrame| f)
+    .unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("`tool_result`") && msg.contains("content[0].text"),
+        "{msg}"
+    );
+}
+
+#[tokio::test]
+async fn writer_escapes_newlines_and_refuses_oversize_frames() {
+    let mut out = Vec::new();
+    let mut w = FrameWriter::new(&mut out);
+    w.write_frame(&ExtFrame::Notify(Notify {
+        level: NotifyLevel::Warn,
+        message: "line one\nline two\r\n\u{2028}".into(),
+    }))
+    .await
+    .unwrap();
+    let big = ExtFrame::ToolResult(ToolResult {
+        id: "1".into(),
+        content: vec![ContentBlock::text("z".repeat(MAX_FRAME_BYTES))],
+        ..Default::default()
+    });
+    let err = w.write_frame(&big).await.unwrap_err();
+    assert_eq!(err.kind(), "frame_too_large");
+    w.flush().await.unwrap();
+    assert_eq!(out.iter().filter(|b| **b == b'\n').count(), 1);
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "{\"type\":\"notify\",\"level\":\"warn\",\"message\":\"line one\\nline two\\r\\n\u{2028}\"}\n"
+    );
+}
+
+#[test]
+fn encoding_is_compact_with_defaults_omitted() {
+    let line = encode_frame(&HostFrame::Shutdown).unwrap();
+    assert_eq!(line, b"{\"type\":\"shutdown\"}\n");
+    let line = encode_frame(&ExtFrame::ToolResult(ToolResult {
+        id: "9".into(),
+        ..Default::default()
+    }))
+    .unwrap();
+    assert_eq!(
+        line,
+        b"{\"type\":\"tool_result\",\"id\":\"9\",\"content\":[]}\n"
+    );
+}

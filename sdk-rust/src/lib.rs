@@ -1,0 +1,1 @@
+//! The zot extension runtime and Rust SDK (filled by the sdk-rust issue).
