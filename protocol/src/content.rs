@@ -5,8 +5,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 /// One block of tool output (§4.2.1): text, or a base64 image.
 ///
-/// Other `type`s decode to [`ContentBlock::Unknown`] so that a receiver can
-/// report them (the host turns them into a placeholder text) instead of
+/// Other block types decode to an explicit unknown block so that a receiver
+/// can report them (the host turns them into a placeholder text) instead of
 /// failing the whole frame.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]

@@ -15,7 +15,7 @@ use crate::values::{
 ///
 /// Every variant carries the common fields `session_id`, `cwd` and
 /// `sequence`. Unknown event names never reach this type: the frame decoder
-/// turns them into [`crate::HostFrame::UnknownEvent`].
+/// turns them into an explicit unknown event.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum LifecycleEvent {
@@ -353,14 +353,14 @@ event_struct! {
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum InterceptRequest {
+    /// May replace the whole system prompt.
+    BeforeAgentStart(BeforeAgentStartIntercept),
     /// May block the call or rewrite its arguments.
     ToolCall(ToolCallIntercept),
     /// May block the turn.
     TurnStart(TurnStartIntercept),
     /// May hide or rewrite the visible text.
     AssistantMessage(AssistantMessageIntercept),
-    /// May replace the whole system prompt.
-    BeforeAgentStart(BeforeAgentStartIntercept),
 }
 
 impl InterceptRequest {

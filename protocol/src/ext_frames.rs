@@ -10,8 +10,8 @@ use crate::{is_false, UnknownFrame};
 
 /// Every frame an extension writes to its stdout, tagged by `type`.
 ///
-/// Decoding never fails on an unknown `type`: it yields
-/// [`ExtFrame::Unknown`] with the raw line, so a reader can log and skip it.
+/// A frame of an unknown `type` is not an error: readers get an explicit
+/// unknown value carrying the raw frame, and log and skip it.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ExtFrame {

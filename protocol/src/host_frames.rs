@@ -12,10 +12,10 @@ use crate::{is_false, UnknownFrame};
 
 /// Every frame a host writes to an extension's stdin, tagged by `type`.
 ///
-/// Unknown `type`s decode to [`HostFrame::Unknown`]; an `event` or
-/// `event_intercept` with an unknown event name decodes to
-/// [`HostFrame::UnknownEvent`] / [`HostFrame::UnknownIntercept`] (the latter
-/// keeps the `id`, because even an unknown interception must be answered).
+/// An unknown `type`, and an `event` or `event_intercept` with an unknown
+/// event name, are not errors: readers get explicit unknown values carrying
+/// the raw frame (an unknown interception keeps its `id`, because it must
+/// still be answered).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum HostFrame {
