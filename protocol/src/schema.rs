@@ -6,8 +6,7 @@
 
 use schemars::gen::SchemaSettings;
 use schemars::schema::{
-    InstanceType, Metadata, ObjectValidation, RootSchema, Schema, SchemaObject,
-    SubschemaValidation,
+    InstanceType, Metadata, ObjectValidation, RootSchema, Schema, SchemaObject, SubschemaValidation,
 };
 
 use crate::ext_frames::ExtFrame;
@@ -74,7 +73,12 @@ fn open_up(root: &mut RootSchema) {
         }
     }
     open_union(&mut root.schema, "type");
-    if let Some(members) = root.schema.subschemas.as_mut().and_then(|s| s.one_of.as_mut()) {
+    if let Some(members) = root
+        .schema
+        .subschemas
+        .as_mut()
+        .and_then(|s| s.one_of.as_mut())
+    {
         for member in members {
             if let Schema::Object(obj) = member {
                 open_union(obj, "event");
@@ -112,7 +116,9 @@ fn open_string_set(obj: &mut SchemaObject) {
     if obj.instance_type != Some(InstanceType::String.into()) {
         return;
     }
-    let Some(values) = obj.enum_values.take() else { return };
+    let Some(values) = obj.enum_values.take() else {
+        return;
+    };
     let known = SchemaObject {
         enum_values: Some(values.clone()),
         ..string_schema()
