@@ -1,0 +1,235 @@
+//! The handshake (PROTOCOL.md §5): `hello` first, then after `hello_ack`
+//! and the on-hello hook every registration, one `subscribe` and `ready`.
+//!
+//! Order on the wire (SDK-8): all `register_command` in registration order,
+//! all `register_tool` in registration order, one `subscribe` (only when
+//! there is an event or an interceptor) whose `events` keep first-registration
+//! order (SDK-9) and whose `intercept` follows the fixed order
+//! `before_agent_start`, `tool_call`, `turn_start`, `assistant_message`
+//! (SDK-10, OP-21), then `ready` exactly once (SDK-11).
+//!
+//! Registering again under the same name replaces the entry in place
+//! (commands compare case-insensitively, as hosts do, §6.1). Registrations
+//! after `ready` are written at once (OP-9: hosts accept them; tools reach
+//! the model after the next registry rebuild).
+
+use zot_protocol::validate::{
+    command_key, validate_command_name, validate_exposure, validate_tool_name, ValueError,
+};
+use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
+use zot_protocol::{encode_frame, ExtFrame, RegisterCommand, RegisterTool, Subscribe};
+
+use super::writer::Lane;
+use super::{Engine, EngineError, Phase};
+use crate::lock;
+
+/// Why a registration was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RegisterError {
+    /// The name breaks a protocol rule.
+    #[error(transparent)]
+    Invalid(#[from] ValueError),
+    /// The tool's schema is not a JSON object.
+    #[error("the schema of tool {0:?} must be a JSON object")]
+    SchemaNotObject(String),
+    /// Not one of the four interceptable events.
+    #[error("{0:?} cannot be intercepted (only before_agent_start, tool_call, turn_start, assistant_message)")]
+    NotInterceptable(String),
+    /// An event name must not be empty.
+    #[error("event names must not be empty")]
+    EmptyEvent,
+    /// The registration frame could not be written.
+    #[error("registration not sent: {0}")]
+    Write(String),
+}
+
+#[derive(Default)]
+pub(crate) struct Registry {
+    pub(crate) commands: Vec<RegisterCommand>,
+    pub(crate) tools: Vec<RegisterTool>,
+    pub(crate) events: Vec<String>,
+    /// In [`INTERCEPTABLE_EVENT_NAMES`] order.
+    pub(crate) intercepts: [bool; 4],
+}
+
+impl Registry {
+    pub(crate) fn command(&self, name: &str) -> Option<&RegisterCommand> {
+        self.commands.iter().find(|c| c.name == name).or_else(|| {
+            let key = command_key(name);
+            self.commands.iter().find(|c| command_key(&c.name) == key)
+        })
+    }
+
+    pub(crate) fn tool(&self, name: &str) -> Option<&RegisterTool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    pub(crate) fn subscribed(&self, event: &str) -> bool {
+        self.events.iter().any(|e| e == event)
+    }
+
+    pub(crate) fn intercepts(&self, event: &str) -> bool {
+        INTERCEPTABLE_EVENT_NAMES
+            .iter()
+            .position(|e| *e == event)
+            .is_some_and(|i| self.intercepts[i])
+    }
+
+    fn subscribe_frame(&self) -> Option<Subscribe> {
+        let intercept: Vec<String> = INTERCEPTABLE_EVENT_NAMES
+            .iter()
+            .zip(self.intercepts)
+            .filter(|(_, on)| *on)
+            .map(|(n, _)| (*n).to_owned())
+            .collect();
+        (!self.events.is_empty() || !intercept.is_empty()).then(|| Subscribe {
+            events: self.events.clone(),
+            intercept,
+        })
+    }
+
+    /// Every announcement frame, `ready` last, encoded. A registration too
+    /// large for one frame is skipped with a diagnostic.
+    fn announcement(&self) -> (Vec<u8>, Vec<String>) {
+        let mut out = Vec::new();
+        let mut diags = Vec::new();
+        let frames = self
+            .commands
+            .iter()
+            .cloned()
+            .map(ExtFrame::RegisterCommand)
+            .chain(self.tools.iter().cloned().map(ExtFrame::RegisterTool))
+            .chain(self.subscribe_frame().map(ExtFrame::Subscribe))
+            .chain(std::iter::once(ExtFrame::Ready));
+        for f in frames {
+            match encode_frame(&f) {
+                Ok(line) => out.extend_from_slice(&line),
+                Err(e) => diags.push(format!("{} not sent: {e}", f.type_name())),
+            }
+        }
+        (out, diags)
+    }
+}
+
+impl Engine {
+    fn register(
+        &self,
+        f: impl FnOnce(&mut Registry) -> Result<Option<ExtFrame>, RegisterError>,
+    ) -> Result<(), RegisterError> {
+        let mut st = lock(&self.inner.state);
+        let announced = !matches!(st.phase, Phase::AwaitingAck | Phase::Hello);
+        let late = f(&mut st.registry)?;
+        let (true, Some(frame)) = (announced, late) else {
+            return Ok(());
+        };
+        let line = encode_frame(&frame).map_err(|e| RegisterError::Write(e.to_string()))?;
+        // Written under the state lock so that it can never overtake the
+        // announcement of `hello_done`; a write error is handled after the
+        // lock is released (closing takes it again).
+        let written = self.inner.writer.write(&line, Lane::Direct, false);
+        drop(st);
+        written.map_err(|e| {
+            self.inner.on_write_error(&e);
+            RegisterError::Write(e.to_string())
+        })
+    }
+
+    /// Registers a slash command (replacing one of the same name, compared
+    /// case-insensitively).
+    pub fn register_command(&self, cmd: RegisterCommand) -> Result<(), RegisterError> {
+        validate_command_name(&cmd.name)?;
+        self.register(|r| {
+            let key = command_key(&cmd.name);
+            match r.commands.iter_mut().find(|c| command_key(&c.name) == key) {
+                Some(c) => *c = cmd.clone(),
+                None => r.commands.push(cmd.clone()),
+            }
+            Ok(Some(ExtFrame::RegisterCommand(cmd)))
+        })
+    }
+
+    /// Registers a tool (replacing one of the same name). The name, the
+    /// exposure and the schema are checked here, so a mistake fails in the
+    /// author's process instead of as a host diagnostic.
+    pub fn register_tool(&self, tool: RegisterTool) -> Result<(), RegisterError> {
+        validate_tool_name(&tool.name)?;
+        if let Some(e) = &tool.exposure {
+            validate_exposure(e)?;
+        }
+        if !tool.schema.is_object() {
+            return Err(RegisterError::SchemaNotObject(tool.name));
+        }
+        self.register(|r| {
+            match r.tools.iter_mut().find(|t| t.name == tool.name) {
+                Some(t) => *t = tool.clone(),
+                None => r.tools.push(tool.clone()),
+            }
+            Ok(Some(ExtFrame::RegisterTool(tool)))
+        })
+    }
+
+    /// Subscribes to a lifecycle event by name (any name; unknown ones
+    /// simply never fire). Events arrive as [`super::Job::Event`].
+    pub fn subscribe(&self, event: &str) -> Result<(), RegisterError> {
+        if event.is_empty() {
+            return Err(RegisterError::EmptyEvent);
+        }
+        self.register(|r| {
+            if r.subscribed(event) {
+                return Ok(None);
+            }
+            r.events.push(event.to_owned());
+            Ok(Some(ExtFrame::Subscribe(Subscribe {
+                events: vec![event.to_owned()],
+                intercept: Vec::new(),
+            })))
+        })
+    }
+
+    /// Registers an interceptor for one of the four interceptable events.
+    /// Requests arrive as [`super::Job::Intercept`]; requests for events
+    /// without an interceptor are allowed by the engine (SDK-40).
+    pub fn intercept(&self, event: &str) -> Result<(), RegisterError> {
+        let i = INTERCEPTABLE_EVENT_NAMES
+            .iter()
+            .position(|e| *e == event)
+            .ok_or_else(|| RegisterError::NotInterceptable(event.to_owned()))?;
+        self.register(|r| {
+            if r.intercepts[i] {
+                return Ok(None);
+            }
+            r.intercepts[i] = true;
+            Ok(Some(ExtFrame::Subscribe(Subscribe {
+                events: Vec::new(),
+                intercept: vec![event.to_owned()],
+            })))
+        })
+    }
+
+    /// Ends the on-hello phase: writes every registration, one `subscribe`
+    /// and `ready`, then any spontaneous frame that was sent meanwhile.
+    /// Call it once after handling [`super::Job::Hello`]; later calls do
+    /// nothing.
+    pub fn hello_done(&self) -> Result<(), EngineError> {
+        let mut st = lock(&self.inner.state);
+        match st.phase {
+            Phase::Hello => {}
+            Phase::AwaitingAck => return Err(EngineError::NoHelloYet),
+            _ => return Ok(()),
+        }
+        st.phase = Phase::Running;
+        let (lines, diags) = st.registry.announcement();
+        // Under the state lock: a concurrent late registration waits for the
+        // announcement. A spontaneous frame racing this call was held by the
+        // writer and follows `ready`.
+        let written = self.inner.writer.write(&lines, Lane::Direct, true);
+        drop(st);
+        for d in diags {
+            self.inner.diag(&d);
+        }
+        written.map_err(|e| {
+            self.inner.on_write_error(&e);
+            EngineError::Write(e.to_string())
+        })
+    }
+}

@@ -1,0 +1,450 @@
+//! Jobs: the plain-data units of work the engine hands to a dispatcher, and
+//! the queue they wait in.
+//!
+//! The queue is drained a whole batch at a time: everything that was read by
+//! the time the dispatcher wakes up comes back from one call, in arrival
+//! order, so a burst of frames costs one wake-up, not one per frame.
+
+use std::collections::VecDeque;
+use std::mem;
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use tokio::sync::Notify;
+use zot_protocol::events::UnknownEvent;
+use zot_protocol::{
+    HelloAck, HostToolResult, InterceptRequest, LifecycleEvent, PanelKey, PanelResize, RawJson,
+};
+
+use super::call_tool::CallToolError;
+#[cfg(unix)]
+use super::wake::WakePipe;
+use crate::lock;
+
+/// The engine's handle for one request it handed out (a command, a tool call
+/// or an interception). Answer it with [`crate::engine::Engine::complete`] or
+/// [`crate::engine::Engine::fail`].
+///
+/// Ids count up from 1 and never reach 2^53, so they survive a round trip
+/// through a JavaScript number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct JobId(pub u64);
+
+impl std::fmt::Display for JobId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "job#{}", self.0)
+    }
+}
+
+/// The handle of one outgoing `call_tool` started with
+/// [`crate::engine::Engine::start_call`]. Its result arrives as
+/// [`Job::CallResult`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct CallId(pub u64);
+
+/// A `command_invoked` for a registered command.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandJob {
+    /// Answer with this id.
+    pub id: JobId,
+    /// The host's request id (`command_invoked.id`).
+    pub invocation: String,
+    /// The registered spelling of the command.
+    pub name: String,
+    /// The rest of the user's input.
+    pub args: String,
+}
+
+/// A `tool_call` for a registered tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolJob {
+    /// Answer with this id.
+    pub id: JobId,
+    /// The host's request id (`tool_call.id`); the engine uses it as the
+    /// `parent_id` of calls started under this job.
+    pub invocation: String,
+    /// The registered tool name.
+    pub name: String,
+    /// The arguments, as their wire text (a JSON object).
+    pub args: RawJson,
+    /// Whether the tool was registered as interactive.
+    pub interactive: bool,
+}
+
+/// An `event_intercept` for an event with a registered interceptor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InterceptJob {
+    /// Answer with this id (before the interception deadline).
+    pub id: JobId,
+    /// The decoded request.
+    pub request: InterceptRequest,
+}
+
+/// A lifecycle event the extension subscribed to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventData {
+    /// One of the fourteen documented events, decoded.
+    Known(LifecycleEvent),
+    /// An event name this protocol version does not know (the extension
+    /// subscribed to it by name), kept as its raw frame.
+    Unknown(UnknownEvent),
+}
+
+impl EventData {
+    /// The event name.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Known(e) => e.name(),
+            Self::Unknown(u) => &u.event,
+        }
+    }
+
+    /// The event as a JSON object (the frame's fields, `event` included).
+    pub fn to_json(&self) -> String {
+        match self {
+            Self::Known(e) => serde_json::to_string(e).expect("events always serialize"),
+            Self::Unknown(u) => u.raw.get().to_owned(),
+        }
+    }
+}
+
+impl Serialize for EventData {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Known(e) => e.serialize(s),
+            Self::Unknown(u) => u.raw.serialize(s),
+        }
+    }
+}
+
+/// One unit of work for the dispatcher.
+///
+/// Contract for dispatchers (the Rust SDK's, and the Node and Python
+/// bindings'):
+/// - [`Job::Command`], [`Job::Tool`] and [`Job::Intercept`] run
+///   concurrently, each answered exactly once with `complete` or `fail`.
+/// - [`Job::Event`], [`Job::PanelKey`], [`Job::PanelClose`] and
+///   [`Job::PanelResize`] run **in the order received, one at a time**
+///   (SDK-35: a burst of keys is never reordered). They are answered too
+///   (`complete(id, Outcome::Done)` or `fail(id, message)`, which logs):
+///   the shutdown grace waits for them, so a `session_end` queued just
+///   before `shutdown` is still handled.
+/// - Every job with an `id` is answered exactly once.
+/// - [`Job::Cancel`] asks the handler of a job handed out earlier (possibly
+///   in the same batch) to stop: abort the task / set the signal. The engine
+///   already decided what goes on the wire.
+/// - [`Job::Hello`] comes first: run the on-hello hook, register more if
+///   needed, then call `hello_done`.
+/// - After [`Job::Finished`] no more jobs come.
+#[derive(Debug, Clone)]
+pub enum Job {
+    /// The host's `hello_ack`: run the on-hello hook, then call
+    /// [`crate::engine::Engine::hello_done`].
+    Hello(Arc<HelloAck>),
+    /// Run a command handler.
+    Command(CommandJob),
+    /// Run a tool handler.
+    Tool(ToolJob),
+    /// Run the event handler (in order, one at a time), then answer with
+    /// [`crate::engine::Outcome::Done`] (or `fail`).
+    Event {
+        /// Answer with this id once the handler returned.
+        id: JobId,
+        /// The event.
+        event: EventData,
+    },
+    /// Run an interceptor.
+    Intercept(InterceptJob),
+    /// A key for a panel (in order, one at a time). Route it by `panel_id`;
+    /// ignore panels with no handler (SDK-46). Answer with `Done`.
+    PanelKey {
+        /// Answer with this id once handled.
+        id: JobId,
+        /// The key.
+        key: PanelKey,
+    },
+    /// The user closed a panel (in order with the keys). Answer with `Done`.
+    PanelClose {
+        /// Answer with this id once handled.
+        id: JobId,
+        /// The panel.
+        panel_id: String,
+    },
+    /// A panel was resized (code-only; no stored host sends it). Answer
+    /// with `Done`.
+    PanelResize {
+        /// Answer with this id once handled.
+        id: JobId,
+        /// The new size.
+        resize: PanelResize,
+    },
+    /// A job handed out earlier was cancelled (`tool_cancel`, interception
+    /// deadline, shutdown or EOF). Whatever the handler still answers is
+    /// dropped when the protocol says so.
+    Cancel {
+        /// The cancelled job.
+        id: JobId,
+    },
+    /// The result of a call started with
+    /// [`crate::engine::Engine::start_call`]; exactly one per call.
+    CallResult {
+        /// The call.
+        call: CallId,
+        /// The host's answer (tool failures are `Ok` with `is_error`), or why
+        /// the call itself failed.
+        result: Result<HostToolResult, CallToolError>,
+    },
+    /// The host asked to shut down (or stdin closed): every running job was
+    /// cancelled; handlers have a short grace to send their last frames.
+    Shutdown,
+    /// The session is over; stop pulling. `error` says why when it was not a
+    /// normal end (handshake failure, broken transport).
+    Finished {
+        /// Why the session failed, if it did.
+        error: Option<String>,
+    },
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum JobJson<'a> {
+    Hello {
+        hello_ack: &'a HelloAck,
+    },
+    Command {
+        id: u64,
+        invocation: &'a str,
+        name: &'a str,
+        args: &'a str,
+    },
+    Tool {
+        id: u64,
+        invocation: &'a str,
+        name: &'a str,
+        args: &'a RawJson,
+        interactive: bool,
+    },
+    Event {
+        id: u64,
+        name: &'a str,
+        event: &'a EventData,
+    },
+    Intercept {
+        id: u64,
+        name: &'a str,
+        request: &'a InterceptRequest,
+    },
+    PanelKey {
+        id: u64,
+        panel_id: &'a str,
+        key: &'a str,
+        text: &'a str,
+    },
+    PanelClose {
+        id: u64,
+        panel_id: &'a str,
+    },
+    PanelResize {
+        id: u64,
+        panel_id: &'a str,
+        width: u32,
+        height: u32,
+    },
+    Cancel {
+        id: u64,
+    },
+    CallResult {
+        call: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<&'a HostToolResult>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error_kind: Option<&'static str>,
+    },
+    Shutdown,
+    Finished {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<&'a str>,
+    },
+}
+
+impl Job {
+    /// The job as one JSON object with a `kind` discriminator
+    /// (`hello`, `command`, `tool`, `event`, `intercept`, `panel_key`,
+    /// `panel_close`, `panel_resize`, `cancel`, `call_result`, `shutdown`,
+    /// `finished`), for bindings that prefer to cross the FFI with JSON.
+    pub fn to_json(&self) -> String {
+        let j = match self {
+            Job::Hello(ack) => JobJson::Hello { hello_ack: ack },
+            Job::Command(c) => JobJson::Command {
+                id: c.id.0,
+                invocation: &c.invocation,
+                name: &c.name,
+                args: &c.args,
+            },
+            Job::Tool(t) => JobJson::Tool {
+                id: t.id.0,
+                invocation: &t.invocation,
+                name: &t.name,
+                args: &t.args,
+                interactive: t.interactive,
+            },
+            Job::Event { id, event } => JobJson::Event {
+                id: id.0,
+                name: event.name(),
+                event,
+            },
+            Job::Intercept(i) => JobJson::Intercept {
+                id: i.id.0,
+                name: i.request.name(),
+                request: &i.request,
+            },
+            Job::PanelKey { id, key } => JobJson::PanelKey {
+                id: id.0,
+                panel_id: &key.panel_id,
+                key: key.key.as_str(),
+                text: &key.text,
+            },
+            Job::PanelClose { id, panel_id } => JobJson::PanelClose { id: id.0, panel_id },
+            Job::PanelResize { id, resize } => JobJson::PanelResize {
+                id: id.0,
+                panel_id: &resize.panel_id,
+                width: resize.width,
+                height: resize.height,
+            },
+            Job::Cancel { id } => JobJson::Cancel { id: id.0 },
+            Job::CallResult { call, result } => match result {
+                Ok(r) => JobJson::CallResult {
+                    call: call.0,
+                    result: Some(r),
+                    error: None,
+                    error_kind: None,
+                },
+                Err(e) => JobJson::CallResult {
+                    call: call.0,
+                    result: None,
+                    error: Some(e.to_string()),
+                    error_kind: Some(e.kind()),
+                },
+            },
+            Job::Shutdown => JobJson::Shutdown,
+            Job::Finished { error } => JobJson::Finished {
+                error: error.as_deref(),
+            },
+        };
+        serde_json::to_string(&j).expect("jobs always serialize")
+    }
+}
+
+/// The queue between the engine (producer) and a dispatcher (consumer).
+pub(crate) struct JobQueue {
+    state: Mutex<QueueState>,
+    notify: Notify,
+}
+
+#[derive(Default)]
+struct QueueState {
+    jobs: VecDeque<Job>,
+    /// `Finished` was handed out: later pulls return empty batches at once.
+    done: bool,
+    /// `Finished` was queued: nothing may be queued after it.
+    sealed: bool,
+    #[cfg(unix)]
+    wake: Option<WakePipe>,
+    #[cfg(unix)]
+    signaled: bool,
+}
+
+impl JobQueue {
+    pub(crate) fn new() -> Self {
+        Self {
+            state: Mutex::new(QueueState::default()),
+            notify: Notify::new(),
+        }
+    }
+
+    /// Queues jobs (in order) and wakes the consumer once.
+    pub(crate) fn push_all(&self, jobs: impl IntoIterator<Item = Job>) {
+        let mut st = lock(&self.state);
+        if st.sealed {
+            return;
+        }
+        let before = st.jobs.len();
+        for job in jobs {
+            if matches!(job, Job::Finished { .. }) {
+                st.sealed = true;
+                st.jobs.push_back(job);
+                break;
+            }
+            st.jobs.push_back(job);
+        }
+        if st.jobs.len() == before {
+            return;
+        }
+        #[cfg(unix)]
+        if !st.signaled {
+            if let Some(w) = &st.wake {
+                w.signal();
+                st.signaled = true;
+            }
+        }
+        drop(st);
+        self.notify.notify_waiters();
+    }
+
+    pub(crate) fn push(&self, job: Job) {
+        self.push_all([job]);
+    }
+
+    /// Takes everything queued. `None` when nothing is queued and the
+    /// session is not over.
+    pub(crate) fn try_take(&self) -> Option<Vec<Job>> {
+        let mut st = lock(&self.state);
+        #[cfg(unix)]
+        if st.signaled {
+            if let Some(w) = &st.wake {
+                w.drain();
+            }
+            st.signaled = false;
+        }
+        if !st.jobs.is_empty() {
+            let jobs: Vec<Job> = mem::take(&mut st.jobs).into();
+            if matches!(jobs.last(), Some(Job::Finished { .. })) {
+                st.done = true;
+            }
+            return Some(jobs);
+        }
+        st.done.then(Vec::new)
+    }
+
+    /// Waits for the next batch (see [`crate::engine::Engine::next_jobs`]).
+    pub(crate) async fn next(&self) -> Vec<Job> {
+        loop {
+            let notified = self.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(jobs) = self.try_take() {
+                return jobs;
+            }
+            notified.await;
+        }
+    }
+
+    /// The read end of the wake-up pipe, created on first use.
+    #[cfg(unix)]
+    pub(crate) fn wake_fd(&self) -> std::io::Result<std::os::fd::RawFd> {
+        let mut st = lock(&self.state);
+        if st.wake.is_none() {
+            let pipe = WakePipe::new()?;
+            if !st.jobs.is_empty() {
+                pipe.signal();
+                st.signaled = true;
+            }
+            st.wake = Some(pipe);
+        }
+        Ok(st.wake.as_ref().expect("just created").read_fd())
+    }
+}

@@ -1,0 +1,834 @@
+//! The extension engine: one implementation of every extension-side rule of
+//! the protocol, shared by the Rust SDK and the Node and Python bindings.
+//!
+//! # Shape: a pull model
+//!
+//! The engine owns the transport, the handshake, ids, dispatch decisions,
+//! deadlines, cancellation, `call_tool` correlation, the writer and shutdown.
+//! It never calls user code. A dispatcher (the Rust SDK's
+//! [`crate::Extension`], or a binding's loop) *pulls* plain-data [`Job`]s
+//! with [`Engine::next_jobs`] and answers each with [`Engine::complete`] or
+//! [`Engine::fail`]. Cancellation is one more job ([`Job::Cancel`]).
+//!
+//! Why: pushing into a foreign runtime (calling JavaScript or Python
+//! callbacks from Rust threads) is where hangs, processes that never exit
+//! and lost cancellations come from (Temporal's sdk-core made the same
+//! choice). With the pull model a hung, crashed or slow handler in any
+//! language cannot wedge the protocol: the engine has already decided what
+//! a late, cancelled or failed answer means, and it keeps reading, replying
+//! to unknown requests and enforcing deadlines on its own.
+//!
+//! # Costs
+//!
+//! Each frame is decoded once, straight into its typed struct. Everything
+//! read by the time the dispatcher wakes up is handed over as one batch. The
+//! reply is encoded and written on the thread that produced it (see
+//! `writer`), so there is at most one thread handoff between reading a frame
+//! and running its handler: none at all with a current-thread tokio runtime
+//! (the Rust SDK), one into the JavaScript or Python thread for bindings.
+//!
+//! # Waking a non-tokio event loop
+//!
+//! [`Engine::next_jobs`] is an `async fn` for tokio-friendly callers
+//! (napi-rs). A loop that is not tokio (Python's asyncio) calls
+//! [`Engine::wake_fd`] once, watches the descriptor for readability
+//! (`loop.add_reader(fd, cb)`) and calls [`Engine::try_next_jobs`] from the
+//! callback, which also re-arms the descriptor (Unix only).
+//!
+//! # Example
+//!
+//! A complete dispatcher over the in-memory transport, acting as its own
+//! host:
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use zot_ext::engine::{CommandOutcome, Engine, EngineConfig, Job, Outcome, Transport};
+//! use zot_protocol::{CommandAction, RegisterCommand};
+//!
+//! let (transport, mut host) = Transport::memory();
+//! let engine = Engine::start(EngineConfig::new("demo", "1.0.0"), transport).unwrap();
+//! engine.register_command(RegisterCommand { name: "hi".into(), description: String::new() }).unwrap();
+//!
+//! assert!(host.recv_line().await.unwrap().starts_with(r#"{"type":"hello""#));
+//! host.send_line(r#"{"type":"hello_ack","protocol_version":1,"zot_version":"","provider":"","model":"","cwd":"/"}"#).await.unwrap();
+//! host.send_line(r#"{"type":"command_invoked","id":"1","name":"hi","args":"there"}"#).await.unwrap();
+//!
+//! 'session: loop {
+//!     for job in engine.next_jobs().await {
+//!         match job {
+//!             Job::Hello(_) => engine.hello_done().unwrap(),
+//!             Job::Command(c) => {
+//!                 let out = CommandOutcome { action: CommandAction::Display, display: c.args, ..Default::default() };
+//!                 engine.complete(c.id, Outcome::Command(out)).unwrap();
+//!                 host.close_input(); // EOF: the session ends
+//!             }
+//!             Job::Finished { .. } => break 'session,
+//!             _ => {}
+//!         }
+//!     }
+//! }
+//! let mut lines = Vec::new();
+//! while let Some(l) = host.recv_line().await {
+//!     lines.push(l);
+//! }
+//! assert_eq!(lines, [
+//!     r#"{"type":"register_command","name":"hi"}"#,
+//!     r#"{"type":"ready"}"#,
+//!     r#"{"type":"command_response","id":"1","action":"display","display":"there"}"#,
+//! ]);
+//! # });
+//! ```
+
+mod call_tool;
+mod cancel;
+mod handshake;
+mod intercept;
+mod jobs;
+mod outcome;
+mod reader;
+mod shutdown;
+mod transport;
+mod wake;
+mod writer;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use tokio::runtime::Handle;
+use tokio::sync::Notify;
+use tokio::task::AbortHandle;
+use zot_protocol::limits::{INTERCEPT_TIMEOUT, MAX_FRAME_BYTES, WRITE_TIMEOUT};
+use zot_protocol::validate::validate_tool_prompt;
+use zot_protocol::values::SDK_CAPABILITIES;
+use zot_protocol::{
+    encode_frame, Capability, CodecError, CommandAction, CommandResponse, ContentBlock, ExtFrame,
+    Frame, Hello, HelloAck, NotifyLevel, PanelClose, PanelRender, PanelSpec, Submit, ToolResult,
+};
+
+pub use call_tool::{CallRequest, CallToolError, CallToolFuture};
+pub use cancel::CancelToken;
+pub use handshake::RegisterError;
+use intercept::InterceptKind;
+pub use jobs::{CallId, CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
+pub use outcome::{
+    CommandOutcome, CompleteError, Completion, DropReason, InterceptOutcome, Outcome, ToolOutcome,
+};
+pub use transport::{MemoryHost, Transport};
+pub use writer::{FrameSink, WriteError};
+
+use crate::lock;
+use handshake::Registry;
+use jobs::JobQueue;
+use shutdown::CloseReason;
+use writer::{Lane, Writer};
+
+/// How an engine behaves; the defaults are the spec's.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// `hello.name` (should equal the manifest name).
+    pub name: String,
+    /// `hello.version`.
+    pub version: String,
+    /// `hello.capabilities`; the six of SDK-2 by default (`tool_cancel` and
+    /// `call_tool` included, since the engine implements both).
+    pub capabilities: Vec<Capability>,
+    /// How long handlers get after shutdown/EOF to send their last frames;
+    /// shorter when every open job completes first. 500 ms by default, well
+    /// within the host's 2 s grace.
+    pub shutdown_grace: Duration,
+    /// Bound on one write to the host ([`WRITE_TIMEOUT`]). A write that
+    /// takes longer breaks the transport and ends the session.
+    pub write_timeout: Duration,
+    /// After this long an interception answer is dropped: the host has
+    /// moved on ([`INTERCEPT_TIMEOUT`]).
+    pub intercept_timeout: Duration,
+    /// With the stdio transport only: once shutdown or EOF begins, exit the
+    /// process after this long whatever still runs, so a stuck handler
+    /// cannot outlive the host's 2 s grace. `None` disables it.
+    pub exit_watchdog: Option<Duration>,
+}
+
+impl EngineConfig {
+    /// The defaults for an extension `name` at `version`.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            capabilities: SDK_CAPABILITIES
+                .iter()
+                .map(|c| Capability::from(*c))
+                .collect(),
+            shutdown_grace: Duration::from_millis(500),
+            write_timeout: WRITE_TIMEOUT,
+            intercept_timeout: INTERCEPT_TIMEOUT,
+            exit_watchdog: Some(Duration::from_millis(1500)),
+        }
+    }
+}
+
+/// Why the engine could not start or go on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EngineError {
+    /// [`Engine::start`] was called outside a tokio runtime.
+    #[error("the engine must be started inside a tokio runtime")]
+    NoRuntime,
+    /// `hello.name` must not be empty.
+    #[error("the extension name must not be empty")]
+    EmptyName,
+    /// A frame could not be written.
+    #[error("write failed: {0}")]
+    Write(String),
+    /// [`Engine::hello_done`] before [`Job::Hello`].
+    #[error("hello_done called before hello_ack was received")]
+    NoHelloYet,
+}
+
+/// Why a spontaneous frame was not sent.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SendError {
+    /// Only `notify`, `clear_notes`, `submit`, `submit_slash`,
+    /// `open_panel`, `panel_render` and `panel_close` may be sent freely;
+    /// the engine writes every other frame itself.
+    #[error("{0:?} frames are written by the engine, not sent freely")]
+    NotSpontaneous(String),
+    /// The JSON is not a valid extension frame.
+    #[error("invalid frame: {0}")]
+    Invalid(String),
+    /// The frame could not be written (too large, transport broken, closed).
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// `hello` written, waiting for `hello_ack`.
+    AwaitingAck,
+    /// `Job::Hello` handed out, waiting for `hello_done`.
+    Hello,
+    /// Announced; normal operation.
+    Running,
+    /// Shutdown, EOF or a broken transport: jobs cancelled, grace running.
+    Closing,
+    /// Over.
+    Finished,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum OpenKind {
+    Command,
+    Tool,
+    Intercept(InterceptKind),
+    /// An event or panel job (what it is, for diagnostics).
+    Serial(String),
+}
+
+impl OpenKind {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Command => "command",
+            Self::Tool => "tool",
+            Self::Intercept(_) => "intercept",
+            Self::Serial(_) => "event/panel",
+        }
+    }
+}
+
+/// A job handed out (or queued) and not yet answered.
+pub(crate) struct OpenJob {
+    pub(crate) kind: OpenKind,
+    /// The host's request id.
+    pub(crate) invocation: String,
+    pub(crate) token: CancelToken,
+    /// Wire ids of `call_tool`s started under this job.
+    pub(crate) children: Vec<String>,
+    /// The interception deadline.
+    pub(crate) timer: Option<AbortHandle>,
+}
+
+pub(crate) struct State {
+    pub(crate) phase: Phase,
+    pub(crate) registry: Registry,
+    pub(crate) jobs: HashMap<u64, OpenJob>,
+    /// `tool_call.id` → job, for `tool_cancel`.
+    pub(crate) tool_ids: HashMap<String, u64>,
+    /// Interceptions whose deadline passed while their handler still runs.
+    pub(crate) expired: HashSet<u64>,
+    pub(crate) calls: HashMap<String, call_tool::PendingCall>,
+    pub(crate) close_reason: Option<CloseReason>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) config: EngineConfig,
+    pub(crate) writer: Writer,
+    pub(crate) queue: JobQueue,
+    pub(crate) state: Mutex<State>,
+    pub(crate) hello_ack: OnceLock<Arc<HelloAck>>,
+    /// Cancelled when shutdown/EOF begins: the session-wide token.
+    pub(crate) session: CancelToken,
+    /// Cancelled to make the reader stop (broken transport, local close).
+    pub(crate) stop: CancelToken,
+    /// Cancelled when the session is over.
+    pub(crate) done: CancelToken,
+    /// Notified whenever the last open job is answered.
+    pub(crate) idle: Notify,
+    pub(crate) rt: Handle,
+    pub(crate) stdio: bool,
+    next_job: AtomicU64,
+    next_call: AtomicU64,
+}
+
+impl Inner {
+    pub(crate) fn next_job(&self) -> u64 {
+        self.next_job.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(crate) fn next_call(&self) -> u64 {
+        self.next_call.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// A diagnostic line on stderr, prefixed with the extension name.
+    pub(crate) fn diag(&self, msg: &str) {
+        crate::log::diag(&self.config.name, msg);
+    }
+
+    /// Encodes and writes one frame; a broken transport ends the session.
+    pub(crate) fn write_frame(&self, frame: &ExtFrame, lane: Lane) -> Result<(), WriteError> {
+        let line = encode_frame(frame).map_err(codec_to_write)?;
+        self.writer
+            .write(&line, lane, false)
+            .inspect_err(|e| self.on_write_error(e))
+    }
+
+    pub(crate) fn on_write_error(&self, e: &WriteError) {
+        if let WriteError::Broken(msg) = e {
+            if self.begin_close(CloseReason::Broken(msg.clone()), Vec::new()) {
+                self.diag(&format!("transport broken ({msg}); ending the session"));
+            }
+            self.stop.cancel();
+        }
+    }
+
+    /// Removes an open job; wakes the shutdown grace when none is left.
+    fn take_job(&self, st: &mut State, id: u64) -> Option<OpenJob> {
+        let job = st.jobs.remove(&id)?;
+        if let Some(t) = &job.timer {
+            t.abort();
+        }
+        if matches!(job.kind, OpenKind::Tool) {
+            st.tool_ids.remove(&job.invocation);
+        }
+        if st.jobs.is_empty() {
+            self.idle.notify_waiters();
+        }
+        Some(job)
+    }
+
+    /// Cancels an open job: its token, a [`Job::Cancel`] into `out`, and its
+    /// outstanding calls. Returns the calls to abandon (outside the lock).
+    fn cancel_job(&self, st: &mut State, id: u64, out: &mut Vec<Job>) -> Vec<String> {
+        match st.jobs.get_mut(&id) {
+            Some(job) if job.token.cancel() => {
+                out.push(Job::Cancel { id: JobId(id) });
+                std::mem::take(&mut job.children)
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn abandon_children(&self, children: Vec<String>) {
+        for wire in children {
+            self.abandon_call(&wire, CallToolError::Cancelled, true);
+        }
+    }
+
+    /// The interception deadline passed: the late answer will be dropped.
+    fn expire_intercept(&self, id: u64) {
+        let mut cancels = Vec::new();
+        let children = {
+            let mut st = lock(&self.state);
+            if !st.jobs.contains_key(&id) {
+                return;
+            }
+            let children = self.cancel_job(&mut st, id, &mut cancels);
+            if let Some(job) = self.take_job(&mut st, id) {
+                st.expired.insert(id);
+                self.diag(&format!(
+                    "intercept {} (id {}) not answered within {:?}; the host allows it, a late answer will be dropped",
+                    match &job.kind {
+                        OpenKind::Intercept(k) => k.name(),
+                        _ => "?",
+                    },
+                    job.invocation,
+                    self.config.intercept_timeout
+                ));
+            }
+            children
+        };
+        self.queue.push_all(cancels);
+        self.abandon_children(children);
+    }
+}
+
+pub(crate) fn codec_to_write(e: CodecError) -> WriteError {
+    match e {
+        CodecError::FrameTooLarge { len, limit } => WriteError::TooLarge { len, limit },
+        other => WriteError::Encode(other.to_string()),
+    }
+}
+
+/// A running engine. Cheap to clone; every clone drives the same session.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("name", &self.inner.config.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// Starts a session on the current tokio runtime: writes `hello` (the
+    /// first line on the wire, SDK-1) and starts reading. Register
+    /// commands, tools, events and interceptors before or while handling
+    /// [`Job::Hello`]; they are announced by [`Engine::hello_done`].
+    pub fn start(config: EngineConfig, transport: Transport) -> Result<Engine, EngineError> {
+        let rt = Handle::try_current().map_err(|_| EngineError::NoRuntime)?;
+        Self::start_on(&rt, config, transport)
+    }
+
+    /// Like [`Engine::start`], on the given runtime (callable from any
+    /// thread, e.g. a binding's own runtime).
+    pub fn start_on(
+        rt: &Handle,
+        config: EngineConfig,
+        transport: Transport,
+    ) -> Result<Engine, EngineError> {
+        if config.name.is_empty() {
+            return Err(EngineError::EmptyName);
+        }
+        let hello = ExtFrame::Hello(Hello {
+            name: config.name.clone(),
+            version: config.version.clone(),
+            capabilities: config.capabilities.clone(),
+        });
+        let inner = Arc::new(Inner {
+            writer: Writer::new(transport.sink, config.write_timeout),
+            config,
+            queue: JobQueue::new(),
+            state: Mutex::new(State {
+                phase: Phase::AwaitingAck,
+                registry: Registry::default(),
+                jobs: HashMap::new(),
+                tool_ids: HashMap::new(),
+                expired: HashSet::new(),
+                calls: HashMap::new(),
+                close_reason: None,
+            }),
+            hello_ack: OnceLock::new(),
+            session: CancelToken::new(),
+            stop: CancelToken::new(),
+            done: CancelToken::new(),
+            idle: Notify::new(),
+            rt: rt.clone(),
+            stdio: transport.stdio,
+            next_job: AtomicU64::new(1),
+            next_call: AtomicU64::new(1),
+        });
+        inner
+            .write_frame(&hello, Lane::Direct)
+            .map_err(|e| EngineError::Write(e.to_string()))?;
+        rt.spawn(reader::run(inner.clone(), transport.source));
+        Ok(Engine { inner })
+    }
+
+    /// The extension name.
+    pub fn name(&self) -> &str {
+        &self.inner.config.name
+    }
+
+    /// The host's `hello_ack`, once received (SDK-6).
+    pub fn hello_ack(&self) -> Option<Arc<HelloAck>> {
+        self.inner.hello_ack.get().cloned()
+    }
+
+    /// Waits for the next batch of jobs: everything queued, in arrival
+    /// order. Returns a batch ending in [`Job::Finished`] once, then empty
+    /// batches at once.
+    pub async fn next_jobs(&self) -> Vec<Job> {
+        self.inner.queue.next().await
+    }
+
+    /// Everything queued right now, without waiting (possibly nothing).
+    /// Also re-arms [`Engine::wake_fd`].
+    pub fn try_next_jobs(&self) -> Vec<Job> {
+        self.inner.queue.try_take().unwrap_or_default()
+    }
+
+    /// A descriptor that is readable while jobs are queued, for event loops
+    /// that are not tokio (e.g. `asyncio`'s `loop.add_reader`); drain it
+    /// with [`Engine::try_next_jobs`]. Created on first call; owned by the
+    /// engine (do not close it).
+    #[cfg(unix)]
+    pub fn wake_fd(&self) -> std::io::Result<std::os::fd::RawFd> {
+        self.inner.queue.wake_fd()
+    }
+
+    /// The cancellation token of an open job (an already cancelled one if
+    /// the job is not open any more).
+    pub fn cancel_token(&self, job: JobId) -> CancelToken {
+        lock(&self.inner.state)
+            .jobs
+            .get(&job.0)
+            .map(|j| j.token.clone())
+            .unwrap_or_else(CancelToken::cancelled_token)
+    }
+
+    /// Whether a job was cancelled (or is not open any more).
+    pub fn is_cancelled(&self, job: JobId) -> bool {
+        lock(&self.inner.state)
+            .jobs
+            .get(&job.0)
+            .is_none_or(|j| j.token.is_cancelled())
+    }
+
+    /// The session token: cancelled when shutdown, EOF or a transport
+    /// failure begins the end of the session.
+    pub fn session_token(&self) -> CancelToken {
+        self.inner.session.clone()
+    }
+
+    /// Completes once the session is over (after [`Job::Finished`] was
+    /// queued).
+    pub async fn finished(&self) {
+        self.inner.done.cancelled().await
+    }
+
+    /// Ends the session from the extension's side: like EOF (jobs
+    /// cancelled, grace, [`Job::Finished`]) but without `shutdown_ack`.
+    pub fn close(&self) {
+        self.inner.begin_close(CloseReason::Local, Vec::new());
+        self.inner.stop.cancel();
+    }
+
+    /// Answers a job. The engine decides what goes on the wire: nothing
+    /// for a cancelled tool job (SDK-23) or an expired interception; a
+    /// normalized response otherwise (see [`CommandOutcome`],
+    /// [`InterceptOutcome`]). A reply over the frame limit is refused with
+    /// [`CompleteError::TooLarge`] and an error reply is sent instead.
+    pub fn complete(&self, job: JobId, outcome: Outcome) -> Result<Completion, CompleteError> {
+        let open = match self.open_for_answer(job)? {
+            Ok(open) => open,
+            Err(done) => return Ok(done),
+        };
+        let expected = open.kind.name();
+        match (open.kind, outcome) {
+            (OpenKind::Tool, Outcome::Tool(t)) => {
+                self.answer_tool(&open.invocation, &open.token, t)
+            }
+            (OpenKind::Command, Outcome::Command(c)) => self.answer_command(&open.invocation, c),
+            (OpenKind::Intercept(k), Outcome::Intercept(i)) => {
+                self.answer_intercept(&open.invocation, &k, i)
+            }
+            (OpenKind::Serial(_), Outcome::Done) => Ok(Completion::Done),
+            (kind, other) => {
+                let got = other.kind();
+                let msg = format!("internal error: a {got} outcome for a {expected} job");
+                self.answer_failure(&open.invocation, &open.token, &kind, &msg)?;
+                Err(CompleteError::WrongKind {
+                    job: job.0,
+                    expected,
+                    got,
+                })
+            }
+        }
+    }
+
+    /// Answers a job with an outcome given as JSON: the fields of
+    /// [`ToolOutcome`], [`CommandOutcome`] or [`InterceptOutcome`] according
+    /// to the job's kind. Invalid JSON fails the job (the host gets an error
+    /// reply) and is reported as [`CompleteError::InvalidOutcome`].
+    pub fn complete_json(&self, job: JobId, json: &str) -> Result<Completion, CompleteError> {
+        let kind = {
+            let st = lock(&self.inner.state);
+            st.jobs.get(&job.0).map(|j| j.kind.clone())
+        };
+        let parsed = match kind {
+            None => return self.complete(job, Outcome::Tool(ToolOutcome::default())),
+            Some(OpenKind::Tool) => serde_json::from_str(json).map(Outcome::Tool),
+            Some(OpenKind::Command) => serde_json::from_str(json).map(Outcome::Command),
+            Some(OpenKind::Intercept(_)) => serde_json::from_str(json).map(Outcome::Intercept),
+            Some(OpenKind::Serial(_)) => Ok(Outcome::Done),
+        };
+        match parsed {
+            Ok(outcome) => self.complete(job, outcome),
+            Err(e) => {
+                let message = format!("invalid outcome: {e}");
+                self.fail(job, &message)?;
+                Err(CompleteError::InvalidOutcome {
+                    job: job.0,
+                    message,
+                })
+            }
+        }
+    }
+
+    /// Answers a job whose handler failed (error, exception or panic) with
+    /// `message`: an `is_error` tool result (SDK-21), a `noop` command
+    /// response with `error` (SDK-16), a `block` for the blocking
+    /// interceptions and the kept prompt for `before_agent_start` (SDK-45,
+    /// OP-32), a log line for event and panel jobs (SDK-36). A cancelled
+    /// tool job still sends nothing.
+    pub fn fail(&self, job: JobId, message: &str) -> Result<Completion, CompleteError> {
+        let open = match self.open_for_answer(job)? {
+            Ok(open) => open,
+            Err(done) => return Ok(done),
+        };
+        self.answer_failure(&open.invocation, &open.token, &open.kind, message)
+    }
+
+    /// Takes the job out of the open set, or says what became of it.
+    fn open_for_answer(&self, job: JobId) -> Result<Result<OpenJob, Completion>, CompleteError> {
+        let mut st = lock(&self.inner.state);
+        if let Some(open) = self.inner.take_job(&mut st, job.0) {
+            return Ok(Ok(open));
+        }
+        if st.expired.remove(&job.0) {
+            return Ok(Err(Completion::Dropped(DropReason::Expired)));
+        }
+        if st.phase == Phase::Finished {
+            return Ok(Err(Completion::Dropped(DropReason::Closed)));
+        }
+        Err(CompleteError::UnknownJob(job.0))
+    }
+
+    fn answer_failure(
+        &self,
+        invocation: &str,
+        token: &CancelToken,
+        kind: &OpenKind,
+        message: &str,
+    ) -> Result<Completion, CompleteError> {
+        match kind {
+            OpenKind::Tool => self.answer_tool(invocation, token, ToolOutcome::error(message)),
+            OpenKind::Command => self.answer_command(
+                invocation,
+                CommandOutcome {
+                    error: message.to_owned(),
+                    ..CommandOutcome::default()
+                },
+            ),
+            OpenKind::Intercept(k) => {
+                let resp = intercept::failure(invocation, k, message);
+                self.send_reply(&ExtFrame::EventInterceptResponse(resp))
+            }
+            OpenKind::Serial(what) => {
+                // SDK-36: logged; the extension goes on.
+                self.inner
+                    .diag(&format!("{what} handler failed: {message}"));
+                Ok(Completion::Done)
+            }
+        }
+    }
+
+    /// Writes a reply; maps write failures to [`CompleteError`].
+    fn send_reply(&self, frame: &ExtFrame) -> Result<Completion, CompleteError> {
+        match self.inner.write_frame(frame, Lane::Direct) {
+            Ok(()) => Ok(Completion::Sent),
+            Err(e @ WriteError::TooLarge { .. }) => Err(CompleteError::TooLarge(e)),
+            Err(WriteError::Closed) => Ok(Completion::Dropped(DropReason::Closed)),
+            Err(e) => Err(CompleteError::Transport(e)),
+        }
+    }
+
+    fn answer_tool(
+        &self,
+        invocation: &str,
+        token: &CancelToken,
+        t: ToolOutcome,
+    ) -> Result<Completion, CompleteError> {
+        if token.is_cancelled() {
+            return Ok(Completion::Dropped(DropReason::Cancelled));
+        }
+        let frame = ExtFrame::ToolResult(ToolResult {
+            id: invocation.to_owned(),
+            content: t.content,
+            is_error: t.is_error,
+            activate_tools: t.activate_tools,
+            structured_content: t.structured_content,
+        });
+        match self.send_reply(&frame) {
+            Err(CompleteError::TooLarge(e)) => {
+                // The result exceeded the frame limit: the host still gets an
+                // answer (an error the model can read), the caller the error.
+                let text = format!("tool result not sent: {e}");
+                self.inner.diag(&text);
+                let fallback = ExtFrame::ToolResult(ToolResult {
+                    id: invocation.to_owned(),
+                    content: vec![ContentBlock::text(text)],
+                    is_error: true,
+                    ..ToolResult::default()
+                });
+                self.send_reply(&fallback)?;
+                Err(CompleteError::TooLarge(e))
+            }
+            other => other,
+        }
+    }
+
+    fn answer_command(
+        &self,
+        invocation: &str,
+        c: CommandOutcome,
+    ) -> Result<Completion, CompleteError> {
+        let mut resp = CommandResponse::new(invocation, c.action);
+        resp.prompt = c.prompt;
+        resp.tool_name = c.tool_name;
+        resp.tool_args = c.tool_args;
+        resp.insert = c.insert;
+        resp.display = c.display;
+        resp.open_panel = c.open_panel;
+        resp.error = c.error;
+        if resp.action.as_str().is_empty() {
+            resp.action = CommandAction::Noop; // SDK-17
+        }
+        if resp.action == CommandAction::ToolPrompt {
+            // SDK-18: never send an invalid tool_prompt.
+            if let Err(e) =
+                validate_tool_prompt(&resp.prompt, &resp.tool_name, resp.tool_args.as_ref())
+            {
+                let mut err = CommandResponse::new(invocation, CommandAction::Noop);
+                err.error = e.to_string();
+                resp = err;
+            }
+        }
+        match self.send_reply(&ExtFrame::CommandResponse(resp)) {
+            Err(CompleteError::TooLarge(e)) => {
+                let mut err = CommandResponse::new(invocation, CommandAction::Noop);
+                err.error = format!("command response not sent: {e}");
+                self.inner.diag(&err.error);
+                self.send_reply(&ExtFrame::CommandResponse(err))?;
+                Err(CompleteError::TooLarge(e))
+            }
+            other => other,
+        }
+    }
+
+    fn answer_intercept(
+        &self,
+        invocation: &str,
+        kind: &InterceptKind,
+        out: InterceptOutcome,
+    ) -> Result<Completion, CompleteError> {
+        let (resp, diag) = intercept::respond(invocation, kind, out);
+        if let Some(d) = diag {
+            self.inner.diag(&d);
+        }
+        match self.send_reply(&ExtFrame::EventInterceptResponse(resp)) {
+            Err(CompleteError::TooLarge(e)) => {
+                let msg = format!("interceptor answer not sent: {e}");
+                self.inner.diag(&msg);
+                let resp = intercept::failure(invocation, kind, &msg);
+                self.send_reply(&ExtFrame::EventInterceptResponse(resp))?;
+                Err(CompleteError::TooLarge(e))
+            }
+            other => other,
+        }
+    }
+
+    /// Sends a spontaneous frame: `notify`, `clear_notes`, `submit`,
+    /// `submit_slash`, `open_panel`, `panel_render` or `panel_close`
+    /// (SDK-47). Frames sent before the handshake is announced are held and
+    /// follow `ready`. A frame over 4 MiB is refused.
+    pub fn send(&self, frame: ExtFrame) -> Result<(), SendError> {
+        match &frame {
+            ExtFrame::Notify(_)
+            | ExtFrame::ClearNotes
+            | ExtFrame::Submit(_)
+            | ExtFrame::SubmitSlash(_)
+            | ExtFrame::OpenPanel(_)
+            | ExtFrame::PanelRender(_)
+            | ExtFrame::PanelClose(_) => {}
+            other => return Err(SendError::NotSpontaneous(other.type_name().to_owned())),
+        }
+        if lock(&self.inner.state).phase == Phase::Finished {
+            return Err(SendError::Write(WriteError::Closed));
+        }
+        Ok(self.inner.write_frame(&frame, Lane::Spontaneous)?)
+    }
+
+    /// [`Engine::send`] with the frame as JSON (e.g.
+    /// `{"type":"notify","level":"info","message":"hi"}`).
+    pub fn send_json(&self, json: &str) -> Result<(), SendError> {
+        if json.len() > MAX_FRAME_BYTES {
+            return Err(SendError::Write(WriteError::TooLarge {
+                len: json.len() + 1,
+                limit: MAX_FRAME_BYTES,
+            }));
+        }
+        let frame = ExtFrame::decode_str(json).map_err(|e| SendError::Invalid(e.to_string()))?;
+        self.send(frame)
+    }
+
+    /// Sends `notify`.
+    pub fn notify(&self, level: NotifyLevel, message: impl Into<String>) -> Result<(), SendError> {
+        self.send(ExtFrame::Notify(zot_protocol::Notify {
+            level,
+            message: message.into(),
+        }))
+    }
+
+    /// Sends `clear_notes`.
+    pub fn clear_notes(&self) -> Result<(), SendError> {
+        self.send(ExtFrame::ClearNotes)
+    }
+
+    /// Sends `submit`.
+    pub fn submit(&self, text: impl Into<String>) -> Result<(), SendError> {
+        self.send(ExtFrame::Submit(Submit { text: text.into() }))
+    }
+
+    /// Sends the spontaneous `open_panel`.
+    pub fn open_panel(&self, panel: PanelSpec) -> Result<(), SendError> {
+        self.send(ExtFrame::OpenPanel(zot_protocol::OpenPanel { panel }))
+    }
+
+    /// Sends `panel_render`.
+    pub fn render_panel(&self, render: PanelRender) -> Result<(), SendError> {
+        self.send(ExtFrame::PanelRender(render))
+    }
+
+    /// Sends `panel_close`.
+    pub fn close_panel(&self, panel_id: impl Into<String>) -> Result<(), SendError> {
+        self.send(ExtFrame::PanelClose(PanelClose {
+            panel_id: panel_id.into(),
+        }))
+    }
+
+    /// Writes a line to stderr prefixed with `[<name>] ` (stdout is the
+    /// wire).
+    pub fn log(&self, message: &str) {
+        crate::log::line(&self.inner.config.name, message);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Bindings move these across threads (napi-rs and pyo3 runtimes).
+    #[test]
+    fn the_binding_surface_is_send_and_sync() {
+        fn send_sync<T: Send + Sync>() {}
+        fn send<T: Send>() {}
+        send_sync::<super::Engine>();
+        send_sync::<super::Job>();
+        send_sync::<super::CancelToken>();
+        send::<super::CallToolFuture>();
+        send::<super::MemoryHost>();
+        send::<super::Transport>();
+    }
+}

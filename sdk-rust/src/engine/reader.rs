@@ -1,0 +1,387 @@
+//! The read loop: host frames in, jobs and automatic replies out.
+//!
+//! Each line is decoded once into its typed frame. Jobs produced while more
+//! complete lines are already buffered are collected and queued together,
+//! so a burst costs the dispatcher a single wake-up.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
+use zot_protocol::events::UnknownEvent;
+use zot_protocol::{
+    CodecError, CommandAction, CommandResponse, ContentBlock, EventInterceptResponse, ExtFrame,
+    Frame, HostFrame, LineReader, ToolResult,
+};
+
+use super::intercept::InterceptKind;
+use super::jobs::{CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
+use super::shutdown::CloseReason;
+use super::transport::{into_reader, Source};
+use super::writer::Lane;
+use super::{CancelToken, Inner, OpenJob, OpenKind, Phase};
+use crate::lock;
+
+/// A buffered reader that tells whether another complete line is already
+/// buffered after each `consume` (the line codec consumes line by line).
+struct BatchReader {
+    inner: Box<dyn AsyncRead + Send + Unpin>,
+    buf: Box<[u8]>,
+    pos: usize,
+    filled: usize,
+    line_ready: Arc<AtomicBool>,
+}
+
+impl BatchReader {
+    fn new(inner: Box<dyn AsyncRead + Send + Unpin>, line_ready: Arc<AtomicBool>) -> Self {
+        Self {
+            inner,
+            buf: vec![0; zot_protocol::limits::INITIAL_LINE_BUFFER].into_boxed_slice(),
+            pos: 0,
+            filled: 0,
+            line_ready,
+        }
+    }
+}
+
+impl AsyncRead for BatchReader {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        out: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let chunk = match self.as_mut().poll_fill_buf(cx) {
+            Poll::Ready(Ok(c)) => c,
+            Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+            Poll::Pending => return Poll::Pending,
+        };
+        let n = chunk.len().min(out.remaining());
+        out.put_slice(&chunk[..n]);
+        self.consume(n);
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl AsyncBufRead for BatchReader {
+    fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+        let this = self.get_mut();
+        if this.pos >= this.filled {
+            let mut rb = ReadBuf::new(&mut this.buf);
+            match Pin::new(&mut this.inner).poll_read(cx, &mut rb) {
+                Poll::Ready(Ok(())) => {
+                    this.filled = rb.filled().len();
+                    this.pos = 0;
+                }
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        Poll::Ready(Ok(&this.buf[this.pos..this.filled]))
+    }
+
+    fn consume(self: Pin<&mut Self>, amt: usize) {
+        let this = self.get_mut();
+        this.pos = (this.pos + amt).min(this.filled);
+        let more = this.buf[this.pos..this.filled].contains(&b'\n');
+        this.line_ready.store(more, Ordering::Relaxed);
+    }
+}
+
+/// What the loop does after a frame.
+enum Flow {
+    Continue,
+    End(CloseReason),
+}
+
+pub(crate) async fn run(inner: Arc<Inner>, source: Source) {
+    let mut batch = Vec::new();
+    let reason = match into_reader(source) {
+        Ok(reader) => read_loop(&inner, reader, &mut batch).await,
+        Err(e) => Some(CloseReason::Handshake(format!("cannot read stdin: {e}"))),
+    };
+    inner.queue.push_all(batch.drain(..));
+    // `None`: stopped from outside, which recorded its own reason.
+    let reason = reason
+        .or_else(|| lock(&inner.state).close_reason.clone())
+        .unwrap_or(CloseReason::Local);
+    if let CloseReason::Handshake(msg) = &reason {
+        inner.diag(msg);
+    }
+    inner.begin_close(reason.clone(), Vec::new());
+    inner.finish_close(reason).await;
+}
+
+async fn read_loop(
+    inner: &Arc<Inner>,
+    reader: Box<dyn AsyncRead + Send + Unpin>,
+    batch: &mut Vec<Job>,
+) -> Option<CloseReason> {
+    let line_ready = Arc::new(AtomicBool::new(false));
+    let mut lines = LineReader::new(BatchReader::new(reader, line_ready.clone()));
+    let mut handshaken = false;
+    loop {
+        let next = tokio::select! {
+            biased;
+            _ = inner.stop.cancelled() => return None,
+            r = lines.next_line() => r,
+        };
+        let frame = match next {
+            Ok(Some(line)) => HostFrame::decode(line),
+            Ok(None) if handshaken => return Some(CloseReason::Eof),
+            Ok(None) => {
+                return Some(CloseReason::Handshake(
+                    "stdin closed before hello_ack".into(),
+                ))
+            }
+            Err(CodecError::Io(e)) if handshaken => {
+                inner.diag(&format!("reading stdin failed: {e}; treating it as EOF"));
+                return Some(CloseReason::Eof);
+            }
+            Err(e @ CodecError::Io(_)) => {
+                return Some(CloseReason::Handshake(format!(
+                    "reading hello_ack failed: {e}"
+                )))
+            }
+            Err(e) => {
+                // An oversize line was skipped (SDK-51 bounds it at 4 MiB).
+                if !handshaken {
+                    return Some(CloseReason::Handshake(format!("first host line: {e}")));
+                }
+                inner.diag(&format!("host line skipped: {e}"));
+                continue;
+            }
+        };
+        if !handshaken {
+            // SDK-4: the first host line must be hello_ack.
+            match frame {
+                Ok(HostFrame::HelloAck(ack)) => {
+                    let ack = Arc::new(ack);
+                    let _ = inner.hello_ack.set(ack.clone());
+                    lock(&inner.state).phase = Phase::Hello;
+                    inner.queue.push(Job::Hello(ack));
+                    handshaken = true;
+                    continue;
+                }
+                Ok(other) => {
+                    return Some(CloseReason::Handshake(format!(
+                        "expected hello_ack as the first host frame, got {:?}",
+                        other.type_name()
+                    )))
+                }
+                Err(e) => return Some(CloseReason::Handshake(format!("first host line: {e}"))),
+            }
+        }
+        match frame {
+            Ok(frame) => {
+                if let Flow::End(reason) = handle(inner, frame, batch) {
+                    return Some(reason);
+                }
+            }
+            // SDK-50: logged and skipped.
+            Err(e) => inner.diag(&format!("malformed host frame skipped: {e}")),
+        }
+        if !batch.is_empty() && !line_ready.load(Ordering::Relaxed) {
+            inner.queue.push_all(batch.drain(..));
+        }
+    }
+}
+
+fn handle(inner: &Arc<Inner>, frame: HostFrame, batch: &mut Vec<Job>) -> Flow {
+    match frame {
+        HostFrame::HelloAck(_) => tracing::debug!("duplicate hello_ack ignored"), // SDK-5
+        HostFrame::CommandInvoked(c) => on_command(inner, c, batch),
+        HostFrame::ToolCall(t) => on_tool(inner, t, batch),
+        HostFrame::ToolCancel(c) => {
+            let children = {
+                let mut st = lock(&inner.state);
+                match st.tool_ids.get(&c.id).copied() {
+                    Some(id) => inner.cancel_job(&mut st, id, batch),
+                    None => {
+                        // SDK-22: unknown or finished ids are ignored.
+                        tracing::debug!(id = %c.id, "tool_cancel for no running tool; ignored");
+                        Vec::new()
+                    }
+                }
+            };
+            if !children.is_empty() {
+                // The Cancel job must reach the queue before the results of
+                // the child calls it causes.
+                inner.queue.push_all(batch.drain(..));
+                inner.abandon_children(children);
+            }
+        }
+        HostFrame::ToolResult(r) => inner.on_host_result(r),
+        HostFrame::Event(ev) => on_event(inner, EventData::Known(ev), batch),
+        HostFrame::UnknownEvent(u) => on_event(inner, EventData::Unknown(u), batch),
+        HostFrame::EventIntercept(req) => on_intercept(inner, req, batch),
+        HostFrame::UnknownIntercept(u) => allow_unknown_intercept(inner, &u),
+        HostFrame::PanelKey(key) => {
+            let id = serial(inner, format!("panel {} key", key.panel_id));
+            batch.push(Job::PanelKey { id, key });
+        }
+        HostFrame::PanelClose(c) => {
+            let id = serial(inner, format!("panel {} close", c.panel_id));
+            batch.push(Job::PanelClose {
+                id,
+                panel_id: c.panel_id,
+            });
+        }
+        HostFrame::PanelResize(resize) => {
+            // SDK-54: accepted and surfaced.
+            let id = serial(inner, format!("panel {} resize", resize.panel_id));
+            batch.push(Job::PanelResize { id, resize });
+        }
+        HostFrame::Shutdown => return Flow::End(CloseReason::Shutdown),
+        HostFrame::Unknown(u) => inner.diag(&format!(
+            "unknown host frame type {:?} ignored",
+            u.type_name
+        )),
+    }
+    Flow::Continue
+}
+
+fn reply(inner: &Inner, frame: ExtFrame) {
+    if let Err(e) = inner.write_frame(&frame, Lane::Direct) {
+        inner.diag(&format!("{} not sent: {e}", frame.type_name()));
+    }
+}
+
+fn open(inner: &Inner, kind: OpenKind, invocation: String) -> (u64, OpenJob) {
+    (
+        inner.next_job(),
+        OpenJob {
+            kind,
+            invocation,
+            token: CancelToken::new(),
+            children: Vec::new(),
+            timer: None,
+        },
+    )
+}
+
+/// Opens an event or panel job; its token is the session token.
+fn serial(inner: &Inner, what: String) -> JobId {
+    let id = inner.next_job();
+    let job = OpenJob {
+        kind: OpenKind::Serial(what),
+        invocation: String::new(),
+        token: inner.session.clone(),
+        children: Vec::new(),
+        timer: None,
+    };
+    lock(&inner.state).jobs.insert(id, job);
+    JobId(id)
+}
+
+fn on_event(inner: &Inner, event: EventData, batch: &mut Vec<Job>) {
+    // SDK-37: events without a handler are ignored.
+    if !lock(&inner.state).registry.subscribed(event.name()) {
+        return;
+    }
+    let id = serial(inner, format!("event {}", event.name()));
+    batch.push(Job::Event { id, event });
+}
+
+fn on_command(inner: &Arc<Inner>, c: zot_protocol::CommandInvoked, batch: &mut Vec<Job>) {
+    let mut st = lock(&inner.state);
+    let Some(name) = st.registry.command(&c.name).map(|r| r.name.clone()) else {
+        drop(st);
+        // SDK-15.
+        let mut resp = CommandResponse::new(c.id, CommandAction::Noop);
+        resp.error = format!("no handler for /{}", c.name);
+        return reply(inner, ExtFrame::CommandResponse(resp));
+    };
+    let (id, job) = open(inner, OpenKind::Command, c.id.clone());
+    st.jobs.insert(id, job);
+    batch.push(Job::Command(CommandJob {
+        id: JobId(id),
+        invocation: c.id,
+        name,
+        args: c.args,
+    }));
+}
+
+fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) {
+    let mut st = lock(&inner.state);
+    let Some(interactive) = st.registry.tool(&t.name).map(|r| r.interactive) else {
+        drop(st);
+        // SDK-20.
+        return reply(
+            inner,
+            ExtFrame::ToolResult(ToolResult {
+                id: t.id,
+                content: vec![ContentBlock::text(format!(
+                    "no handler for tool {:?}",
+                    t.name
+                ))],
+                is_error: true,
+                ..ToolResult::default()
+            }),
+        );
+    };
+    // The token exists from here on, before any handler runs (§8), so a
+    // tool_cancel that overtakes the dispatcher is recorded.
+    let (id, job) = open(inner, OpenKind::Tool, t.id.clone());
+    if let Some(old) = st.tool_ids.insert(t.id.clone(), id) {
+        inner.diag(&format!(
+            "tool_call id {:?} reused while job {old} is running",
+            t.id
+        ));
+    }
+    st.jobs.insert(id, job);
+    batch.push(Job::Tool(ToolJob {
+        id: JobId(id),
+        invocation: t.id,
+        name: t.name,
+        args: t.args,
+        interactive,
+    }));
+}
+
+fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: &mut Vec<Job>) {
+    let mut st = lock(&inner.state);
+    if !st.registry.intercepts(req.name()) {
+        drop(st);
+        // SDK-40: no handler, allow unchanged.
+        return reply(
+            inner,
+            ExtFrame::EventInterceptResponse(EventInterceptResponse::allow(req.id())),
+        );
+    }
+    let (id, mut job) = open(
+        inner,
+        OpenKind::Intercept(InterceptKind::of(&req)),
+        req.id().to_owned(),
+    );
+    let weak = Arc::downgrade(inner);
+    let after = inner.config.intercept_timeout;
+    job.timer = Some(
+        inner
+            .rt
+            .spawn(async move {
+                tokio::time::sleep(after).await;
+                if let Some(inner) = weak.upgrade() {
+                    inner.expire_intercept(id);
+                }
+            })
+            .abort_handle(),
+    );
+    st.jobs.insert(id, job);
+    batch.push(Job::Intercept(InterceptJob {
+        id: JobId(id),
+        request: req,
+    }));
+}
+
+fn allow_unknown_intercept(inner: &Inner, u: &UnknownEvent) {
+    if u.id.is_empty() {
+        return inner.diag(&format!("event_intercept {:?} without id ignored", u.event));
+    }
+    reply(
+        inner,
+        ExtFrame::EventInterceptResponse(EventInterceptResponse::allow(&u.id)),
+    );
+}

@@ -1,0 +1,145 @@
+//! The end of a session: `shutdown`, stdin EOF, a broken transport, a failed
+//! handshake or a local close all take one path (SDK-24, SDK-48, SDK-49):
+//!
+//! 1. every open job is cancelled ([`Job::Cancel`]) and every outstanding
+//!    `call_tool` fails (OP-29); [`Job::Shutdown`] tells the dispatcher;
+//! 2. handlers get a short grace (`EngineConfig::shutdown_grace`, 500 ms)
+//!    to send their last frames, ending early once every open job has been
+//!    answered;
+//! 3. the writer is flushed, `shutdown_ack` written (on `shutdown` only) and
+//!    the writer closed;
+//! 4. [`Job::Finished`] ends the job stream.
+//!
+//! With the stdio transport a watchdog thread also exits the process
+//! (status 0) shortly before the host's 2 s grace would expire, whatever is
+//! still running.
+
+use std::time::Duration;
+
+use zot_protocol::ExtFrame;
+
+use super::jobs::{Job, JobId};
+use super::writer::Lane;
+use super::{Inner, OpenKind, Phase};
+use crate::lock;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CloseReason {
+    /// The host sent `shutdown`.
+    Shutdown,
+    /// stdin closed.
+    Eof,
+    /// A write failed or timed out.
+    Broken(String),
+    /// The first host frame was not a `hello_ack` (SDK-4).
+    Handshake(String),
+    /// [`super::Engine::close`].
+    Local,
+}
+
+impl CloseReason {
+    fn error(&self) -> Option<String> {
+        match self {
+            Self::Broken(m) => Some(format!("transport broken: {m}")),
+            Self::Handshake(m) => Some(format!("handshake failed: {m}")),
+            _ => None,
+        }
+    }
+}
+
+impl Inner {
+    /// Starts closing (once): cancels every job and call and queues `jobs`
+    /// followed by the cancellations and [`Job::Shutdown`]. Returns whether
+    /// this call started it.
+    pub(crate) fn begin_close(&self, reason: CloseReason, mut jobs: Vec<Job>) -> bool {
+        let calls = {
+            let mut st = lock(&self.state);
+            if matches!(st.phase, Phase::Closing | Phase::Finished) {
+                return false;
+            }
+            st.phase = Phase::Closing;
+            st.close_reason = Some(reason.clone());
+            let mut ids: Vec<u64> = st.jobs.keys().copied().collect();
+            ids.sort_unstable();
+            for id in ids {
+                let job = &st.jobs[&id];
+                // Event and panel jobs are not cancelled: a `session_end`
+                // queued just before `shutdown` still runs within the grace
+                // (their context token is the session token).
+                if !matches!(job.kind, OpenKind::Serial(_)) && job.token.cancel() {
+                    jobs.push(Job::Cancel { id: JobId(id) });
+                }
+            }
+            self.fail_all_calls(&mut st)
+        };
+        self.session.cancel();
+        if !matches!(reason, CloseReason::Handshake(_)) {
+            jobs.push(Job::Shutdown);
+        }
+        self.queue.push_all(jobs);
+        self.resolve_closed(calls);
+        if self.stdio && matches!(reason, CloseReason::Shutdown | CloseReason::Eof) {
+            if let Some(after) = self.config.exit_watchdog {
+                start_watchdog(self.config.name.clone(), after);
+            }
+        }
+        true
+    }
+
+    /// Finishes closing: grace, flush, `shutdown_ack`, [`Job::Finished`].
+    pub(crate) async fn finish_close(&self, reason: CloseReason) {
+        let can_write = !matches!(reason, CloseReason::Broken(_)) && !self.writer.is_broken();
+        if can_write && !matches!(reason, CloseReason::Handshake(_)) {
+            self.grace().await;
+        }
+        if reason == CloseReason::Shutdown && can_write {
+            if let Err(e) = self.write_frame(&ExtFrame::ShutdownAck, Lane::Direct) {
+                self.diag(&format!("shutdown_ack not sent: {e}"));
+            }
+        }
+        self.writer.close();
+        {
+            let mut st = lock(&self.state);
+            st.phase = Phase::Finished;
+            st.jobs.clear();
+            st.tool_ids.clear();
+            st.expired.clear();
+        }
+        self.queue.push(Job::Finished {
+            error: reason.error(),
+        });
+        self.done.cancel();
+    }
+
+    /// Waits until every open job was answered, at most the shutdown grace.
+    async fn grace(&self) {
+        let deadline = tokio::time::sleep(self.config.shutdown_grace);
+        tokio::pin!(deadline);
+        loop {
+            let idle = self.idle.notified();
+            tokio::pin!(idle);
+            idle.as_mut().enable();
+            if lock(&self.state).jobs.is_empty() {
+                return;
+            }
+            tokio::select! {
+                _ = &mut deadline => return,
+                _ = idle => {}
+            }
+        }
+    }
+}
+
+/// Exits the process after `after` unless it exited on its own before.
+fn start_watchdog(name: String, after: Duration) {
+    let spawned = std::thread::Builder::new()
+        .name("zot-ext-watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(after);
+            crate::log::line(&name, "still running after shutdown; exiting (watchdog)");
+            std::process::exit(0);
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "cannot start the exit watchdog");
+    }
+}

@@ -1,0 +1,357 @@
+//! The single writer of extension→host frames.
+//!
+//! Every frame is encoded by the thread that produced it (outside any lock),
+//! then appended under one mutex to a buffer that is flushed to the sink
+//! *unless another complete frame is already waiting for the lock*: the last
+//! writer of a burst flushes for everyone. An idle extension gets minimal
+//! latency (one `write(2)` per frame, from the thread that produced it, no
+//! handoff to a writer task), a busy one gets batched writes. Frames never
+//! interleave because a frame is appended whole under the lock (SDK-52).
+//!
+//! Writes are bounded by a deadline ([`zot_protocol::limits::WRITE_TIMEOUT`]
+//! by default): a pipe the host stopped reading must not hang a handler
+//! forever. A failed or timed-out write marks the transport broken; every
+//! later write fails at once and the engine shuts the session down.
+//!
+//! Before the handshake is complete (`ready` written), spontaneous frames
+//! (`notify`, panels...) are held back and written right after `ready`, so
+//! that `hello` stays the first line and registrations come before anything
+//! else (SDK-1, SDK-8).
+
+use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::lock;
+
+/// Where encoded frames go: the real stdout descriptor, an in-memory channel
+/// in tests, or anything else that can take bytes.
+///
+/// A sink gets whole frames (one or several, each ending in LF).
+pub trait FrameSink: Send {
+    /// Writes all of `buf`, or fails. Must give up with
+    /// [`io::ErrorKind::TimedOut`] once `deadline` has passed.
+    fn write_all(&mut self, buf: &[u8], deadline: Instant) -> io::Result<()>;
+}
+
+/// Why a frame was not written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WriteError {
+    /// The encoded frame is over the 4 MiB limit (WIRE-7); nothing was
+    /// written.
+    #[error("frame of {len} bytes exceeds the {limit}-byte frame limit")]
+    TooLarge {
+        /// The size of the encoded frame, LF included.
+        len: usize,
+        /// [`zot_protocol::limits::MAX_FRAME_BYTES`].
+        limit: usize,
+    },
+    /// The transport failed (write error or timeout); the session is ending.
+    #[error("transport broken: {0}")]
+    Broken(String),
+    /// The session is over.
+    #[error("the session is closed")]
+    Closed,
+    /// The frame could not be encoded.
+    #[error("cannot encode frame: {0}")]
+    Encode(String),
+}
+
+/// Flush anyway once this much is buffered, even if more frames wait.
+const FLUSH_THRESHOLD: usize = 256 * 1024;
+
+pub(crate) struct Writer {
+    /// Frames encoded and waiting for the lock.
+    waiting: AtomicUsize,
+    state: Mutex<WriterState>,
+    timeout: Duration,
+}
+
+struct WriterState {
+    sink: Box<dyn FrameSink>,
+    buf: Vec<u8>,
+    /// `Some` until the handshake is announced: spontaneous frames wait here.
+    held: Option<Vec<u8>>,
+    broken: Option<String>,
+    closed: bool,
+}
+
+/// Which frames may pass before the handshake is complete.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lane {
+    /// `hello`, registrations, `ready`, replies: written at once.
+    Direct,
+    /// Spontaneous frames: held until `ready` has been written.
+    Spontaneous,
+}
+
+impl Writer {
+    pub(crate) fn new(sink: Box<dyn FrameSink>, timeout: Duration) -> Self {
+        Self {
+            waiting: AtomicUsize::new(0),
+            state: Mutex::new(WriterState {
+                sink,
+                buf: Vec::with_capacity(16 * 1024),
+                held: Some(Vec::new()),
+                broken: None,
+                closed: false,
+            }),
+            timeout,
+        }
+    }
+
+    /// Writes encoded lines (each ending in LF) as one unit. With
+    /// `open_gate`, held spontaneous frames follow them and the gate opens.
+    pub(crate) fn write(
+        &self,
+        lines: &[u8],
+        lane: Lane,
+        open_gate: bool,
+    ) -> Result<(), WriteError> {
+        self.waiting.fetch_add(1, Ordering::AcqRel);
+        let mut st = lock(&self.state);
+        self.waiting.fetch_sub(1, Ordering::AcqRel);
+        let result = self.append(&mut st, lines, lane, open_gate);
+        // Flush unless another complete frame is already queued behind us:
+        // that writer will flush both.
+        if !st.buf.is_empty()
+            && st.broken.is_none()
+            && (self.waiting.load(Ordering::Acquire) == 0 || st.buf.len() >= FLUSH_THRESHOLD)
+        {
+            self.flush_locked(&mut st)?;
+        }
+        result
+    }
+
+    fn append(
+        &self,
+        st: &mut WriterState,
+        lines: &[u8],
+        lane: Lane,
+        open_gate: bool,
+    ) -> Result<(), WriteError> {
+        if let Some(e) = &st.broken {
+            return Err(WriteError::Broken(e.clone()));
+        }
+        if st.closed {
+            return Err(WriteError::Closed);
+        }
+        if lane == Lane::Spontaneous {
+            if let Some(held) = &mut st.held {
+                held.extend_from_slice(lines);
+                return Ok(());
+            }
+        }
+        st.buf.extend_from_slice(lines);
+        if open_gate {
+            if let Some(held) = st.held.take() {
+                st.buf.extend_from_slice(&held);
+            }
+        }
+        Ok(())
+    }
+
+    fn flush_locked(&self, st: &mut WriterState) -> Result<(), WriteError> {
+        let deadline = Instant::now() + self.timeout;
+        let buf = std::mem::take(&mut st.buf);
+        let r = st.sink.write_all(&buf, deadline);
+        // Keep the allocation for the next frames.
+        st.buf = buf;
+        st.buf.clear();
+        match r {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let msg = if e.kind() == io::ErrorKind::TimedOut {
+                    format!("write timed out after {:?}", self.timeout)
+                } else {
+                    e.to_string()
+                };
+                st.broken = Some(msg.clone());
+                Err(WriteError::Broken(msg))
+            }
+        }
+    }
+
+    /// Flushes whatever is buffered (held frames included if the gate is
+    /// open) and refuses every later write.
+    pub(crate) fn close(&self) {
+        let mut st = lock(&self.state);
+        if !st.buf.is_empty() && st.broken.is_none() {
+            let _ = self.flush_locked(&mut st);
+        }
+        st.closed = true;
+        // Drop the real sink: an in-memory host then sees the end of the
+        // stream.
+        st.sink = Box::new(ClosedSink);
+    }
+
+    pub(crate) fn is_broken(&self) -> bool {
+        lock(&self.state).broken.is_some()
+    }
+}
+
+struct ClosedSink;
+
+impl FrameSink for ClosedSink {
+    fn write_all(&mut self, _buf: &[u8], _deadline: Instant) -> io::Result<()> {
+        Err(io::ErrorKind::BrokenPipe.into())
+    }
+}
+
+/// The real stdout, as a private descriptor (see
+/// [`crate::engine::Transport::stdio`]), written with a deadline.
+#[cfg(unix)]
+pub(crate) struct FdSink {
+    fd: std::os::fd::OwnedFd,
+}
+
+#[cfg(unix)]
+impl FdSink {
+    /// Takes ownership of `fd`. A pipe or socket is made non-blocking, so
+    /// that a write can wait with `poll(2)` and a deadline instead of
+    /// blocking forever; a terminal or file (an extension started by hand)
+    /// is left as it is, so the mode does not leak into the shell.
+    pub(crate) fn new(fd: std::os::fd::OwnedFd) -> io::Result<Self> {
+        use std::os::fd::AsRawFd;
+        if crate::engine::transport::is_pipe_or_socket(fd.as_raw_fd()) {
+            crate::engine::transport::set_nonblocking(fd.as_raw_fd())?;
+        }
+        Ok(Self { fd })
+    }
+}
+
+#[cfg(unix)]
+impl FrameSink for FdSink {
+    fn write_all(&mut self, mut buf: &[u8], deadline: Instant) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let fd = self.fd.as_raw_fd();
+        while !buf.is_empty() {
+            // SAFETY: writing from a valid buffer of the given length.
+            let n = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
+            if n > 0 {
+                buf = &buf[n as usize..];
+                continue;
+            }
+            let err = io::Error::last_os_error();
+            match err.kind() {
+                io::ErrorKind::Interrupted => continue,
+                io::ErrorKind::WouldBlock => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return Err(io::ErrorKind::TimedOut.into());
+                    }
+                    let ms = (deadline - now).as_millis().clamp(1, i32::MAX as u128) as i32;
+                    let mut pfd = libc::pollfd {
+                        fd,
+                        events: libc::POLLOUT,
+                        revents: 0,
+                    };
+                    // SAFETY: one valid pollfd.
+                    let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+                    if r < 0 {
+                        let e = io::Error::last_os_error();
+                        if e.kind() != io::ErrorKind::Interrupted {
+                            return Err(e);
+                        }
+                    }
+                }
+                _ if n == 0 => return Err(io::ErrorKind::WriteZero.into()),
+                _ => return Err(err),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Plain blocking stdout, where private descriptors are not available.
+#[cfg(not(unix))]
+pub(crate) struct StdoutSink;
+
+#[cfg(not(unix))]
+impl FrameSink for StdoutSink {
+    fn write_all(&mut self, buf: &[u8], _deadline: Instant) -> io::Result<()> {
+        use std::io::Write;
+        let mut out = io::stdout().lock();
+        out.write_all(buf)?;
+        out.flush()
+    }
+}
+
+/// A sink into an in-memory channel (the extension side of
+/// [`crate::engine::Transport::memory`]).
+pub(crate) struct ChannelSink {
+    pub(crate) tx: tokio::sync::mpsc::UnboundedSender<Vec<u8>>,
+}
+
+impl FrameSink for ChannelSink {
+    fn write_all(&mut self, buf: &[u8], _deadline: Instant) -> io::Result<()> {
+        self.tx
+            .send(buf.to_vec())
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the host side was dropped"))
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::time::{Duration, Instant};
+
+    use super::{FdSink, FrameSink, Lane, WriteError, Writer};
+
+    fn pipe() -> (OwnedFd, OwnedFd) {
+        let mut fds = [0; 2];
+        // SAFETY: pipe(2) fills two fresh descriptors.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: both are ours.
+        unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) }
+    }
+
+    #[test]
+    fn a_pipe_nobody_reads_times_out_instead_of_hanging() {
+        let (_read, write) = pipe();
+        let mut sink = FdSink::new(write).unwrap();
+        let start = Instant::now();
+        let err = sink
+            .write_all(
+                &vec![b'x'; 4 * 1024 * 1024],
+                Instant::now() + Duration::from_millis(50),
+            )
+            .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
+        assert!(start.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn a_timed_out_write_breaks_the_writer_for_good() {
+        let (_read, write) = pipe();
+        let writer = Writer::new(
+            Box::new(FdSink::new(write).unwrap()),
+            Duration::from_millis(20),
+        );
+        let big = vec![b'x'; 1024 * 1024];
+        let err = writer.write(&big, Lane::Direct, false).unwrap_err();
+        assert!(
+            matches!(err, WriteError::Broken(ref m) if m.contains("timed out")),
+            "{err:?}"
+        );
+        assert!(writer.is_broken());
+        assert!(matches!(
+            writer.write(b"{}\n", Lane::Direct, false),
+            Err(WriteError::Broken(_))
+        ));
+    }
+
+    #[test]
+    fn a_closed_reader_is_a_broken_pipe() {
+        let (read, write) = pipe();
+        drop(read);
+        // Writing to a pipe without reader raises SIGPIPE unless ignored
+        // (Rust programs ignore it by default).
+        let mut sink = FdSink::new(write).unwrap();
+        let err = sink
+            .write_all(b"x\n", Instant::now() + Duration::from_secs(1))
+            .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+    }
+}

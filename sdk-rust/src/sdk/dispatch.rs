@@ -1,0 +1,307 @@
+//! The Rust SDK's dispatcher: the same pull loop a binding runs, with Rust
+//! handlers.
+//!
+//! Commands, tools and interceptors are spawned as tasks (concurrent;
+//! SDK-13, SDK-19, SDK-39); events and panel input go through one ordered
+//! queue to a single task (SDK-35). Every handler runs under
+//! `catch_unwind`; its result, error or panic is handed to the engine, which
+//! decides what goes on the wire.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
+
+use super::builder::{BoxFut, Extension, Registrar, Tables};
+use super::ctx::Ctx;
+use super::handle::{ExtHandle, HostInfo, CURRENT_TOOL};
+use super::panic::{self, CatchUnwind};
+use super::RunError;
+use crate::engine::{CancelToken, CompleteError, Completion, Engine, Job, JobId, Outcome};
+
+pub(crate) async fn serve(
+    ext: Extension,
+    transport: crate::engine::Transport,
+) -> Result<(), RunError> {
+    let Extension {
+        mut handlers,
+        hello_hooks,
+        handle,
+        config,
+    } = ext;
+    if !handlers.errors.is_empty() {
+        return Err(RunError::Register(handlers.errors.join("; ")));
+    }
+    let engine = Engine::start(config, transport).map_err(|e| RunError::Engine(e.to_string()))?;
+    if handle.shared.engine.set(engine.clone()).is_err() {
+        return Err(RunError::Engine("this extension is already running".into()));
+    }
+
+    // Until hello_ack: nothing else can arrive.
+    let mut pending: VecDeque<Job> = VecDeque::new();
+    'hello: loop {
+        let mut batch = engine.next_jobs().await.into_iter();
+        while let Some(job) = batch.next() {
+            match job {
+                Job::Hello(ack) => {
+                    let info = HostInfo(ack);
+                    let _ = handle.shared.host.set(info.clone());
+                    let mut reg = Registrar {
+                        handlers: &mut handlers,
+                        handle: &handle,
+                    };
+                    for hook in hello_hooks {
+                        if let Err(msg) = panic::call(|| hook(&info, &mut reg)) {
+                            handle.log(format!("on_hello hook panicked: {msg}"));
+                        }
+                    }
+                    for e in &handlers.errors {
+                        handle.log(format!("registration refused: {e}"));
+                    }
+                    announce(&engine, &handlers, &handle);
+                    pending.extend(batch);
+                    break 'hello;
+                }
+                Job::Finished { error } => return finish(error),
+                _ => {}
+            }
+        }
+    }
+
+    let tables = Arc::new(handlers.tables());
+    let (serial_tx, serial_rx) = mpsc::unbounded_channel();
+    tokio::spawn(run_serial(
+        serial_rx,
+        tables.clone(),
+        engine.clone(),
+        handle.clone(),
+    ));
+    let d = Dispatcher {
+        engine,
+        tables,
+        handle,
+        serial: serial_tx,
+    };
+    loop {
+        for job in pending.drain(..) {
+            if let Some(result) = d.dispatch(job) {
+                return result;
+            }
+        }
+        pending.extend(d.engine.next_jobs().await);
+    }
+}
+
+fn finish(error: Option<String>) -> Result<(), RunError> {
+    match error {
+        None => Ok(()),
+        Some(e) => Err(RunError::Session(e)),
+    }
+}
+
+/// Registers everything with the engine, then announces it.
+fn announce(engine: &Engine, handlers: &super::builder::Handlers, handle: &ExtHandle) {
+    let log =
+        |what: &str, e: &dyn std::fmt::Display| handle.log(format!("{what} not registered: {e}"));
+    for (reg, _) in &handlers.commands {
+        if let Err(e) = engine.register_command(reg.clone()) {
+            log(&format!("command {:?}", reg.name), &e);
+        }
+    }
+    for (spec, _) in &handlers.tools {
+        if let Err(e) = engine.register_tool(spec.reg.clone()) {
+            log(&format!("tool {:?}", spec.name()), &e);
+        }
+    }
+    for (event, _) in &handlers.events {
+        if let Err(e) = engine.subscribe(event) {
+            log(&format!("event {event:?}"), &e);
+        }
+    }
+    for (name, f) in INTERCEPTABLE_EVENT_NAMES.iter().zip(&handlers.intercepts) {
+        if f.is_some() {
+            if let Err(e) = engine.intercept(name) {
+                log(&format!("interceptor {name:?}"), &e);
+            }
+        }
+    }
+    if let Err(e) = engine.hello_done() {
+        handle.log(format!("handshake not completed: {e}"));
+    }
+}
+
+struct Dispatcher {
+    engine: Engine,
+    tables: Arc<Tables>,
+    handle: ExtHandle,
+    serial: mpsc::UnboundedSender<Job>,
+}
+
+impl Dispatcher {
+    fn ctx(&self, job: Option<JobId>, invocation: String, token: CancelToken) -> Ctx {
+        Ctx {
+            ext: self.handle.clone(),
+            job,
+            invocation,
+            token,
+        }
+    }
+
+    /// Starts one job; `Some` when the session is over.
+    fn dispatch(&self, job: Job) -> Option<Result<(), RunError>> {
+        match job {
+            Job::Command(c) => {
+                let Some(f) = self.tables.commands.get(&c.name).cloned() else {
+                    report(
+                        &self.handle,
+                        "command",
+                        &c.name,
+                        self.engine
+                            .fail(c.id, &format!("no handler for /{}", c.name)),
+                    );
+                    return None;
+                };
+                let ctx = self.ctx(Some(c.id), c.invocation, self.engine.cancel_token(c.id));
+                let (engine, handle) = (self.engine.clone(), self.handle.clone());
+                tokio::spawn(async move {
+                    let r = run_handler(|| f(c.args, ctx)).await;
+                    let done = match r {
+                        Ok(resp) => engine.complete(c.id, Outcome::Command(resp.into_outcome())),
+                        Err(msg) => {
+                            handle.log(format!("command /{} failed: {msg}", c.name));
+                            engine.fail(c.id, &msg)
+                        }
+                    };
+                    report(&handle, "command", &c.name, done);
+                });
+            }
+            Job::Tool(t) => {
+                let Some(f) = self.tables.tools.get(&t.name).cloned() else {
+                    report(
+                        &self.handle,
+                        "tool",
+                        &t.name,
+                        self.engine
+                            .fail(t.id, &format!("no handler for tool {:?}", t.name)),
+                    );
+                    return None;
+                };
+                let ctx = self.ctx(Some(t.id), t.invocation, self.engine.cancel_token(t.id));
+                let (engine, handle) = (self.engine.clone(), self.handle.clone());
+                let id = t.id;
+                tokio::spawn(CURRENT_TOOL.scope(id, async move {
+                    let token = ctx.token.clone();
+                    let r = run_handler(|| f(t.args, ctx)).await;
+                    let done = match r {
+                        Ok(out) => engine.complete(id, Outcome::Tool(out.into_outcome())),
+                        Err(msg) => {
+                            if !token.is_cancelled() {
+                                handle.log(format!("tool {} failed: {msg}", t.name));
+                            }
+                            engine.fail(id, &msg)
+                        }
+                    };
+                    report(&handle, "tool", &t.name, done);
+                }));
+            }
+            Job::Intercept(i) => {
+                let name = i.request.name();
+                let idx = INTERCEPTABLE_EVENT_NAMES.iter().position(|e| *e == name);
+                let Some(f) = idx.and_then(|i| self.tables.intercepts[i].clone()) else {
+                    report(
+                        &self.handle,
+                        "interceptor",
+                        name,
+                        self.engine
+                            .complete(i.id, Outcome::Intercept(Default::default())),
+                    );
+                    return None;
+                };
+                let ctx = self.ctx(
+                    Some(i.id),
+                    i.request.id().to_owned(),
+                    self.engine.cancel_token(i.id),
+                );
+                let (engine, handle) = (self.engine.clone(), self.handle.clone());
+                tokio::spawn(async move {
+                    let r = run_handler(|| f(i.request, ctx)).await;
+                    let done = match r {
+                        Ok(out) => engine.complete(i.id, Outcome::Intercept(out)),
+                        Err(msg) => {
+                            handle.log(format!("{name} interceptor failed: {msg}"));
+                            engine.fail(i.id, &msg)
+                        }
+                    };
+                    report(&handle, "interceptor", name, done);
+                });
+            }
+            job @ (Job::Event { .. }
+            | Job::PanelKey { .. }
+            | Job::PanelClose { .. }
+            | Job::PanelResize { .. }) => {
+                let _ = self.serial.send(job);
+            }
+            // Tokens were cancelled by the engine; handlers observe them.
+            Job::Cancel { .. } | Job::Shutdown | Job::Hello(_) => {}
+            // The Rust SDK awaits its calls as futures.
+            Job::CallResult { .. } => {}
+            Job::Finished { error } => return Some(finish(error)),
+        }
+        None
+    }
+}
+
+/// Runs a handler, turning a panic (when called or while polled) into an
+/// error.
+async fn run_handler<T>(call: impl FnOnce() -> BoxFut<T>) -> Result<T, String> {
+    match panic::call(call) {
+        Ok(fut) => CatchUnwind(fut).await.and_then(|r| r),
+        Err(msg) => Err(msg),
+    }
+}
+
+fn report(handle: &ExtHandle, what: &str, name: &str, r: Result<Completion, CompleteError>) {
+    if let Err(e) = r {
+        handle.log(format!("{what} {name}: {e}"));
+    }
+}
+
+/// Events and panel input, in arrival order, one at a time; each is
+/// answered so that the shutdown grace knows when they are done.
+async fn run_serial(
+    mut rx: mpsc::UnboundedReceiver<Job>,
+    tables: Arc<Tables>,
+    engine: Engine,
+    handle: ExtHandle,
+) {
+    while let Some(job) = rx.recv().await {
+        let (id, result) = match job {
+            Job::Event { id, event } => {
+                let result = match tables.events.get(event.name()).cloned() {
+                    Some(f) => {
+                        let ctx = Ctx {
+                            ext: handle.clone(),
+                            job: None,
+                            invocation: String::new(),
+                            token: engine.cancel_token(id),
+                        };
+                        run_handler(|| f(event, ctx)).await
+                    }
+                    None => Ok(()),
+                };
+                (id, result)
+            }
+            Job::PanelKey { id, key } => (id, handle.dispatch_key(&key)),
+            Job::PanelClose { id, panel_id } => (id, handle.dispatch_close(&panel_id)),
+            Job::PanelResize { id, resize } => (id, handle.dispatch_resize(&resize)),
+            _ => continue,
+        };
+        // The engine logs failures (SDK-36).
+        let done = match result {
+            Ok(()) => engine.complete(id, Outcome::Done),
+            Err(msg) => engine.fail(id, &msg),
+        };
+        report(&handle, "job", &id.to_string(), done);
+    }
+}

@@ -1,0 +1,524 @@
+//! Dispatch: commands, tools, events, panels, concurrency, failures and
+//! robustness (SDK-13..SDK-21, SDK-25, SDK-35..SDK-38, SDK-46, SDK-50,
+//! SDK-51, SDK-54, WIRE-4..WIRE-6).
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+use zot_ext::engine::{CommandOutcome, Job, Outcome, ToolOutcome};
+use zot_ext::testing::{default_hello_ack, TestHost};
+use zot_ext::{Error, Extension, Response, ToolOutput, ToolSpec};
+use zot_protocol::{
+    CommandAction, ExtFrame, NotifyLevel, PanelSpec, RawJson, RegisterCommand, RegisterTool,
+};
+
+fn slow_and_fast() -> Extension {
+    Extension::new("x", "1")
+        .tool("slow", "", |_a: serde_json::Value, ctx| async move {
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_secs(30)) => ToolOutput::text("slow done"),
+                _ = ctx.cancelled() => ToolOutput::text("slow cancelled"),
+            }
+        })
+        .tool("fast", "", |_a: serde_json::Value, _c| async {
+            ToolOutput::text("fast")
+        })
+        .command("cmd", "", |_a, _c| async { Response::display("cmd") })
+        .intercept_turn_start(|_t, _c| async { zot_ext::TurnVerdict::Allow })
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_tool_delays_neither_tools_nor_commands_nor_interceptors() {
+    let mut host = TestHost::start(slow_and_fast()).await.unwrap();
+    let start = tokio::time::Instant::now();
+    let slow = host.start_tool("slow", json!({})).await.unwrap();
+    assert_eq!(
+        host.tool("fast", json!({})).await.unwrap().content[0].as_text(),
+        Some("fast")
+    );
+    assert_eq!(host.command("cmd", "").await.unwrap().display, "cmd");
+    let r = host
+        .intercept_json(r#"{"type":"event_intercept","id":"i1","event":"turn_start","step":1}"#)
+        .await
+        .unwrap();
+    assert!(!r.block);
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
+    let slow_result = host.tool_result(&slow).await.unwrap();
+    assert_eq!(slow_result.content[0].as_text(), Some("slow done"));
+    assert!(start.elapsed() >= Duration::from_secs(30));
+}
+
+#[tokio::test]
+async fn command_responses_for_every_action() {
+    let ext = Extension::new("x", "1")
+        .command("p", "", |a, _c| async move { Response::prompt(a) })
+        .command("i", "", |a, _c| async move { Response::insert(a) })
+        .command("d", "", |a, _c| async move { Response::display(a) })
+        .command("n", "", |_a, _c| async move { Response::noop() })
+        .command("e", "", |a, _c| async move { Response::error(a) })
+        .command("tp", "", |a, _c| async move {
+            Response::tool_prompt("echo", &json!({"text": a}), "go")
+        })
+        .command("bad_tp", "", |_a, _c| async move {
+            Response::tool_prompt("", &json!({}), "go")
+        })
+        .command("panel", "", |_a, _c| async move {
+            Response::open_panel(PanelSpec {
+                id: "p1".into(),
+                title: "T".into(),
+                lines: vec!["a".into()],
+                footer: String::new(),
+            })
+        })
+        .command("err", "", |_a, _c| async move {
+            Err::<Response, _>(Error::msg("it broke"))
+        })
+        .command("panics", "", |_a, _c| async move {
+            if true {
+                panic!("kaboom");
+            }
+            Response::noop()
+        });
+    let mut host = TestHost::start(ext).await.unwrap();
+    for (name, expected) in [
+        (
+            "p",
+            r#"{"type":"command_response","id":"ID","action":"prompt","prompt":"x y"}"#,
+        ),
+        (
+            "i",
+            r#"{"type":"command_response","id":"ID","action":"insert","insert":"x y"}"#,
+        ),
+        (
+            "d",
+            r#"{"type":"command_response","id":"ID","action":"display","display":"x y"}"#,
+        ),
+        (
+            "n",
+            r#"{"type":"command_response","id":"ID","action":"noop"}"#,
+        ),
+        (
+            "e",
+            r#"{"type":"command_response","id":"ID","action":"noop","error":"x y"}"#,
+        ),
+        (
+            "tp",
+            r#"{"type":"command_response","id":"ID","action":"tool_prompt","prompt":"go","tool_name":"echo","tool_args":{"text":"x y"}}"#,
+        ),
+        (
+            "bad_tp",
+            r#"{"type":"command_response","id":"ID","action":"noop","error":"tool_prompt requires a name and prompt"}"#,
+        ),
+        (
+            "panel",
+            r#"{"type":"command_response","id":"ID","action":"open_panel","open_panel":{"id":"p1","title":"T","lines":["a"]}}"#,
+        ),
+        (
+            "err",
+            r#"{"type":"command_response","id":"ID","action":"noop","error":"it broke"}"#,
+        ),
+        (
+            "panics",
+            r#"{"type":"command_response","id":"ID","action":"noop","error":"kaboom"}"#,
+        ),
+        (
+            "nope",
+            r#"{"type":"command_response","id":"ID","action":"noop","error":"no handler for /nope"}"#,
+        ),
+    ] {
+        let r = host.command(name, "x y").await.unwrap();
+        let line = serde_json::to_string(&ExtFrame::CommandResponse(r.clone())).unwrap();
+        assert_eq!(line, expected.replace("ID", &r.id), "{name}");
+    }
+    // The extension lives on after the panic.
+    assert_eq!(host.command("d", "still").await.unwrap().display, "still");
+}
+
+#[tokio::test]
+async fn tool_results_errors_panics_and_decode_failures() {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Add {
+        a: i64,
+        b: i64,
+    }
+    let ext = Extension::new("x", "1")
+        .tool("add", "", |a: Add, _c| async move {
+            ToolOutput::text(format!("{}", a.a + a.b)).with_structured(&json!({"sum": a.a + a.b}))
+        })
+        .tool("fails", "", |_a: serde_json::Value, _c| async move {
+            Err::<ToolOutput, _>("boom")
+        })
+        .tool("panics", "", |_a: serde_json::Value, _c| async move {
+            if true {
+                panic!("boom {}", 2);
+            }
+            ToolOutput::text("")
+        })
+        .tool_raw(ToolSpec::new("empty", ""), |_a, _c| async move {
+            ToolOutput::blocks(vec![])
+        })
+        .tool_raw(ToolSpec::new("loader", ""), |_a, _c| async move {
+            ToolOutput::text("ok").activate(["lazy"])
+        });
+    let mut host = TestHost::start(ext).await.unwrap();
+
+    let r = host.tool("add", json!({"a": 2, "b": 3})).await.unwrap();
+    assert_eq!((r.content[0].as_text(), r.is_error), (Some("5"), false));
+    assert_eq!(r.structured_content.unwrap().get(), r#"{"sum":5}"#);
+
+    let r = host.tool("add", json!({"a": "two", "b": 3})).await.unwrap();
+    assert!(r.is_error);
+    let text = r.content[0].as_text().unwrap();
+    assert!(
+        text.contains("`a`") && text.contains("invalid type"),
+        "{text}"
+    );
+    let r = host.tool("add", json!({"a": 1})).await.unwrap();
+    assert!(
+        r.is_error
+            && r.content[0]
+                .as_text()
+                .unwrap()
+                .contains("missing field `b`")
+    );
+
+    let r = host.tool("fails", json!({})).await.unwrap();
+    assert_eq!((r.content[0].as_text(), r.is_error), (Some("boom"), true));
+    let r = host.tool("panics", json!({})).await.unwrap();
+    assert_eq!((r.content[0].as_text(), r.is_error), (Some("boom 2"), true));
+
+    // SDK-25: content is always an array.
+    let id = host.start_tool("empty", json!({})).await.unwrap();
+    host.tool_result(&id).await.unwrap();
+    assert_eq!(
+        host.transcript().last().unwrap(),
+        &format!(r#"{{"type":"tool_result","id":"{id}","content":[]}}"#)
+    );
+    let r = host.tool("loader", json!({})).await.unwrap();
+    assert_eq!(r.activate_tools, ["lazy"]);
+
+    // SDK-20.
+    let r = host.tool("missing", json!({})).await.unwrap();
+    assert_eq!(
+        (r.content[0].as_text(), r.is_error),
+        (Some(r#"no handler for tool "missing""#), true)
+    );
+    assert!(
+        !host
+            .tool("add", json!({"a": 1, "b": 1}))
+            .await
+            .unwrap()
+            .is_error
+    );
+}
+
+#[tokio::test]
+async fn events_run_in_arrival_order_one_at_a_time_and_failures_are_logged() {
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let running = Arc::new(AtomicUsize::new(0));
+    let (o1, r1) = (order.clone(), running.clone());
+    let (o2, r2) = (order.clone(), running.clone());
+    let ext = Extension::new("x", "1")
+        .on("turn_start", move |e, _c| {
+            let (o, r) = (o1.clone(), r1.clone());
+            async move {
+                assert_eq!(r.fetch_add(1, Ordering::SeqCst), 0, "events overlap");
+                let step = match &e {
+                    zot_ext::Event::Known(zot_protocol::LifecycleEvent::TurnStart(t)) => t.step,
+                    _ => 0,
+                };
+                // Yield a few times: a later event must still wait.
+                for _ in 0..3 {
+                    tokio::task::yield_now().await;
+                }
+                o.lock().unwrap().push(format!("turn_start {step}"));
+                r.fetch_sub(1, Ordering::SeqCst);
+            }
+        })
+        .on("future_event", move |e, _c| {
+            let (o, r) = (o2.clone(), r2.clone());
+            async move {
+                assert_eq!(r.load(Ordering::SeqCst), 0);
+                o.lock()
+                    .unwrap()
+                    .push(format!("{} {}", e.name(), e.to_json().contains("\"x\":1")));
+                Err::<(), _>("event failed")
+            }
+        });
+    let mut host = TestHost::start(ext).await.unwrap();
+    for line in [
+        r#"{"type":"event","event":"turn_start","step":1,"session_id":"s","sequence":1}"#,
+        r#"{"type":"event","event":"turn_end","stop":"end_turn"}"#, // not subscribed
+        r#"{"type":"event","event":"future_event","x":1}"#,         // unknown name, subscribed
+        r#"{"type":"event","event":"turn_start","step":2,"unknown_field":[1,2]}"#,
+        r#"{"type":"event","event":"turn_start","step":3}"#,
+    ] {
+        host.send_json(line).await.unwrap();
+    }
+    host.shutdown().await.unwrap();
+    assert_eq!(
+        *order.lock().unwrap(),
+        [
+            "turn_start 1",
+            "future_event true",
+            "turn_start 2",
+            "turn_start 3"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn panel_keys_are_routed_in_order_and_unknown_panels_ignored() {
+    let keys = Arc::new(Mutex::new(Vec::new()));
+    let seen = keys.clone();
+    let ext = Extension::new("x", "1").command("open", "", move |_a, ctx| {
+        let seen = seen.clone();
+        async move {
+            let h = ctx.ext().clone();
+            let seen2 = seen.clone();
+            ctx.ext().on_panel_key("p", move |k| {
+                seen.lock().unwrap().push(format!("{}{}", k.key, k.text));
+                let _ = h.render_lines("p", [k.key.to_string()]);
+            });
+            ctx.ext()
+                .on_panel_close("p", move || seen2.lock().unwrap().push("closed".into()));
+            Response::noop()
+        }
+    });
+    let mut host = TestHost::start(ext).await.unwrap();
+    host.panel_key("p", "up", "").await.unwrap(); // before any handler: ignored
+    host.command("open", "").await.unwrap();
+    for k in ["up", "down", "down", "left", "right", "enter", "esc"] {
+        host.panel_key("p", k, "").await.unwrap();
+    }
+    host.panel_key("p", "rune", "q").await.unwrap();
+    host.panel_key("other", "up", "").await.unwrap();
+    host.send_json(r#"{"type":"panel_resize","panel_id":"p","width":80,"height":24}"#)
+        .await
+        .unwrap();
+    host.panel_close("p").await.unwrap();
+    host.panel_key("p", "up", "").await.unwrap(); // after close: ignored
+    let frames = host.shutdown().await.unwrap();
+    assert_eq!(
+        *keys.lock().unwrap(),
+        ["up", "down", "down", "left", "right", "enter", "esc", "runeq", "closed"]
+    );
+    let renders: Vec<String> = frames
+        .iter()
+        .filter_map(|f| match f {
+            ExtFrame::PanelRender(r) => Some(r.lines.join(",")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        renders,
+        ["up", "down", "down", "left", "right", "enter", "esc", "rune"]
+    );
+}
+
+#[tokio::test]
+async fn malformed_unknown_and_oversize_host_lines_are_skipped() {
+    let ext =
+        Extension::new("x", "1").command("c", "", |a, _c| async move { Response::display(a) });
+    let mut host = TestHost::start(ext).await.unwrap();
+    host.send_json("this is not json").await.unwrap();
+    host.send_json("[1,2,3]").await.unwrap();
+    host.send_json(r#"{"no_type":true}"#).await.unwrap();
+    host.send_json(r#"{"type":"from_the_future","id":"9"}"#)
+        .await
+        .unwrap();
+    host.send_json(r#"{"type":"command_invoked","id":5}"#)
+        .await
+        .unwrap(); // wrong field type
+    host.send_json("").await.unwrap();
+    // A line over 4 MiB is skipped without disconnecting.
+    let huge = format!(
+        r#"{{"type":"command_invoked","id":"big","name":"c","args":"{}"}}"#,
+        "x".repeat(4 * 1024 * 1024)
+    );
+    host.send_json(&huge).await.unwrap();
+    // A line just under the limit is read (SDK-51).
+    let fits = format!(
+        r#"{{"type":"command_invoked","id":"fits","name":"c","args":"{}","unknown":{{"a":[1]}}}}"#,
+        "y".repeat(4 * 1024 * 1024 - 200)
+    );
+    host.send_json(&fits).await.unwrap();
+    let r = host.command_response("fits").await.unwrap();
+    assert_eq!(r.display.len(), 4 * 1024 * 1024 - 200);
+    assert_eq!(host.command("c", "alive").await.unwrap().display, "alive");
+    // Nothing was answered for the skipped lines.
+    let frames = host.shutdown().await.unwrap();
+    assert_eq!(frames, [ExtFrame::ShutdownAck]);
+}
+
+#[tokio::test]
+async fn engine_normalizes_outcomes_and_rejects_mismatches() {
+    let (engine, mut host, _) = engine_with(config(), default_hello_ack(), |e| {
+        e.register_command(RegisterCommand {
+            name: "c".into(),
+            description: String::new(),
+        })
+        .unwrap();
+        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
+            .unwrap();
+    })
+    .await;
+    host.send_line(r#"{"type":"command_invoked","id":"1","name":"C","args":""}"#)
+        .await
+        .unwrap();
+    host.send_line(r#"{"type":"command_invoked","id":"2","name":"c","args":""}"#)
+        .await
+        .unwrap();
+    host.send_line(r#"{"type":"command_invoked","id":"3","name":"c","args":""}"#)
+        .await
+        .unwrap();
+    host.send_line(r#"{"type":"tool_call","id":"4","name":"t","args":{}}"#)
+        .await
+        .unwrap();
+    let mut ids = Vec::new();
+    while ids.len() < 4 {
+        for j in jobs(&engine).await {
+            match j {
+                Job::Command(c) => {
+                    assert_eq!(c.name, "c"); // canonical spelling
+                    ids.push(c.id)
+                }
+                Job::Tool(t) => ids.push(t.id),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+    // An empty action is sent as noop (SDK-17).
+    engine.complete_json(ids[0], r#"{"action":""}"#).unwrap();
+    assert_eq!(
+        host.recv_line().await.unwrap(),
+        r#"{"type":"command_response","id":"1","action":"noop"}"#
+    );
+    // A tool outcome for a command job: the host still gets an answer.
+    assert!(engine
+        .complete(ids[1], Outcome::Tool(ToolOutcome::default()))
+        .is_err());
+    assert!(host
+        .recv_line()
+        .await
+        .unwrap()
+        .contains(r#""id":"2","action":"noop","error":"internal error"#));
+    // Invalid outcome JSON fails the job.
+    assert!(engine.complete_json(ids[2], "{not json").is_err());
+    assert!(host
+        .recv_line()
+        .await
+        .unwrap()
+        .contains(r#""id":"3","action":"noop","error":"invalid outcome"#));
+    engine
+        .complete_json(
+            ids[3],
+            r#"{"content":[{"type":"text","text":"ok"}],"structured_content":{"b":1,"a":2}}"#,
+        )
+        .unwrap();
+    assert_eq!(
+        host.recv_line().await.unwrap(),
+        r#"{"type":"tool_result","id":"4","content":[{"type":"text","text":"ok"}],"structured_content":{"b":1,"a":2}}"#
+    );
+    // Answering twice: the job is gone.
+    assert!(engine
+        .complete(ids[3], Outcome::Tool(ToolOutcome::default()))
+        .is_err());
+    let _ = CommandOutcome {
+        action: CommandAction::Noop,
+        ..Default::default()
+    };
+}
+
+#[tokio::test]
+async fn notify_and_other_spontaneous_frames_from_handlers_and_handles() {
+    let ext = Extension::new("x", "1").command("all", "", |_a, ctx| async move {
+        let h = ctx.ext();
+        ctx.notify(NotifyLevel::Success, "done")?;
+        h.clear_notes()?;
+        h.submit("next prompt")?;
+        h.open_panel(PanelSpec {
+            id: "p".into(),
+            ..Default::default()
+        })?;
+        h.render_lines("p", ["a", "b"])?;
+        h.close_panel("p")?;
+        Ok::<_, Error>(Response::noop())
+    });
+    let mut host = TestHost::start(ext).await.unwrap();
+    host.command("all", "").await.unwrap();
+    let lines: Vec<&String> = host.transcript().iter().rev().take(7).rev().collect();
+    assert_eq!(
+        lines,
+        [
+            r#"{"type":"notify","level":"success","message":"done"}"#,
+            r#"{"type":"clear_notes"}"#,
+            r#"{"type":"submit","text":"next prompt"}"#,
+            r#"{"type":"open_panel","panel":{"id":"p"}}"#,
+            r#"{"type":"panel_render","panel_id":"p","lines":["a","b"]}"#,
+            r#"{"type":"panel_close","panel_id":"p"}"#,
+            r#"{"type":"command_response","id":"cmd-1","action":"noop"}"#,
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_engine_refuses_to_send_non_spontaneous_frames() {
+    let (engine, _host, _) = engine_with(config(), default_hello_ack(), |_| {}).await;
+    assert!(engine.send_json(r#"{"type":"ready"}"#).is_err());
+    assert!(engine
+        .send_json(r#"{"type":"tool_result","id":"1","content":[]}"#)
+        .is_err());
+    assert!(engine.send_json("nonsense").is_err());
+    engine
+        .send_json(r#"{"type":"notify","level":"warn","message":"ok"}"#)
+        .unwrap();
+}
+
+#[tokio::test]
+async fn jobs_convert_to_json_for_bindings() {
+    let (engine, mut host, _) = engine_with(config(), default_hello_ack(), |e| {
+        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
+            .unwrap();
+        e.subscribe("turn_start").unwrap();
+    })
+    .await;
+    host.send_line(r#"{"type":"tool_call","id":"41","name":"t","args":{"q":"x"}}"#)
+        .await
+        .unwrap();
+    host.send_line(r#"{"type":"tool_cancel","id":"41"}"#)
+        .await
+        .unwrap();
+    host.send_line(r#"{"type":"event","event":"turn_start","step":2,"sequence":5}"#)
+        .await
+        .unwrap();
+    host.send_line(r#"{"type":"panel_key","panel_id":"p","key":"rune","text":"q"}"#)
+        .await
+        .unwrap();
+    let mut out = Vec::new();
+    while out.len() < 4 {
+        out.extend(jobs(&engine).await.iter().map(|j| j.to_json()));
+    }
+    assert_eq!(
+        out[0],
+        r#"{"kind":"tool","id":1,"invocation":"41","name":"t","args":{"q":"x"},"interactive":false}"#
+    );
+    assert_eq!(out[1], r#"{"kind":"cancel","id":1}"#);
+    assert_eq!(
+        out[2],
+        r#"{"kind":"event","id":2,"name":"turn_start","event":{"event":"turn_start","session_id":"","cwd":"","sequence":5,"step":2}}"#
+    );
+    assert_eq!(
+        out[3],
+        r#"{"kind":"panel_key","id":3,"panel_id":"p","key":"rune","text":"q"}"#
+    );
+}
