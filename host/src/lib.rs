@@ -1,1 +1,50 @@
-//! The reference host for the zot extension protocol (filled by the host issue).
+//! # zot-host
+//!
+//! The reference host of the zot extension protocol (v1): it discovers,
+//! spawns and talks to extensions exactly as `../shared/PROTOCOL.md`
+//! describes, and drives them with a scripted session engine standing in for
+//! the model (see `SCRIPT.md`).
+//!
+//! Layers, bottom up:
+//! - [`discovery`], [`manifest`]: what to load (shared with the `ext` CLI).
+//! - [`spawn`], [`handshake`], [`outbound`], [`extension`], [`ready`],
+//!   [`registry`], [`manager`], [`shutdown`]: the extension manager.
+//! - [`events`], [`intercept`], [`tools`], [`call_tool`], [`commands`],
+//!   [`panels`], [`observe`]: protocol features used by the session.
+//! - [`session`], [`agent`], [`builtin`], [`script`], [`durable`]: the scripted
+//!   session engine, its agent loop and continuous-mode storage.
+//! - [`transcript`], [`wire`]: what the user sees and the wire log.
+
+#![warn(missing_docs)]
+
+pub mod agent;
+pub mod builtin;
+pub mod call_tool;
+pub mod commands;
+pub mod config;
+pub mod discovery;
+pub mod durable;
+pub mod events;
+pub mod extension;
+pub mod handshake;
+pub mod intercept;
+pub mod manager;
+pub mod manifest;
+pub mod observe;
+pub mod outbound;
+pub mod panels;
+pub mod ready;
+pub mod registry;
+pub mod script;
+pub mod session;
+pub mod shutdown;
+pub mod spawn;
+pub mod tools;
+pub mod transcript;
+pub mod util;
+pub mod wire;
+
+pub use config::{HostConfig, HostMode, QueueLimits, Timeouts};
+pub use manager::Manager;
+pub use script::Script;
+pub use session::{run_script, RunOptions, RunOutcome};

@@ -1,0 +1,405 @@
+//! The targets of issue 8, checked against a run: each SDK row against an
+//! absolute bound, the floor, or its raw script, in the same run.
+
+use serde::Serialize;
+
+use crate::affinity::Placement;
+use crate::results::Cell;
+use crate::scenarios::events;
+use crate::targets::FLOOR;
+
+/// A bound.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Rule {
+    /// `value ≤ max`.
+    AtMost {
+        /// Bound.
+        max: f64,
+    },
+    /// `value ≤ baseline + plus`.
+    AtMostPlus {
+        /// Baseline target.
+        baseline: &'static str,
+        /// Allowance.
+        plus: f64,
+    },
+    /// `value ≤ ratio × baseline`.
+    AtMostTimes {
+        /// Baseline target.
+        baseline: &'static str,
+        /// Factor.
+        ratio: f64,
+    },
+    /// `value ≥ ratio × baseline`.
+    AtLeastTimes {
+        /// Baseline target.
+        baseline: &'static str,
+        /// Factor.
+        ratio: f64,
+    },
+}
+
+impl Rule {
+    /// Short text, e.g. `≤ raw-node + 5`.
+    pub fn describe(&self, unit: &str) -> String {
+        match *self {
+            Rule::AtMost { max } => format!("≤ {max} {unit}"),
+            Rule::AtMostPlus { baseline, plus } => format!("≤ {baseline} + {plus} {unit}"),
+            Rule::AtMostTimes { baseline, ratio } => format!("≤ {ratio}× {baseline}"),
+            Rule::AtLeastTimes { baseline, ratio } => format!("≥ {ratio}× {baseline}"),
+        }
+    }
+
+    fn baseline(&self) -> Option<&'static str> {
+        match *self {
+            Rule::AtMost { .. } => None,
+            Rule::AtMostPlus { baseline, .. }
+            | Rule::AtMostTimes { baseline, .. }
+            | Rule::AtLeastTimes { baseline, .. } => Some(baseline),
+        }
+    }
+}
+
+/// One row of the issue's table.
+#[derive(Debug, Clone)]
+pub struct Goal {
+    /// Row text.
+    pub row: &'static str,
+    /// Metric id.
+    pub metric: String,
+    /// Unit shown with absolute bounds.
+    pub unit: &'static str,
+    /// Only checked in this placement (`None`: both).
+    pub only: Option<Placement>,
+    /// `(SDK target, rule)`.
+    pub rules: Vec<(&'static str, Rule)>,
+}
+
+/// The rows, with the events row on the largest burst of the run.
+pub fn goals(event_bursts: &[usize]) -> Vec<Goal> {
+    use Rule::*;
+    let largest = event_bursts.iter().copied().max().unwrap_or(100_000);
+    let g = |row, metric: &str, unit, only, rules| Goal {
+        row,
+        metric: metric.to_owned(),
+        unit,
+        only,
+        rules,
+    };
+    vec![
+        g(
+            "spawn → ready",
+            "startup.ready_ms",
+            "ms",
+            None,
+            vec![
+                ("rust-sdk", AtMost { max: 1.2 }),
+                (
+                    "node-sdk",
+                    AtMostPlus {
+                        baseline: "raw-node",
+                        plus: 5.0,
+                    },
+                ),
+                (
+                    "python-sdk",
+                    AtMostPlus {
+                        baseline: "raw-python",
+                        plus: 2.0,
+                    },
+                ),
+            ],
+        ),
+        g(
+            "RSS after start-up",
+            "startup.rss_mib",
+            "MiB",
+            None,
+            vec![
+                ("rust-sdk", AtMost { max: 3.0 }),
+                (
+                    "node-sdk",
+                    AtMostPlus {
+                        baseline: "raw-node",
+                        plus: 5.0,
+                    },
+                ),
+                (
+                    "python-sdk",
+                    AtMostPlus {
+                        baseline: "raw-python",
+                        plus: 3.0,
+                    },
+                ),
+            ],
+        ),
+        g(
+            "echo round trip p50, one core",
+            "echo.p50_us",
+            "µs",
+            Some(Placement::Shared),
+            vec![
+                (
+                    "rust-sdk",
+                    AtMostTimes {
+                        baseline: FLOOR,
+                        ratio: 1.25,
+                    },
+                ),
+                (
+                    "node-sdk",
+                    AtMostTimes {
+                        baseline: FLOOR,
+                        ratio: 1.5,
+                    },
+                ),
+                (
+                    "python-sdk",
+                    AtMostTimes {
+                        baseline: FLOOR,
+                        ratio: 1.5,
+                    },
+                ),
+            ],
+        ),
+        g(
+            "pipelined calls/s",
+            "pipelined.calls_per_s",
+            "calls/s",
+            None,
+            vec![
+                (
+                    "rust-sdk",
+                    AtLeastTimes {
+                        baseline: FLOOR,
+                        ratio: 0.75,
+                    },
+                ),
+                (
+                    "node-sdk",
+                    AtLeastTimes {
+                        baseline: "raw-node",
+                        ratio: 2.0,
+                    },
+                ),
+                (
+                    "python-sdk",
+                    AtLeastTimes {
+                        baseline: "raw-python",
+                        ratio: 4.0,
+                    },
+                ),
+            ],
+        ),
+        g(
+            "events/s (largest burst)",
+            &events::metric_id(largest),
+            "events/s",
+            None,
+            vec![
+                (
+                    "rust-sdk",
+                    AtLeastTimes {
+                        baseline: FLOOR,
+                        ratio: 0.75,
+                    },
+                ),
+                (
+                    "node-sdk",
+                    AtLeastTimes {
+                        baseline: "raw-node",
+                        ratio: 2.5,
+                    },
+                ),
+                (
+                    "python-sdk",
+                    AtLeastTimes {
+                        baseline: "raw-python",
+                        ratio: 5.0,
+                    },
+                ),
+            ],
+        ),
+        g(
+            "1 MiB event in, MB/s",
+            "payload.event_in_mb_s",
+            "MB/s",
+            None,
+            vec![
+                (
+                    "rust-sdk",
+                    AtLeastTimes {
+                        baseline: FLOOR,
+                        ratio: 0.9,
+                    },
+                ),
+                (
+                    "node-sdk",
+                    AtLeastTimes {
+                        baseline: "raw-node",
+                        ratio: 2.7,
+                    },
+                ),
+                (
+                    "python-sdk",
+                    AtLeastTimes {
+                        baseline: "raw-python",
+                        ratio: 1.6,
+                    },
+                ),
+            ],
+        ),
+        g(
+            "1 MiB echo, MB/s",
+            "payload.echo_mb_s",
+            "MB/s",
+            None,
+            vec![
+                (
+                    "rust-sdk",
+                    AtLeastTimes {
+                        baseline: FLOOR,
+                        ratio: 0.9,
+                    },
+                ),
+                (
+                    "node-sdk",
+                    AtLeastTimes {
+                        baseline: "raw-node",
+                        ratio: 1.8,
+                    },
+                ),
+                (
+                    "python-sdk",
+                    AtLeastTimes {
+                        baseline: "raw-python",
+                        ratio: 1.25,
+                    },
+                ),
+            ],
+        ),
+        g(
+            "peak RSS after 1 MiB payloads",
+            "payload.peak_rss_mib",
+            "MiB",
+            None,
+            vec![
+                (
+                    "rust-sdk",
+                    AtMostTimes {
+                        baseline: FLOOR,
+                        ratio: 1.5,
+                    },
+                ),
+                ("node-sdk", AtMost { max: 80.0 }),
+                ("python-sdk", AtMost { max: 20.0 }),
+            ],
+        ),
+    ]
+}
+
+/// The outcome of one rule in one placement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GoalCheck {
+    /// Row text.
+    pub row: &'static str,
+    /// Metric id.
+    pub metric: String,
+    /// Placement.
+    pub placement: Placement,
+    /// SDK target.
+    pub target: &'static str,
+    /// The bound.
+    pub rule: Rule,
+    /// The bound as text.
+    pub rule_text: String,
+    /// The target's median.
+    pub value: Option<f64>,
+    /// The baseline's median.
+    pub baseline: Option<f64>,
+    /// `Some(true)` met, `Some(false)` missed, `None` not measurable in this run.
+    pub met: Option<bool>,
+}
+
+/// Checks every goal in every measured placement.
+pub fn check(goals: &[Goal], placements: &[Placement], cells: &[Cell]) -> Vec<GoalCheck> {
+    let median = |p: Placement, t: &str, m: &str| {
+        cells
+            .iter()
+            .find(|c| c.placement == p && c.target == t && c.metric == m)
+            .map(|c| c.median)
+    };
+    let mut out = Vec::new();
+    for goal in goals {
+        for &p in placements {
+            if goal.only.is_some_and(|o| o != p) {
+                continue;
+            }
+            for &(target, rule) in &goal.rules {
+                let value = median(p, target, &goal.metric);
+                let baseline = rule.baseline().and_then(|b| median(p, b, &goal.metric));
+                let met = match (rule, value, baseline) {
+                    (Rule::AtMost { max }, Some(v), _) => Some(v <= max),
+                    (Rule::AtMostPlus { plus, .. }, Some(v), Some(b)) => Some(v <= b + plus),
+                    (Rule::AtMostTimes { ratio, .. }, Some(v), Some(b)) => Some(v <= b * ratio),
+                    (Rule::AtLeastTimes { ratio, .. }, Some(v), Some(b)) => Some(v >= b * ratio),
+                    _ => None,
+                };
+                out.push(GoalCheck {
+                    row: goal.row,
+                    metric: goal.metric.clone(),
+                    placement: p,
+                    target,
+                    rule,
+                    rule_text: rule.describe(goal.unit),
+                    value,
+                    baseline,
+                    met,
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(target: &str, metric: &str, median: f64) -> Cell {
+        Cell {
+            placement: Placement::Shared,
+            target: target.into(),
+            metric: metric.into(),
+            rounds: vec![median],
+            median,
+            vs_floor: None,
+            vs_raw: None,
+        }
+    }
+
+    #[test]
+    fn checks_each_kind_of_rule() {
+        let cells = vec![
+            cell("rust-sdk", "startup.ready_ms", 1.0),
+            cell("node-sdk", "startup.ready_ms", 60.0),
+            cell("raw-node", "startup.ready_ms", 50.0),
+            cell("floor", "echo.p50_us", 10.0),
+            cell("rust-sdk", "echo.p50_us", 13.0),
+        ];
+        let checks = check(&goals(&[1000]), &[Placement::Shared], &cells);
+        let find = |row: &str, t: &str| {
+            checks
+                .iter()
+                .find(|c| c.row.starts_with(row) && c.target == t)
+                .unwrap()
+                .met
+        };
+        assert_eq!(find("spawn", "rust-sdk"), Some(true));
+        assert_eq!(find("spawn", "node-sdk"), Some(false));
+        assert_eq!(find("spawn", "python-sdk"), None);
+        assert_eq!(find("echo", "rust-sdk"), Some(false));
+        assert!(checks.iter().any(|c| c.metric == "events.burst_1000_per_s"));
+    }
+}

@@ -1,0 +1,143 @@
+//! The targets measured side by side, and how each one is started.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::config::Options;
+use crate::error::Result;
+use crate::spawn::LaunchSpec;
+
+/// What a target stands for in the comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The minimal Rust extension every figure is divided by.
+    Floor,
+    /// The conformance extension written with a project SDK.
+    Sdk,
+    /// A hand-rolled script without SDK (what users write today).
+    Raw,
+    /// A plain line echo through the pipes (`cat`): the OS floor.
+    Os,
+}
+
+/// How a target is started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Launch {
+    /// An extension directory with an `extension.json`.
+    Extension {
+        /// The directory (relative to the workspace root).
+        dir: PathBuf,
+        /// Replaces the manifest's `exec` (a binary under the target dir).
+        exec_override: Option<PathBuf>,
+    },
+    /// A program that echoes its input lines (`cat`).
+    LinePipe {
+        /// Program name, looked up on `PATH`.
+        program: String,
+    },
+}
+
+/// One target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// Short name (`--only`, JSON keys, table columns).
+    pub name: &'static str,
+    /// What it is, in a few words.
+    pub what: &'static str,
+    /// Its role.
+    pub role: Role,
+    /// For SDK targets: the raw script it is compared with.
+    pub raw_baseline: Option<&'static str>,
+    /// How it is started.
+    pub launch: Launch,
+}
+
+/// Name of the floor target.
+pub const FLOOR: &str = "floor";
+
+/// Every target, in table order.
+pub fn catalog(opts: &Options) -> Vec<Target> {
+    let bin = opts.bin_dir();
+    let ext = |dir: &str, exec: Option<&str>| Launch::Extension {
+        dir: opts.root.join(dir),
+        exec_override: exec.map(|e| bin.join(e)),
+    };
+    vec![
+        Target {
+            name: FLOOR,
+            what: "minimal Rust extension (bench/floor)",
+            role: Role::Floor,
+            raw_baseline: None,
+            launch: ext("bench/floor", Some("bench-floor")),
+        },
+        Target {
+            name: "rust-sdk",
+            what: "conformance extension, Rust SDK",
+            role: Role::Sdk,
+            raw_baseline: None,
+            launch: ext("tests/conformance/rust", Some("conformance-rust")),
+        },
+        Target {
+            name: "node-sdk",
+            what: "conformance extension, Node SDK",
+            role: Role::Sdk,
+            raw_baseline: Some("raw-node"),
+            launch: ext("tests/conformance/node", None),
+        },
+        Target {
+            name: "python-sdk",
+            what: "conformance extension, Python SDK",
+            role: Role::Sdk,
+            raw_baseline: Some("raw-python"),
+            launch: ext("tests/conformance/python", None),
+        },
+        Target {
+            name: "raw-node",
+            what: "hand-rolled Node script (bench/raw/node)",
+            role: Role::Raw,
+            raw_baseline: None,
+            launch: ext("bench/raw/node", None),
+        },
+        Target {
+            name: "raw-python",
+            what: "hand-rolled Python script (bench/raw/python)",
+            role: Role::Raw,
+            raw_baseline: None,
+            launch: ext("bench/raw/python", None),
+        },
+        Target {
+            name: "pipe-cat",
+            what: "plain line echo through `cat` (OS floor)",
+            role: Role::Os,
+            raw_baseline: None,
+            launch: Launch::LinePipe {
+                program: "cat".into(),
+            },
+        },
+    ]
+}
+
+/// The cargo packages whose binaries the Rust targets run.
+pub const RUST_PACKAGES: &[&str] = &["bench-floor", "conformance-rust"];
+
+impl Target {
+    /// Resolves how to start it; an error means the target is missing.
+    pub fn launch_spec(&self, root: &Path) -> Result<LaunchSpec> {
+        match &self.launch {
+            Launch::Extension { dir, exec_override } => {
+                if !dir.join("extension.json").is_file() {
+                    bail!("{} has no extension.json (not written yet?)", dir.display());
+                }
+                LaunchSpec::for_extension(dir, exec_override.as_deref())
+            }
+            Launch::LinePipe { program } => LaunchSpec::program(program, root),
+        }
+    }
+
+    /// Whether it speaks the protocol (everything but the pipe echo).
+    pub fn is_extension(&self) -> bool {
+        matches!(self.launch, Launch::Extension { .. })
+    }
+}

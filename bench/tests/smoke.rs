@@ -1,0 +1,140 @@
+//! Smoke test: the quick mode against the floor, the Rust conformance
+//! extension and the pipe echo produces every figure that applies to them.
+//! Nothing here asserts speed.
+
+use zot_bench::config::Options;
+use zot_bench::scenarios::ScenarioId;
+
+#[test]
+fn quick_run_produces_every_figure() {
+    // Debug builds (what `cargo test` has at hand); the harness builds them.
+    let args = [
+        "--quick",
+        "--only",
+        "floor,rust-sdk,pipe-cat",
+        "--profile",
+        "debug",
+    ];
+    let opts = Options::parse(args.map(String::from)).unwrap().unwrap();
+    let report = zot_bench::runner::run(&opts).unwrap();
+
+    assert!(
+        report.errors.is_empty(),
+        "failed runs: {:#?}",
+        report.errors
+    );
+    assert!(!report.placements.is_empty());
+    for name in ["floor", "rust-sdk", "pipe-cat"] {
+        let t = report.targets.iter().find(|t| t.name == name).unwrap();
+        assert!(t.measured, "{name} not measured: {:?}", t.note);
+    }
+
+    // The figures each target must have.
+    let expected = |target: &str, scenario: ScenarioId| match target {
+        "pipe-cat" => matches!(
+            scenario,
+            ScenarioId::Echo | ScenarioId::Pipelined | ScenarioId::Payloads
+        ),
+        "floor" => scenario != ScenarioId::CallTool,
+        _ => true,
+    };
+    let mut checked = 0;
+    for &placement in &report.placements {
+        for metric in report
+            .metrics
+            .iter()
+            .filter(|m| m.scenario != ScenarioId::Host)
+        {
+            for target in ["floor", "rust-sdk", "pipe-cat"] {
+                if !expected(target, metric.scenario) {
+                    continue;
+                }
+                if target == "pipe-cat"
+                    && matches!(
+                        metric.id.as_str(),
+                        "payload.big_mb_s" | "payload.event_in_mb_s"
+                    )
+                {
+                    continue;
+                }
+                let cell = report
+                    .cell(placement, target, &metric.id)
+                    .unwrap_or_else(|| panic!("no {} for {target} ({placement:?})", metric.id));
+                assert!(
+                    cell.median.is_finite() && cell.median > 0.0,
+                    "{} of {target}: {}",
+                    metric.id,
+                    cell.median
+                );
+                assert_eq!(cell.rounds.len(), 1);
+                if metric.id != "call_tool.round_trip_us" {
+                    assert!(
+                        cell.vs_floor.is_some(),
+                        "{} of {target}: no ratio",
+                        metric.id
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 40, "only {checked} figures");
+
+    // The Rust SDK is checked against the targets (pass or miss,
+    // never "not measurable").
+    assert!(report
+        .goals
+        .iter()
+        .filter(|g| g.target == "rust-sdk")
+        .all(|g| g.met.is_some()));
+
+    let json = serde_json::to_value(&report).unwrap();
+    assert!(json["cells"].as_array().unwrap().len() >= checked);
+    assert!(json["meta"]["date"].is_string());
+    let md = report.to_markdown();
+    assert!(md.contains("| figure"), "{md}");
+}
+
+/// The host-side scenarios, when the reference host (work in progress) can
+/// be built; otherwise the test says why it did not check them.
+#[test]
+fn quick_host_scenarios_produce_every_figure() {
+    let args = [
+        "--quick",
+        "--only",
+        "floor,zot-host",
+        "--scenarios",
+        "echo,host",
+        "--profile",
+        "debug",
+    ];
+    let opts = Options::parse(args.map(String::from)).unwrap().unwrap();
+    let report = zot_bench::runner::run(&opts).unwrap();
+    if let Some(why) = report
+        .notes
+        .iter()
+        .find(|n| n.starts_with("host-side scenarios skipped") || n.contains("-p zot-host"))
+    {
+        eprintln!("host-side scenarios not checked: {why}");
+        return;
+    }
+    assert!(
+        report.errors.is_empty(),
+        "failed runs: {:#?}",
+        report.errors
+    );
+    let host: Vec<_> = report
+        .metrics
+        .iter()
+        .filter(|m| m.scenario == ScenarioId::Host)
+        .collect();
+    assert!(host.len() >= 7, "{host:?}");
+    for &placement in &report.placements {
+        for m in &host {
+            let cell = report
+                .cell(placement, "zot-host", &m.id)
+                .unwrap_or_else(|| panic!("no {} ({placement:?})", m.id));
+            assert!(cell.median.is_finite(), "{}: {}", m.id, cell.median);
+        }
+    }
+}

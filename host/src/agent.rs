@@ -1,0 +1,777 @@
+//! The agent loop and the tool pipeline (§12.3 order, HOST-131..148).
+//!
+//! One user input runs: `user_prompt_submit`, then per step `turn_start`
+//! (event, then the interception chain), the scripted model reply
+//! (`assistant_message` interception + event, `tool_call` events for the
+//! whole batch), `turn_end`, then each tool call through the pipeline:
+//! interception, confirmation, `permission_decision`, execution,
+//! `tool_result`. The loop continues while the model calls tools.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+use zot_protocol::{
+    ContentBlock, Decision, DecisionSource, DecisionStage, EventResult, LifecycleEvent,
+    PermissionDecisionEvent, RawJson, ToolCallEvent, ToolConfirmationRequestedEvent,
+    ToolResultEvent, ToolStatus, TurnEndEvent, TurnStartEvent, UserPromptSubmitEvent,
+};
+
+use crate::extension::Extension;
+use crate::intercept::{self, MessageVerdict, PromptPass, ToolCallVerdict};
+use crate::script::{Answer, CancelOn, ConfirmPolicy, Turn};
+use crate::session::{Engine, Message};
+use crate::tools::{Invocation, ToolOutput};
+use crate::transcript::Observation;
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Arguments as proposed: a JSON object, or malformed text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProposedArgs {
+    /// Valid arguments.
+    Json(RawJson),
+    /// Malformed argument text (reported as `tool_args_raw`, HOST-135).
+    Raw(String),
+}
+
+/// One tool call entering the pipeline.
+pub struct ToolRequest {
+    /// Transcript tool id.
+    pub tool_id: String,
+    /// Tool name.
+    pub name: String,
+    /// Arguments as proposed.
+    pub args: ProposedArgs,
+    /// Extension whose `call_tool` / `tool_prompt` started it.
+    pub origin_extension: String,
+    /// The `call_tool` chain (empty for model calls).
+    pub chain: Vec<String>,
+    /// Cancels the call.
+    pub cancel: CancellationToken,
+    /// Scripted confirmation answer.
+    pub confirm: Option<Answer>,
+    /// Cancel right after the `tool_call` frame was written.
+    pub cancel_on_delivery: bool,
+    /// Execution deadline (`call_tool`: 60 s, execution only, OP-1).
+    pub exec_deadline: Option<Duration>,
+    /// Emit the `tool_call` event and observation here (calls that are not
+    /// part of a model turn).
+    pub announce: bool,
+    /// Came through `call_tool`: resolved in the whole agent registry, not
+    /// only among model-advertised tools.
+    pub via_call_tool: bool,
+    /// Durable identity (continuous mode); empty: `<session>/<tool_id>`.
+    pub durable_scope: String,
+}
+
+/// What the pipeline produced.
+#[derive(Debug, Clone)]
+pub struct ToolRun {
+    /// The model-facing output.
+    pub output: ToolOutput,
+}
+
+impl Engine {
+    /// Accepts model input and runs the agent loop (HOST-131).
+    pub async fn run_prompt(
+        &self,
+        text: String,
+        from: String,
+        images: u32,
+        already_announced: bool,
+    ) {
+        self.start_session();
+        if !already_announced {
+            self.observe(Observation::User {
+                text: text.clone(),
+                queued: false,
+                from: from.clone(),
+            });
+            self.emit(LifecycleEvent::UserPromptSubmit(UserPromptSubmitEvent {
+                session_id: String::new(),
+                cwd: String::new(),
+                sequence: 0,
+                text: text.clone(),
+                queued: false,
+                image_count: images,
+            }));
+        }
+        lock(&self.st).messages.push(Message::User(text));
+        self.agent_loop().await;
+        // Queued follow-ups run after the turn that was running (HOST-159).
+        loop {
+            let next = lock(&self.followups).pop_front();
+            let Some((text, from)) = next else { break };
+            Box::pin(self.run_prompt(text, from, 0, true)).await;
+        }
+    }
+
+    /// `tool_prompt` (§10.3, HOST-55..59): user message, the tool through the
+    /// usual path, the paired call/result recorded, then the model turn.
+    pub async fn run_tool_prompt(
+        &self,
+        ext: &Arc<Extension>,
+        prompt: String,
+        tool: String,
+        args: RawJson,
+    ) {
+        self.start_session();
+        self.observe(Observation::User {
+            text: prompt.clone(),
+            queued: false,
+            from: ext.name.clone(),
+        });
+        self.emit(LifecycleEvent::UserPromptSubmit(UserPromptSubmitEvent {
+            session_id: String::new(),
+            cwd: String::new(),
+            sequence: 0,
+            text: prompt.clone(),
+            queued: false,
+            image_count: 0,
+        }));
+        lock(&self.st).messages.push(Message::User(prompt));
+        let tool_id = format!("toolu_{}", self.next_n());
+        let run = self
+            .run_tool(ToolRequest {
+                tool_id: tool_id.clone(),
+                name: tool.clone(),
+                args: ProposedArgs::Json(args.clone()),
+                origin_extension: ext.name.clone(),
+                chain: Vec::new(),
+                cancel: CancellationToken::new(),
+                confirm: None,
+                cancel_on_delivery: false,
+                exec_deadline: None,
+                announce: true,
+                via_call_tool: true,
+                durable_scope: String::new(),
+            })
+            .await;
+        {
+            let mut st = lock(&self.st);
+            st.messages.push(Message::Assistant {
+                text: String::new(),
+                tool_calls: vec![(
+                    tool_id.clone(),
+                    tool,
+                    args.get().to_owned(),
+                    ext.name.clone(),
+                )],
+            });
+            // The complete output is stored (HOST-59).
+            st.messages.push(Message::ToolResult {
+                tool_id,
+                text: run.output.joined_text(),
+                is_error: run.output.is_error,
+            });
+        }
+        if run.output.status == ToolStatus::Cancelled {
+            return; // HOST-58: stop before the model turn.
+        }
+        self.agent_loop().await;
+    }
+
+    /// Makes sure the `before_agent_start` pass ran for the current
+    /// session/model (HOST-114..120).
+    async fn ensure_prompt(&self) {
+        let (base, pass) = {
+            let st = lock(&self.st);
+            if st.prompt.is_some() {
+                return;
+            }
+            (
+                st.base_prompt.clone(),
+                PromptPass {
+                    session_id: st.session_id.clone(),
+                    agent_run_id: String::new(),
+                    cwd: st.cwd.display().to_string(),
+                    provider: st.provider.clone(),
+                    model: st.model.clone(),
+                },
+            )
+        };
+        let pass = PromptPass {
+            agent_run_id: format!("run-{}", self.next_n()),
+            ..pass
+        };
+        let prompt = intercept::before_agent_start(&self.mgr, &base, &pass).await;
+        lock(&self.st).prompt = Some(prompt.clone());
+        self.observe(Observation::SystemPrompt {
+            agent_run_id: pass.agent_run_id,
+            text: prompt,
+        });
+    }
+
+    async fn agent_loop(&self) {
+        self.busy.store(true, Ordering::SeqCst);
+        let mut step: u32 = lock(&self.first_step).take().unwrap_or(1);
+        loop {
+            self.ensure_prompt().await;
+            self.emit(LifecycleEvent::TurnStart(TurnStartEvent {
+                session_id: String::new(),
+                cwd: String::new(),
+                sequence: 0,
+                step,
+            }));
+            if let Some(reason) = intercept::turn_start(&self.mgr, step).await {
+                self.status("error", format!("turn blocked: {reason}"));
+                break;
+            }
+            let turn: Turn = lock(&self.model_turns).pop_front().unwrap_or_default();
+            if !turn.text.is_empty() {
+                match intercept::assistant_message(&self.mgr, &turn.text).await {
+                    MessageVerdict::Show(text) => {
+                        self.observe(Observation::Assistant { text: text.clone() });
+                        self.emit(LifecycleEvent::AssistantMessage(
+                            zot_protocol::AssistantMessageEvent {
+                                session_id: String::new(),
+                                cwd: String::new(),
+                                sequence: 0,
+                                text,
+                            },
+                        ));
+                    }
+                    MessageVerdict::Hide(reason) => {
+                        self.observe(Observation::AssistantHidden { reason })
+                    }
+                }
+            }
+            let calls: Vec<_> = turn
+                .tool_calls
+                .iter()
+                .map(|c| {
+                    let id =
+                        c.id.clone()
+                            .unwrap_or_else(|| format!("toolu_{}", self.next_n()));
+                    let args = match (&c.args_raw, &c.args) {
+                        (Some(raw), _) => match serde_json::from_str::<serde_json::Value>(raw) {
+                            Ok(v) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
+                            _ => ProposedArgs::Raw(raw.clone()),
+                        },
+                        (None, Some(v)) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
+                        (None, Some(v)) => ProposedArgs::Raw(v.to_string()),
+                        (None, None) => ProposedArgs::Json(RawJson::empty_object()),
+                    };
+                    (id, c.clone(), args)
+                })
+                .collect();
+            for (id, c, args) in &calls {
+                self.announce_tool_call(id, &c.name, args, "");
+            }
+            lock(&self.st).messages.push(Message::Assistant {
+                text: turn.text.clone(),
+                tool_calls: calls
+                    .iter()
+                    .map(|(id, c, a)| {
+                        let a = match a {
+                            ProposedArgs::Json(j) => j.get().to_owned(),
+                            ProposedArgs::Raw(r) => r.clone(),
+                        };
+                        (id.clone(), c.name.clone(), a, String::new())
+                    })
+                    .collect(),
+            });
+            let stop = turn.stop.clone().unwrap_or_else(|| {
+                if calls.is_empty() {
+                    "end_turn"
+                } else {
+                    "tool_use"
+                }
+                .to_owned()
+            });
+            self.emit(LifecycleEvent::TurnEnd(TurnEndEvent {
+                session_id: String::new(),
+                cwd: String::new(),
+                sequence: 0,
+                stop,
+                error: turn.error.clone(),
+            }));
+            if calls.is_empty() || !turn.error.is_empty() {
+                break;
+            }
+            for (id, c, args) in calls {
+                let cancel = CancellationToken::new();
+                let (on_delivery, then_wait) = match &c.cancel {
+                    Some(cs) => {
+                        if cs.on == CancelOn::Before {
+                            cancel.cancel();
+                        }
+                        (cs.on == CancelOn::Delivered, cs.then_wait.clone())
+                    }
+                    None => (false, None),
+                };
+                let run = self
+                    .run_tool_inner(
+                        ToolRequest {
+                            tool_id: id.clone(),
+                            name: c.name.clone(),
+                            args,
+                            origin_extension: String::new(),
+                            chain: Vec::new(),
+                            cancel,
+                            confirm: c.confirm,
+                            cancel_on_delivery: on_delivery,
+                            exec_deadline: None,
+                            announce: false,
+                            via_call_tool: false,
+                            durable_scope: String::new(),
+                        },
+                        then_wait,
+                    )
+                    .await;
+                lock(&self.st).messages.push(Message::ToolResult {
+                    tool_id: id,
+                    text: run.output.joined_text(),
+                    is_error: run.output.is_error,
+                });
+                self.accept_queued();
+            }
+            step += 1;
+        }
+        self.busy.store(false, Ordering::SeqCst);
+    }
+
+    /// Accepts `submit`s that arrived while a turn runs: announced now with
+    /// `queued: true`, run after the current one.
+    fn accept_queued(&self) {
+        loop {
+            let next = {
+                let mut inbox = lock(&self.inbox);
+                match inbox.front() {
+                    Some(crate::session::Inbox::Submit { .. }) => inbox.pop_front(),
+                    _ => None,
+                }
+            };
+            let Some(crate::session::Inbox::Submit { ext, text }) = next else {
+                break;
+            };
+            self.observe(Observation::User {
+                text: text.clone(),
+                queued: true,
+                from: ext.clone(),
+            });
+            self.emit(LifecycleEvent::UserPromptSubmit(UserPromptSubmitEvent {
+                session_id: String::new(),
+                cwd: String::new(),
+                sequence: 0,
+                text: text.clone(),
+                queued: true,
+                image_count: 0,
+            }));
+            lock(&self.followups).push_back((text, ext));
+        }
+    }
+
+    fn announce_tool_call(&self, id: &str, name: &str, args: &ProposedArgs, origin: &str) {
+        let (tool_args, tool_args_raw, shown) = match args {
+            ProposedArgs::Json(j) => (Some(j.clone()), None, j.to_value()),
+            ProposedArgs::Raw(r) => (None, Some(r.clone()), serde_json::Value::String(r.clone())),
+        };
+        self.observe(Observation::ToolCall {
+            tool_id: id.to_owned(),
+            name: name.to_owned(),
+            args: shown,
+            origin_extension: origin.to_owned(),
+        });
+        self.emit(LifecycleEvent::ToolCall(ToolCallEvent {
+            session_id: String::new(),
+            cwd: String::new(),
+            sequence: 0,
+            origin_extension: origin.to_owned(),
+            tool_id: id.to_owned(),
+            tool_name: name.to_owned(),
+            tool_args,
+            tool_args_raw,
+        }));
+    }
+
+    fn decision(
+        &self,
+        req: &ToolRequest,
+        decision: Decision,
+        source: DecisionSource,
+        stage: DecisionStage,
+        reason: &str,
+    ) {
+        self.emit(LifecycleEvent::PermissionDecision(
+            PermissionDecisionEvent {
+                session_id: String::new(),
+                cwd: String::new(),
+                sequence: 0,
+                reason: reason.to_owned(),
+                source,
+                decision,
+                stage,
+                origin_extension: req.origin_extension.clone(),
+                tool_id: req.tool_id.clone(),
+                tool_name: req.name.clone(),
+            },
+        ));
+    }
+
+    fn finish(&self, req: &ToolRequest, args: &ProposedArgs, output: ToolOutput) -> ToolRun {
+        let (observed, truncated) = crate::observe::observe(&output.content);
+        let (tool_args, tool_args_raw) = match args {
+            ProposedArgs::Json(j) => (Some(j.clone()), None),
+            ProposedArgs::Raw(r) => (None, Some(r.clone())),
+        };
+        self.emit(LifecycleEvent::ToolResult(ToolResultEvent {
+            session_id: String::new(),
+            cwd: String::new(),
+            sequence: 0,
+            status: output.status.clone(),
+            result: Some(EventResult {
+                content: observed,
+                is_error: output.is_error,
+                truncated,
+            }),
+            executed: Some(output.executed),
+            origin_extension: req.origin_extension.clone(),
+            tool_id: req.tool_id.clone(),
+            tool_name: req.name.clone(),
+            tool_args,
+            tool_args_raw,
+        }));
+        self.observe(Observation::ToolResult {
+            tool_id: req.tool_id.clone(),
+            name: req.name.clone(),
+            status: output.status.to_string(),
+            is_error: output.is_error,
+            text: crate::util::ellipsize(&output.joined_text(), 2000),
+        });
+        ToolRun { output }
+    }
+
+    /// Runs one tool call through the whole pipeline.
+    pub async fn run_tool(&self, req: ToolRequest) -> ToolRun {
+        self.run_tool_inner(req, None).await
+    }
+
+    async fn run_tool_inner(
+        &self,
+        req: ToolRequest,
+        then_wait: Option<crate::script::WaitSpec>,
+    ) -> ToolRun {
+        let wait_from = self.seen_mark();
+        if req.announce {
+            self.announce_tool_call(&req.tool_id, &req.name, &req.args, &req.origin_extension);
+        }
+        let args = req.args.clone();
+        if req.cancel.is_cancelled() {
+            return self.finish(
+                &req,
+                &args,
+                ToolOutput::error("tool call cancelled", ToolStatus::Cancelled, false),
+            );
+        }
+        let json_args = match &args {
+            ProposedArgs::Json(j) => j.clone(),
+            ProposedArgs::Raw(r) => {
+                let msg = format!(
+                    "invalid tool arguments (not a JSON object): {}",
+                    crate::util::ellipsize(r, 200)
+                );
+                return self.finish(
+                    &req,
+                    &args,
+                    ToolOutput::error(msg, ToolStatus::Failed, false),
+                );
+            }
+        };
+        let builtin = crate::builtin::is_builtin(&req.name);
+        let ext_tool = if builtin {
+            None
+        } else {
+            let reg = lock(&self.mgr.shared().registry);
+            let visible = if req.via_call_tool {
+                reg.in_agent(&req.name)
+            } else {
+                reg.model_callable(&req.name)
+            };
+            reg.tool(&req.name).filter(|_| visible).cloned()
+        };
+        if !builtin && ext_tool.is_none() {
+            return self.finish(
+                &req,
+                &args,
+                ToolOutput::error(
+                    format!("unknown tool {:?}", req.name),
+                    ToolStatus::Failed,
+                    false,
+                ),
+            );
+        }
+        // Interception (HOST-91, 104..110).
+        let effective = match intercept::tool_call(
+            &self.mgr,
+            &req.tool_id,
+            &req.name,
+            json_args.clone(),
+            &req.origin_extension,
+        )
+        .await
+        {
+            ToolCallVerdict::Block(reason) => {
+                let reason = if reason.is_empty() {
+                    "blocked by an extension".to_owned()
+                } else {
+                    reason
+                };
+                self.decision(
+                    &req,
+                    Decision::Denied,
+                    DecisionSource::Policy,
+                    DecisionStage::PreExecution,
+                    &reason,
+                );
+                return self.finish(
+                    &req,
+                    &args,
+                    ToolOutput::error(reason, ToolStatus::Blocked, false),
+                );
+            }
+            ToolCallVerdict::Allow(a) => a,
+        };
+        let eff_args = ProposedArgs::Json(effective.clone());
+        // Confirmation and permission (HOST-140, 141).
+        let (policy, remembered, interactive, cwd) = {
+            let st = lock(&self.st);
+            (
+                st.policy,
+                st.remembered.contains(&req.name),
+                st.mode.is_interactive(),
+                st.cwd.clone(),
+            )
+        };
+        let pre = DecisionStage::PreExecution;
+        if policy == ConfirmPolicy::Yolo {
+            self.decision(&req, Decision::Approved, DecisionSource::Yolo, pre, "");
+        } else if !crate::builtin::needs_confirmation(&req.name) {
+            self.decision(&req, Decision::Approved, DecisionSource::Policy, pre, "");
+        } else if remembered {
+            self.decision(
+                &req,
+                Decision::Approved,
+                DecisionSource::Remembered,
+                pre,
+                "",
+            );
+        } else if !interactive {
+            let reason = "no confirmer available";
+            self.decision(&req, Decision::Denied, DecisionSource::Policy, pre, reason);
+            return self.finish(
+                &req,
+                &eff_args,
+                ToolOutput::error(reason, ToolStatus::Blocked, false),
+            );
+        } else {
+            let preview = crate::builtin::preview(&req.name, &effective);
+            self.emit(LifecycleEvent::ToolConfirmationRequested(
+                ToolConfirmationRequestedEvent {
+                    session_id: String::new(),
+                    cwd: String::new(),
+                    sequence: 0,
+                    origin_extension: req.origin_extension.clone(),
+                    tool_id: req.tool_id.clone(),
+                    tool_name: req.name.clone(),
+                    tool_preview: preview.clone(),
+                },
+            ));
+            let answer = req
+                .confirm
+                .or_else(|| lock(&self.answers).pop_front())
+                .unwrap_or_else(|| lock(&self.st).default_answer);
+            self.observe(Observation::Confirmation {
+                tool_id: req.tool_id.clone(),
+                name: req.name.clone(),
+                preview,
+                answer: answer.as_str().into(),
+            });
+            match answer {
+                Answer::Deny => {
+                    self.decision(
+                        &req,
+                        Decision::Denied,
+                        DecisionSource::User,
+                        pre,
+                        "denied by the user",
+                    );
+                    return self.finish(
+                        &req,
+                        &eff_args,
+                        ToolOutput::error(
+                            "the user denied this tool call",
+                            ToolStatus::Blocked,
+                            false,
+                        ),
+                    );
+                }
+                Answer::Remember => {
+                    lock(&self.st).remembered.insert(req.name.clone());
+                    self.decision(&req, Decision::Approved, DecisionSource::User, pre, "");
+                }
+                Answer::Approve => {
+                    self.decision(&req, Decision::Approved, DecisionSource::User, pre, "")
+                }
+            }
+        }
+        // Execution.
+        let mut output = if let Some(t) = ext_tool {
+            match self.mgr.get(&t.ext) {
+                None => ToolOutput::error(
+                    format!("extension {} is not loaded", t.ext),
+                    ToolStatus::Failed,
+                    false,
+                ),
+                Some(ext) => {
+                    let mut chain = req.chain.clone();
+                    if chain.last() != Some(&req.name) {
+                        chain.push(req.name.clone());
+                    }
+                    let cancel = req.cancel.child_token();
+                    let deadline = req.exec_deadline;
+                    let inv = crate::tools::invoke(
+                        self.mgr.shared(),
+                        Invocation {
+                            ext: ext.clone(),
+                            tool: req.name.clone(),
+                            args: effective.clone(),
+                            interactive: t.def.interactive,
+                            host_interactive: interactive,
+                            chain,
+                            cancel: cancel.clone(),
+                            cancel_on_delivery: req.cancel_on_delivery,
+                            scope: if req.durable_scope.is_empty() {
+                                format!("{}/{}", lock(&self.st).session_id, req.tool_id)
+                            } else {
+                                req.durable_scope.clone()
+                            },
+                        },
+                    );
+                    let out = with_deadline(inv, deadline, &cancel).await;
+                    if let Some(w) = &then_wait {
+                        self.wait_for(w, wait_from).await;
+                    }
+                    out
+                }
+            }
+        } else {
+            let cancel = req.cancel.child_token();
+            let run = crate::builtin::run(&req.name, &effective, &cwd, &cancel);
+            match req.exec_deadline {
+                None => run.await,
+                Some(d) => match tokio::time::timeout(d, run).await {
+                    Ok(o) => o,
+                    Err(_) => ToolOutput::error(
+                        format!("{} timed out after {d:?}", req.name),
+                        ToolStatus::TimedOut,
+                        true,
+                    ),
+                },
+            }
+        };
+        if let Some(reason) = output.local_refusal.clone() {
+            self.decision(
+                &req,
+                Decision::Denied,
+                DecisionSource::Policy,
+                DecisionStage::ToolExecution,
+                &reason,
+            );
+        }
+        if !output.activate_tools.is_empty() {
+            let names = std::mem::take(&mut output.activate_tools);
+            lock(&self.mgr.shared().registry).activate(&names);
+        }
+        self.finish(&req, &eff_args, output)
+    }
+}
+
+impl Engine {
+    /// A tool called the way a codemode script calls it (§7.3, HOST-73,
+    /// HOST-75): `model-only` tools are not callable; the script gets
+    /// `structured_content` when the tool declared an `output_schema` and
+    /// returned one (failures as data), otherwise the joined text, and a
+    /// failed call rejects.
+    pub async fn codemode_call(&self, c: &crate::script::CodemodeCall) {
+        let reg = lock(&self.mgr.shared().registry).tool(&c.name).cloned();
+        if reg
+            .as_ref()
+            .is_some_and(|t| t.exposure == zot_protocol::Exposure::ModelOnly)
+        {
+            return self.observe(Observation::Codemode {
+                name: c.name.clone(),
+                value: None,
+                error: Some(format!(
+                    "tool {} is not callable from scripts (model-only)",
+                    c.name
+                )),
+            });
+        }
+        let args = match &c.args {
+            Some(v) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
+            Some(v) => ProposedArgs::Raw(v.to_string()),
+            None => ProposedArgs::Json(RawJson::empty_object()),
+        };
+        let run = self
+            .run_tool(ToolRequest {
+                tool_id: format!("code_{}", self.next_n()),
+                name: c.name.clone(),
+                args,
+                origin_extension: String::new(),
+                chain: Vec::new(),
+                cancel: CancellationToken::new(),
+                confirm: None,
+                cancel_on_delivery: false,
+                exec_deadline: None,
+                announce: true,
+                via_call_tool: true,
+                durable_scope: String::new(),
+            })
+            .await;
+        let declared = reg.is_some_and(|t| t.def.output_schema.is_some());
+        let (value, error) = match (&run.output.structured_content, declared) {
+            (Some(v), true) => (Some(v.to_value()), None),
+            _ if run.output.is_error => (None, Some(run.output.joined_text())),
+            _ => (
+                Some(serde_json::Value::String(run.output.joined_text())),
+                None,
+            ),
+        };
+        self.observe(Observation::Codemode {
+            name: c.name.clone(),
+            value,
+            error,
+        });
+    }
+}
+
+/// Runs an extension invocation under an optional deadline: when it passes,
+/// the invocation is cancelled (so `tool_cancel` / withdrawal still happen)
+/// and the outcome becomes `timed_out`.
+async fn with_deadline(
+    inv: impl std::future::Future<Output = ToolOutput>,
+    deadline: Option<Duration>,
+    cancel: &CancellationToken,
+) -> ToolOutput {
+    let Some(d) = deadline else {
+        return inv.await;
+    };
+    tokio::pin!(inv);
+    tokio::select! {
+        out = &mut inv => out,
+        _ = tokio::time::sleep(d) => {
+            cancel.cancel();
+            let mut out = inv.await;
+            if out.status == ToolStatus::Cancelled {
+                out.status = ToolStatus::TimedOut;
+                out.content = vec![ContentBlock::text(format!("tool call timed out after {d:?}"))];
+            }
+            out
+        }
+    }
+}

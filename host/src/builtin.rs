@@ -1,0 +1,240 @@
+//! The built-in tools of the reference host: `read`, `write`, `edit`, `bash`
+//! working in the session's cwd, and a `skill` stub (no skills ship with the
+//! reference host). File paths are jailed to the session cwd: a path outside
+//! is a tool-local refusal (status `blocked`, `executed: true`, HOST-141).
+
+use std::path::{Component, Path, PathBuf};
+use std::process::Stdio;
+
+use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
+use zot_protocol::{RawJson, ToolStatus};
+
+use crate::tools::ToolOutput;
+
+/// Whether `name` is a built-in tool.
+pub fn is_builtin(name: &str) -> bool {
+    crate::registry::BUILTIN_TOOLS.contains(&name)
+}
+
+/// Whether the tool needs interactive approval under the `ask` policy.
+pub fn needs_confirmation(name: &str) -> bool {
+    matches!(name, "write" | "edit" | "bash")
+}
+
+/// The short preview shown in the confirmation dialog.
+pub fn preview(name: &str, args: &RawJson) -> String {
+    let v = args.to_value();
+    let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_owned();
+    match name {
+        "bash" => s("command"),
+        "write" | "edit" | "read" => format!("{name} {}", s("path")),
+        _ => format!("{name} {}", args),
+    }
+}
+
+#[derive(Deserialize)]
+struct PathArgs {
+    path: String,
+}
+
+#[derive(Deserialize)]
+struct WriteArgs {
+    path: String,
+    #[serde(default)]
+    content: String,
+}
+
+#[derive(Deserialize)]
+struct EditArgs {
+    path: String,
+    old_text: String,
+    #[serde(default)]
+    new_text: String,
+}
+
+#[derive(Deserialize)]
+struct BashArgs {
+    command: String,
+}
+
+fn bad_args(name: &str, e: impl std::fmt::Display) -> ToolOutput {
+    ToolOutput::error(
+        format!("{name}: invalid arguments: {e}"),
+        ToolStatus::Failed,
+        true,
+    )
+}
+
+fn refuse(reason: String) -> ToolOutput {
+    let mut out = ToolOutput::error(reason.clone(), ToolStatus::Blocked, true);
+    out.local_refusal = Some(reason);
+    out
+}
+
+/// Resolves `p` inside `cwd` lexically; `None` when it escapes.
+pub fn jail(cwd: &Path, p: &str) -> Option<PathBuf> {
+    let joined = if Path::new(p).is_absolute() {
+        PathBuf::from(p)
+    } else {
+        cwd.join(p)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out.starts_with(cwd).then_some(out)
+}
+
+/// Runs a built-in tool.
+pub async fn run(name: &str, args: &RawJson, cwd: &Path, cancel: &CancellationToken) -> ToolOutput {
+    match name {
+        "read" => {
+            let a: PathArgs = match args.parse() {
+                Ok(a) => a,
+                Err(e) => return bad_args(name, e),
+            };
+            let Some(p) = jail(cwd, &a.path) else {
+                return refuse(format!("read: {} is outside the working directory", a.path));
+            };
+            match tokio::fs::read_to_string(&p).await {
+                Ok(t) => ToolOutput::text(t),
+                Err(e) => {
+                    ToolOutput::error(format!("read {}: {e}", a.path), ToolStatus::Failed, true)
+                }
+            }
+        }
+        "write" => {
+            let a: WriteArgs = match args.parse() {
+                Ok(a) => a,
+                Err(e) => return bad_args(name, e),
+            };
+            let Some(p) = jail(cwd, &a.path) else {
+                return refuse(format!(
+                    "write: {} is outside the working directory",
+                    a.path
+                ));
+            };
+            if let Some(dir) = p.parent() {
+                let _ = tokio::fs::create_dir_all(dir).await;
+            }
+            match tokio::fs::write(&p, a.content.as_bytes()).await {
+                Ok(()) => {
+                    ToolOutput::text(format!("wrote {} bytes to {}", a.content.len(), a.path))
+                }
+                Err(e) => {
+                    ToolOutput::error(format!("write {}: {e}", a.path), ToolStatus::Failed, true)
+                }
+            }
+        }
+        "edit" => {
+            let a: EditArgs = match args.parse() {
+                Ok(a) => a,
+                Err(e) => return bad_args(name, e),
+            };
+            let Some(p) = jail(cwd, &a.path) else {
+                return refuse(format!("edit: {} is outside the working directory", a.path));
+            };
+            let text = match tokio::fs::read_to_string(&p).await {
+                Ok(t) => t,
+                Err(e) => {
+                    return ToolOutput::error(
+                        format!("edit {}: {e}", a.path),
+                        ToolStatus::Failed,
+                        true,
+                    )
+                }
+            };
+            match text.matches(&a.old_text).count() {
+                1 => {}
+                0 => {
+                    return ToolOutput::error(
+                        format!("edit {}: old_text not found", a.path),
+                        ToolStatus::Failed,
+                        true,
+                    )
+                }
+                n => {
+                    return ToolOutput::error(
+                        format!("edit {}: old_text occurs {n} times; make it unique", a.path),
+                        ToolStatus::Failed,
+                        true,
+                    )
+                }
+            }
+            let new = text.replacen(&a.old_text, &a.new_text, 1);
+            match tokio::fs::write(&p, new).await {
+                Ok(()) => ToolOutput::text(format!("edited {}", a.path)),
+                Err(e) => {
+                    ToolOutput::error(format!("edit {}: {e}", a.path), ToolStatus::Failed, true)
+                }
+            }
+        }
+        "bash" => {
+            let a: BashArgs = match args.parse() {
+                Ok(a) => a,
+                Err(e) => return bad_args(name, e),
+            };
+            bash(&a.command, cwd, cancel).await
+        }
+        "skill" => ToolOutput::error(
+            "skill: no skills are installed in the reference host",
+            ToolStatus::Failed,
+            true,
+        ),
+        other => ToolOutput::error(format!("unknown tool {other:?}"), ToolStatus::Failed, false),
+    }
+}
+
+async fn bash(command: &str, cwd: &Path, cancel: &CancellationToken) -> ToolOutput {
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return ToolOutput::error(format!("bash: {e}"), ToolStatus::Failed, true),
+    };
+    tokio::select! {
+        out = child.wait_with_output() => match out {
+            Ok(o) => {
+                let mut text = String::from_utf8_lossy(&o.stdout).into_owned();
+                text.push_str(&String::from_utf8_lossy(&o.stderr));
+                if o.status.success() {
+                    ToolOutput::text(if text.is_empty() { "(no output)".to_owned() } else { text })
+                } else {
+                    ToolOutput::error(
+                        format!("{text}({})", crate::util::describe_exit(o.status)),
+                        ToolStatus::Failed,
+                        true,
+                    )
+                }
+            }
+            Err(e) => ToolOutput::error(format!("bash: {e}"), ToolStatus::Failed, true),
+        },
+        _ = cancel.cancelled() => ToolOutput::error("bash: cancelled", ToolStatus::Cancelled, true),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jail_keeps_paths_inside() {
+        let cwd = Path::new("/w/p");
+        assert_eq!(jail(cwd, "a/b"), Some(PathBuf::from("/w/p/a/b")));
+        assert_eq!(jail(cwd, "a/../../x"), None);
+        assert_eq!(jail(cwd, "/etc/passwd"), None);
+    }
+}

@@ -1,0 +1,152 @@
+//! Continuous mode (§9.5, HOST-97..101): durable `call_tool` results in
+//! SQLite. A nested call is identified by its parent's durable scope plus its
+//! `key`, or its position among the parent's calls when it has no key. When
+//! a parent is replayed (the same session and transcript tool id runs
+//! again), completed calls hand back their recorded result instead of running
+//! again; a key reused for another tool or other arguments is refused.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{params, Connection, OptionalExtension};
+use zot_protocol::{ContentBlock, RawJson};
+
+/// Store errors.
+#[derive(Debug, thiserror::Error)]
+pub enum DurableError {
+    /// SQLite failed.
+    #[error("durable store: {0}")]
+    Sql(#[from] rusqlite::Error),
+    /// The directory could not be created.
+    #[error("durable store: {0}")]
+    Io(#[from] std::io::Error),
+    /// A recorded row could not be decoded.
+    #[error("durable store: corrupt record: {0}")]
+    Corrupt(String),
+}
+
+/// A recorded call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Tool name.
+    pub tool: String,
+    /// Canonical JSON of the arguments.
+    pub args: String,
+    /// The (full) result content.
+    pub content: Vec<ContentBlock>,
+    /// Error result.
+    pub is_error: bool,
+}
+
+/// The durable call store.
+pub struct DurableStore {
+    conn: Mutex<Connection>,
+}
+
+impl std::fmt::Debug for DurableStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DurableStore")
+    }
+}
+
+/// Canonical text of arguments (object keys sorted), for reuse checks.
+pub fn canonical_args(args: &RawJson) -> String {
+    args.to_value().to_string()
+}
+
+impl DurableStore {
+    /// Opens (creating) the store at `path`.
+    pub fn open(path: &Path) -> Result<Self, DurableError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        Self::init(Connection::open(path)?)
+    }
+
+    /// An in-memory store (tests).
+    pub fn in_memory() -> Result<Self, DurableError> {
+        Self::init(Connection::open_in_memory()?)
+    }
+
+    fn init(conn: Connection) -> Result<Self, DurableError> {
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS durable_calls (
+                entry TEXT PRIMARY KEY,
+                tool TEXT NOT NULL,
+                args TEXT NOT NULL,
+                content TEXT NOT NULL,
+                is_error INTEGER NOT NULL,
+                recorded_at TEXT NOT NULL
+            );",
+        )?;
+        Ok(Self {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The record of `entry`, if any.
+    pub fn lookup(&self, entry: &str) -> Result<Option<Record>, DurableError> {
+        let row = self
+            .conn()
+            .query_row(
+                "SELECT tool, args, content, is_error FROM durable_calls WHERE entry = ?1",
+                params![entry],
+                |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, bool>(3)?,
+                    ))
+                },
+            )
+            .optional()?;
+        row.map(|(tool, args, content, is_error)| {
+            let content =
+                serde_json::from_str(&content).map_err(|e| DurableError::Corrupt(e.to_string()))?;
+            Ok(Record {
+                tool,
+                args,
+                content,
+                is_error,
+            })
+        })
+        .transpose()
+    }
+
+    /// Records a completed call (first write wins).
+    pub fn record(&self, entry: &str, rec: &Record) -> Result<(), DurableError> {
+        let content = serde_json::to_string(&rec.content)
+            .map_err(|e| DurableError::Corrupt(e.to_string()))?;
+        self.conn().execute(
+            "INSERT OR IGNORE INTO durable_calls (entry, tool, args, content, is_error, recorded_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![entry, rec.tool, rec.args, content, rec.is_error, crate::util::rfc3339_now()],
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_and_looks_up() {
+        let s = DurableStore::in_memory().unwrap();
+        assert!(s.lookup("a").unwrap().is_none());
+        let rec = Record {
+            tool: "echo".into(),
+            args: canonical_args(&RawJson::from(serde_json::json!({"b": 1, "a": 2}))),
+            content: vec![ContentBlock::text("hi")],
+            is_error: false,
+        };
+        assert_eq!(rec.args, r#"{"a":2,"b":1}"#);
+        s.record("a", &rec).unwrap();
+        assert_eq!(s.lookup("a").unwrap(), Some(rec));
+    }
+}

@@ -1,0 +1,495 @@
+//! One loaded extension: its connection state, the read loop that dispatches
+//! its frames, readiness (§5.3, see [`crate::ready`]) and the disconnect path
+//! (§16.6, HOST-154).
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use tokio::process::Child;
+use tokio::sync::{oneshot, watch};
+use tokio_util::sync::CancellationToken;
+use zot_protocol::{
+    Capability, CodecError, CommandResponse, EventInterceptResponse, ExtFrame, Frame, Hello,
+    ToolResult,
+};
+
+use crate::discovery::Source;
+use crate::handshake::StdoutLines;
+use crate::manager::Shared;
+use crate::manifest::Manifest;
+use crate::outbound::Outbound;
+use crate::ready::ReadyState;
+use crate::spawn::ExtLog;
+use crate::transcript::Observation;
+use crate::wire::Dir;
+
+/// A reply routed to a waiting request by `id`.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// `command_response`.
+    Command(CommandResponse),
+    /// `tool_result` (answer to a host `tool_call`).
+    Tool(ToolResult),
+    /// `event_intercept_response`.
+    Intercept(EventInterceptResponse),
+    /// A reply frame that carried a known `id` but could not be decoded.
+    Malformed(String),
+}
+
+/// Which reply a request waits for; a reply of another type with the same
+/// id is not an answer to it (HOST-46).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyKind {
+    /// `command_response`.
+    Command,
+    /// `tool_result`.
+    Tool,
+    /// `event_intercept_response`.
+    Intercept,
+}
+
+impl Reply {
+    fn kind(&self) -> Option<ReplyKind> {
+        match self {
+            Self::Command(_) => Some(ReplyKind::Command),
+            Self::Tool(_) => Some(ReplyKind::Tool),
+            Self::Intercept(_) => Some(ReplyKind::Intercept),
+            Self::Malformed(_) => None,
+        }
+    }
+}
+
+/// An outstanding host `tool_call` to this extension (a possible
+/// `call_tool` parent, §9.3).
+#[derive(Debug, Clone)]
+pub struct HostCall {
+    /// Tool names of the chain, the invoked tool last.
+    pub chain: Vec<String>,
+    /// Cancelled when the invocation ends or is abandoned; nested calls use
+    /// child tokens (HOST-89).
+    pub cancel: CancellationToken,
+    /// Durable identity of the invocation (continuous mode, §9.5).
+    pub scope: String,
+    /// How many key-less nested calls it made so far.
+    pub ordinal: Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// One loaded extension.
+pub struct Extension {
+    /// Manifest name: the extension's identity (HOST-24).
+    pub name: String,
+    /// Extension directory.
+    pub dir: PathBuf,
+    /// The manifest.
+    pub manifest: Manifest,
+    /// Where it was found.
+    pub source: Source,
+    /// Load rank (OP-3).
+    pub rank: usize,
+    /// The `hello` it sent.
+    pub hello: Hello,
+    /// Its stderr log.
+    pub log: Arc<ExtLog>,
+    /// Its outbound queue.
+    pub outbound: Outbound,
+    pending: Mutex<HashMap<String, (ReplyKind, oneshot::Sender<Reply>)>>,
+    events: Mutex<BTreeSet<String>>,
+    intercepts: Mutex<BTreeSet<String>>,
+    ready: watch::Sender<ReadyState>,
+    gone: CancellationToken,
+    reader_done: CancellationToken,
+    disconnect_reason: Mutex<Option<String>>,
+    /// Outstanding host `tool_call`s by id.
+    pub host_calls: Mutex<HashMap<String, HostCall>>,
+    /// Outstanding `call_tool`s of this extension by id.
+    pub ext_calls: Mutex<HashMap<String, CancellationToken>>,
+    child: tokio::sync::Mutex<Option<Child>>,
+    diagnostics: Mutex<Vec<String>>,
+}
+
+impl std::fmt::Debug for Extension {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Extension")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+fn kind_name(k: ReplyKind) -> &'static str {
+    match k {
+        ReplyKind::Command => "command_response",
+        ReplyKind::Tool => "tool_result",
+        ReplyKind::Intercept => "event_intercept_response",
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The pieces [`Extension::new`] needs.
+pub struct NewExtension {
+    /// Manifest name.
+    pub name: String,
+    /// Directory.
+    pub dir: PathBuf,
+    /// Manifest.
+    pub manifest: Manifest,
+    /// Source.
+    pub source: Source,
+    /// Rank.
+    pub rank: usize,
+    /// `hello`.
+    pub hello: Hello,
+    /// Log.
+    pub log: Arc<ExtLog>,
+    /// Outbound queue.
+    pub outbound: Outbound,
+    /// The process.
+    pub child: Child,
+}
+
+impl Extension {
+    /// Wraps a handshaken extension.
+    pub fn new(n: NewExtension) -> Arc<Self> {
+        Arc::new(Self {
+            name: n.name,
+            dir: n.dir,
+            manifest: n.manifest,
+            source: n.source,
+            rank: n.rank,
+            hello: n.hello,
+            log: n.log,
+            outbound: n.outbound,
+            pending: Mutex::default(),
+            events: Mutex::default(),
+            intercepts: Mutex::default(),
+            ready: watch::Sender::new(ReadyState::Pending),
+            gone: CancellationToken::new(),
+            reader_done: CancellationToken::new(),
+            disconnect_reason: Mutex::default(),
+            host_calls: Mutex::default(),
+            ext_calls: Mutex::default(),
+            child: tokio::sync::Mutex::new(Some(n.child)),
+            diagnostics: Mutex::default(),
+        })
+    }
+
+    /// Whether `hello.capabilities` holds exactly `cap` (HOST-29).
+    pub fn has_capability(&self, cap: &Capability) -> bool {
+        self.hello.capabilities.contains(cap)
+    }
+
+    /// Whether the extension is still connected.
+    pub fn is_connected(&self) -> bool {
+        !self.gone.is_cancelled()
+    }
+
+    /// Cancelled when the extension disconnects.
+    pub fn gone_token(&self) -> CancellationToken {
+        self.gone.clone()
+    }
+
+    /// Cancelled when the read loop has ended.
+    pub fn reader_done(&self) -> CancellationToken {
+        self.reader_done.clone()
+    }
+
+    /// Why it disconnected.
+    pub fn disconnect_reason(&self) -> Option<String> {
+        lock(&self.disconnect_reason).clone()
+    }
+
+    /// Whether it subscribed to the observational event `name`.
+    pub fn subscribed(&self, name: &str) -> bool {
+        lock(&self.events).contains(name)
+    }
+
+    /// Whether it intercepts `name`.
+    pub fn intercepts(&self, name: &str) -> bool {
+        lock(&self.intercepts).contains(name)
+    }
+
+    /// The readiness state.
+    pub fn ready_state(&self) -> ReadyState {
+        *self.ready.borrow()
+    }
+
+    /// A receiver of readiness changes.
+    pub fn ready_watch(&self) -> watch::Receiver<ReadyState> {
+        self.ready.subscribe()
+    }
+
+    /// Sets the readiness state if still pending (first trigger wins).
+    pub fn mark_ready(&self, state: ReadyState) -> bool {
+        self.ready.send_if_modified(|s| {
+            if *s == ReadyState::Pending {
+                *s = state;
+                true
+            } else {
+                false
+            }
+        })
+    }
+
+    /// Records a diagnostic (kept for `ext doctor`), logs it, and reports it.
+    pub fn diagnose(&self, shared: &Shared, msg: &str) {
+        lock(&self.diagnostics).push(msg.to_owned());
+        self.log.line(msg);
+        shared.transcript.push(Observation::Diagnostic {
+            ext: self.name.clone(),
+            message: msg.to_owned(),
+        });
+    }
+
+    /// Records a diagnostic (doctor + log) without reporting it.
+    pub fn record(&self, msg: &str) {
+        lock(&self.diagnostics).push(msg.to_owned());
+        self.log.line(msg);
+    }
+
+    /// Diagnostics recorded so far.
+    pub fn diagnostics(&self) -> Vec<String> {
+        lock(&self.diagnostics).clone()
+    }
+
+    /// Registers a waiter for the reply with `id`.
+    pub fn expect_reply(&self, id: &str, kind: ReplyKind) -> oneshot::Receiver<Reply> {
+        let (tx, rx) = oneshot::channel();
+        // Checked under the lock that `disconnect` clears with, so a request
+        // either fails at once or is failed by the disconnect.
+        let mut pending = lock(&self.pending);
+        if self.is_connected() {
+            pending.insert(id.to_owned(), (kind, tx));
+        }
+        rx
+    }
+
+    /// Forgets a waiter (late replies are then ignored, HOST-69).
+    pub fn forget_reply(&self, id: &str) {
+        lock(&self.pending).remove(id);
+    }
+
+    fn deliver(&self, id: &str, reply: Reply, ty: &str) -> bool {
+        let mut pending = lock(&self.pending);
+        let matches = pending.get(id).is_some_and(|(kind, _)| {
+            reply.kind().is_none_or(|k| k == *kind)
+                && (reply.kind().is_some() || kind_name(*kind) == ty)
+        });
+        if !matches {
+            return false;
+        }
+        match pending.remove(id) {
+            Some((_, tx)) => tx.send(reply).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Takes the child process (for shutdown / reaping).
+    pub async fn take_child(&self) -> Option<Child> {
+        self.child.lock().await.take()
+    }
+
+    /// The disconnect path (§16.6): cancel in-flight `call_tool`s, close
+    /// stdin, remove commands and tools, fail pending requests, mark ready,
+    /// log. Idempotent.
+    pub fn disconnect(self: &Arc<Self>, shared: &Arc<Shared>, reason: &str) {
+        {
+            let mut r = lock(&self.disconnect_reason);
+            if r.is_some() {
+                return;
+            }
+            *r = Some(reason.to_owned());
+        }
+        // No new request may register from here on.
+        self.gone.cancel();
+        for (_, tok) in lock(&self.ext_calls).drain() {
+            tok.cancel();
+        }
+        self.outbound.close(reason);
+        lock(&shared.registry).remove_extension(&self.name);
+        self.mark_ready(ReadyState::Exited);
+        self.log.line(&format!(
+            "extension {} read loop exited at {} ({reason})",
+            self.name,
+            crate::util::rfc3339_now()
+        ));
+        // Report before failing the pending requests, so that observers see
+        // the disconnect before its consequences.
+        let shutting_down = shared.is_shutting_down();
+        if !shutting_down {
+            shared.transcript.push(Observation::Disconnected {
+                ext: self.name.clone(),
+                reason: reason.to_owned(),
+                log: self.log.path().display().to_string(),
+            });
+        }
+        if let Some(h) = shared.handler() {
+            h.on_disconnect(self);
+        }
+        lock(&self.pending).clear();
+        for (_, call) in lock(&self.host_calls).iter() {
+            call.cancel.cancel();
+        }
+        if !shutting_down {
+            // Reap the process in the background: a crashed one exits by
+            // itself; one that lingers gets the shutdown escalation.
+            let me = self.clone();
+            let t = shared.cfg.timeouts.clone();
+            let hurry = shared.hurry_token();
+            shared.add_reaper(tokio::spawn(async move {
+                if let Some(mut child) = me.take_child().await {
+                    let grace = t.shutdown_grace;
+                    crate::shutdown::stop_process(&me, &mut child, &t, grace, &hurry).await;
+                }
+            }));
+        }
+    }
+
+    /// Runs the read loop until EOF, an oversize line, an I/O error or a
+    /// disconnect, then takes the disconnect path.
+    pub async fn read_loop(self: Arc<Self>, shared: Arc<Shared>, mut lines: StdoutLines) {
+        let idle = shared.cfg.timeouts.auto_ready_idle;
+        let closed = self.outbound.closed_token();
+        let mut idle_deadline = tokio::time::Instant::now() + idle;
+        let reason = loop {
+            let pending = self.ready_state() == ReadyState::Pending;
+            tokio::select! {
+                biased;
+                _ = closed.cancelled() => {
+                    break self.outbound.close_reason().unwrap_or_else(|| "outbound queue closed".into());
+                }
+                _ = self.gone.cancelled() => break "disconnected".into(),
+                r = lines.next_line() => match r {
+                    Ok(Some(line)) => {
+                        idle_deadline = tokio::time::Instant::now() + idle;
+                        if let Some(w) = &shared.wire {
+                            w.line(&self.name, Dir::ExtToHost, line);
+                        }
+                        let line = line.to_vec();
+                        self.handle_line(&shared, &line);
+                        if let Some(h) = shared.handler() {
+                            h.on_line(&self, &line);
+                        }
+                    }
+                    Ok(None) => break "stdout closed".into(),
+                    Err(CodecError::FrameTooLarge { len, limit }) => {
+                        if let Some(w) = &shared.wire {
+                            w.oversize(&self.name, len);
+                        }
+                        let msg = format!("line of {len} bytes exceeds the {limit}-byte frame limit; disconnecting");
+                        self.diagnose(&shared, &msg);
+                        break msg;
+                    }
+                    Err(e) => break format!("read error: {e}"),
+                },
+                _ = tokio::time::sleep_until(idle_deadline), if pending => {
+                    if self.mark_ready(ReadyState::AutoReady) {
+                        lock(&self.diagnostics).push("no ready frame; auto-ready after idle".into());
+                        self.log.line("no ready frame; auto-readying after idle (legacy SDK?)");
+                    }
+                }
+            }
+        };
+        self.disconnect(&shared, &reason);
+        self.reader_done.cancel();
+    }
+
+    fn report_registration(
+        &self,
+        shared: &Shared,
+        own: Option<String>,
+        displaced: Vec<(String, String)>,
+    ) {
+        if let Some(d) = own {
+            self.diagnose(shared, &d);
+        }
+        for (ext, message) in displaced {
+            shared
+                .transcript
+                .push(Observation::Diagnostic { ext, message });
+        }
+    }
+
+    fn handle_line(self: &Arc<Self>, shared: &Arc<Shared>, line: &[u8]) {
+        let frame = match ExtFrame::decode(line) {
+            Ok(f) => f,
+            Err(e) => {
+                let text = String::from_utf8_lossy(line);
+                self.diagnose(
+                    shared,
+                    &format!(
+                        "malformed json from extension: {e}: {}",
+                        crate::util::ellipsize(&text, 200)
+                    ),
+                );
+                // A reply we can still correlate fails its request at once.
+                if let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) {
+                    let ty = v.get("type").and_then(|t| t.as_str()).unwrap_or("");
+                    if matches!(
+                        ty,
+                        "command_response" | "tool_result" | "event_intercept_response"
+                    ) {
+                        if let Some(id) = v.get("id").and_then(|i| i.as_str()) {
+                            self.deliver(id, Reply::Malformed(e.to_string()), ty);
+                        }
+                    }
+                }
+                return;
+            }
+        };
+        match frame {
+            ExtFrame::Hello(_) => self.diagnose(shared, "duplicate hello ignored"),
+            ExtFrame::RegisterCommand(c) => {
+                let (d, displaced) = {
+                    let mut reg = lock(&shared.registry);
+                    let d = reg.register_command(&self.name, self.rank, &c.name, &c.description);
+                    (d, reg.take_displaced())
+                };
+                self.report_registration(shared, d, displaced);
+            }
+            ExtFrame::RegisterTool(t) => {
+                let (d, displaced) = {
+                    let mut reg = lock(&shared.registry);
+                    let d = reg.register_tool(&self.name, self.rank, t);
+                    (d, reg.take_displaced())
+                };
+                self.report_registration(shared, d, displaced);
+            }
+            ExtFrame::Subscribe(s) => {
+                lock(&self.events).extend(s.events);
+                let mut ic = lock(&self.intercepts);
+                for name in s.intercept {
+                    if zot_protocol::InterceptRequest::EVENTS.contains(&name.as_str()) {
+                        ic.insert(name);
+                    }
+                }
+            }
+            ExtFrame::Ready => {
+                self.mark_ready(ReadyState::Ready);
+            }
+            ExtFrame::CommandResponse(r) => {
+                let id = r.id.clone();
+                self.deliver(&id, Reply::Command(r), "");
+            }
+            ExtFrame::ToolResult(r) => {
+                let id = r.id.clone();
+                self.deliver(&id, Reply::Tool(r), "");
+            }
+            ExtFrame::EventInterceptResponse(r) => {
+                let id = r.id.clone();
+                self.deliver(&id, Reply::Intercept(r), "");
+            }
+            ExtFrame::ShutdownAck => self.log.line("shutdown_ack received"),
+            ExtFrame::Unknown(u) => {
+                self.diagnose(shared, &format!("unknown frame type {:?}", u.type_name));
+            }
+            other => {
+                if let Some(h) = shared.handler() {
+                    h.on_frame(self, other);
+                }
+            }
+        }
+    }
+}

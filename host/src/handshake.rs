@@ -1,0 +1,145 @@
+//! The handshake (§5.1, HOST-20..29): `hello` first, `hello_ack` at once.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tokio::io::BufReader;
+use tokio::process::{Child, ChildStdout};
+use zot_protocol::{CodecError, ExtFrame, Frame, Hello, LineReader};
+
+use crate::config::Timeouts;
+use crate::spawn::kill_and_reap;
+use crate::util::describe_exit;
+use crate::wire::{Dir, WireLog};
+
+/// The extension's stdout as a bounded line reader.
+pub type StdoutLines = LineReader<BufReader<ChildStdout>>;
+
+/// Why the handshake failed (the cause part of a load error).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HandshakeError {
+    /// stdout closed and the process exited (HOST-22).
+    #[error("extension exited before hello: {0}")]
+    ExitedBeforeHello(String),
+    /// stdout closed but the process kept running past the grace (HOST-23).
+    #[error("extension closed stdout before hello without exiting (killed)")]
+    ClosedWithoutExit,
+    /// No line within the hello bound (OP-4).
+    #[error("no hello within {0:?} (killed)")]
+    Timeout(std::time::Duration),
+    /// The first line was another frame type (HOST-21).
+    #[error("expected hello as the first frame, got {0:?}")]
+    NotHello(String),
+    /// The first line could not be decoded.
+    #[error("first line is not a valid hello frame: {0}")]
+    Malformed(String),
+    /// `hello.name` is empty.
+    #[error("hello has an empty name")]
+    EmptyName,
+    /// Reading stdout failed.
+    #[error("reading stdout: {0}")]
+    Io(String),
+}
+
+/// Reads the first line and requires a `hello` with a non-empty name. On any
+/// failure the process is killed (whole group) and reaped.
+pub async fn read_hello(
+    ext_name: &str,
+    child: &mut Child,
+    lines: &mut StdoutLines,
+    t: &Timeouts,
+    wire: Option<&WireLog>,
+) -> Result<Hello, HandshakeError> {
+    let first = tokio::time::timeout(t.hello, lines.next_line()).await;
+    let err = match first {
+        Err(_) => HandshakeError::Timeout(t.hello),
+        Ok(Ok(None)) => {
+            // stdout closed: wait up to the grace for the exit status.
+            return Err(
+                match tokio::time::timeout(t.exit_before_hello, child.wait()).await {
+                    Ok(Ok(status)) => HandshakeError::ExitedBeforeHello(describe_exit(status)),
+                    Ok(Err(e)) => HandshakeError::Io(e.to_string()),
+                    Err(_) => {
+                        kill_and_reap(child).await;
+                        HandshakeError::ClosedWithoutExit
+                    }
+                },
+            );
+        }
+        Ok(Err(CodecError::FrameTooLarge { len, limit })) => HandshakeError::Malformed(format!(
+            "line of {len} bytes exceeds the {limit}-byte frame limit"
+        )),
+        Ok(Err(e)) => HandshakeError::Io(e.to_string()),
+        Ok(Ok(Some(line))) => {
+            if let Some(w) = wire {
+                w.line(ext_name, Dir::ExtToHost, line);
+            }
+            match ExtFrame::decode(line) {
+                Ok(ExtFrame::Hello(h)) if !h.name.trim().is_empty() => return Ok(h),
+                Ok(ExtFrame::Hello(_)) => HandshakeError::EmptyName,
+                Ok(other) => HandshakeError::NotHello(other.type_name().to_owned()),
+                Err(e) => HandshakeError::Malformed(e.to_string()),
+            }
+        }
+    };
+    kill_and_reap(child).await;
+    Err(err)
+}
+
+/// A load failure with everything HOST-174 asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    /// Manifest name (or directory basename).
+    pub ext: String,
+    /// Extension directory.
+    pub dir: String,
+    /// Configured `exec`.
+    pub exec: String,
+    /// Declared language, if any.
+    pub language: String,
+    /// The original error.
+    pub cause: String,
+    /// The stderr log path, when the log could be opened.
+    pub log: Option<String>,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "extension {:?}: {}", self.ext, self.cause)?;
+        write!(f, "\n  dir: {}", self.dir)?;
+        if !self.exec.is_empty() {
+            write!(f, "\n  exec: {}", self.exec)?;
+        }
+        if !self.language.is_empty() {
+            write!(f, "\n  language: {}", self.language)?;
+        }
+        if let Some(log) = &self.log {
+            write!(f, "\n  log: {log}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl LoadError {
+    /// Builds the error for an extension directory.
+    pub fn new(
+        ext: &str,
+        dir: &Path,
+        manifest: Option<&crate::manifest::Manifest>,
+        cause: impl ToString,
+        log: Option<&Arc<crate::spawn::ExtLog>>,
+    ) -> Self {
+        Self {
+            ext: ext.to_owned(),
+            dir: dir.display().to_string(),
+            exec: manifest.map(|m| m.exec.clone()).unwrap_or_default(),
+            language: manifest.map(|m| m.language.clone()).unwrap_or_default(),
+            cause: cause.to_string(),
+            log: log
+                .filter(|l| l.is_open())
+                .map(|l| l.path().display().to_string()),
+        }
+    }
+}

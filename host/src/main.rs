@@ -1,0 +1,135 @@
+//! `zot-host`: the reference host's command line.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use zot_host::discovery::zot_home_from_env;
+use zot_host::transcript::{Observation, Renderer, Transcript};
+use zot_host::wire::WireLog;
+use zot_host::{run_script, RunOptions, Script};
+
+/// The reference host of the zot extension protocol.
+#[derive(Parser, Debug)]
+#[command(name = "zot-host", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a session script against the extensions.
+    Run(RunArgs),
+    // `ext` (list / doctor / install / remove / enable / disable / logs /
+    // update) joins here as a nested subcommand group; it shares
+    // `zot_host::discovery` with `run`.
+}
+
+#[derive(clap::Args, Debug)]
+struct RunArgs {
+    /// The session script (JSON, see host/SCRIPT.md).
+    #[arg(long, value_name = "FILE")]
+    script: PathBuf,
+    /// Load this extension directory for this run (repeatable; wins over
+    /// installed extensions of the same name).
+    #[arg(long = "ext", short = 'e', value_name = "DIR")]
+    ext: Vec<PathBuf>,
+    /// Skip discovery; explicit --ext paths still load.
+    #[arg(long = "no-ext", alias = "no-extensions")]
+    no_ext: bool,
+    /// Print one JSON object per host-observable step instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Write every frame, both directions, as JSON lines to FILE.
+    #[arg(long, value_name = "FILE")]
+    wire: Option<PathBuf>,
+    /// The project directory (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Override $ZOT_HOME.
+    #[arg(long = "zot-home", value_name = "DIR")]
+    zot_home: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run(args) => run(args),
+    }
+}
+
+fn absolute(p: PathBuf) -> PathBuf {
+    if p.is_absolute() {
+        p
+    } else {
+        std::env::current_dir().map(|d| d.join(&p)).unwrap_or(p)
+    }
+}
+
+fn run(args: RunArgs) -> ExitCode {
+    let script = match Script::load(&args.script) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("zot-host: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cwd = absolute(args.cwd.unwrap_or_else(|| PathBuf::from(".")));
+    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    let zot_home = absolute(args.zot_home.unwrap_or_else(zot_home_from_env));
+    let wire = match &args.wire {
+        None => None,
+        Some(p) => match std::fs::File::create(p) {
+            Ok(f) => Some(WireLog::new(Box::new(std::io::BufWriter::new(f)))),
+            Err(e) => {
+                eprintln!("zot-host: cannot create wire log {}: {e}", p.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let json = args.json;
+    let renderer = Renderer::for_stdout();
+    let transcript = Transcript::with_listener(move |o| {
+        if json {
+            if let Ok(line) = serde_json::to_string(o) {
+                println!("{line}");
+            }
+            if let Observation::Stderr { text } = o {
+                eprintln!("{text}");
+            }
+        } else if let Observation::Stderr { text } = o {
+            eprintln!("{text}");
+        } else {
+            println!("{}", renderer.render(o));
+        }
+    });
+    let mut opts = RunOptions::new(cwd, zot_home);
+    opts.explicit = args.ext.into_iter().map(absolute).collect();
+    opts.no_discovery = args.no_ext;
+    opts.wire = wire;
+    opts.transcript = transcript;
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("zot-host: cannot start the runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = rt.block_on(run_script(&script, opts));
+    if outcome.failures > 0 {
+        eprintln!("zot-host: {} expectation(s) failed", outcome.failures);
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

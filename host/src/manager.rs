@@ -1,0 +1,410 @@
+//! The extension manager: loading (discovery → spawn → handshake, in
+//! parallel, HOST-18/19), the loaded set in load order, correlation ids,
+//! lifecycle notifications with one sequence (see [`crate::events`]),
+//! shutdown and reload.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+
+use tokio::io::BufReader;
+use zot_protocol::limits::PROTOCOL_VERSION;
+use zot_protocol::{Capability, ExtFrame, HelloAck, HostFrame, LineReader};
+
+use crate::config::HostConfig;
+use crate::discovery::{discover, Discovery, DiscoveryOptions, Entry};
+use crate::extension::{Extension, NewExtension};
+use crate::handshake::{read_hello, LoadError};
+use crate::manifest::ManifestKind;
+use crate::outbound::Outbound;
+use crate::ready::ReadyState;
+use crate::registry::Registry;
+use crate::spawn::{spawn, ExtLog};
+use crate::transcript::{Observation, Transcript};
+use crate::wire::WireLog;
+
+/// Receives the frames the manager does not handle itself: spontaneous UI
+/// frames, `call_tool`, `call_tool_cancel`; and disconnect notices.
+pub trait FrameHandler: Send + Sync {
+    /// A frame from `ext` (called on its read loop, in arrival order).
+    fn on_frame(&self, ext: &Arc<Extension>, frame: ExtFrame);
+    /// `ext` disconnected.
+    fn on_disconnect(&self, ext: &Arc<Extension>);
+    /// Every line read from `ext` after the handshake (for scripted waits).
+    fn on_line(&self, _ext: &Arc<Extension>, _line: &[u8]) {}
+}
+
+/// State shared by the manager, the read loops and the session engine.
+pub struct Shared {
+    /// Configuration.
+    pub cfg: HostConfig,
+    /// Command and tool registries.
+    pub registry: Mutex<Registry>,
+    /// Wire log, if any.
+    pub wire: Option<WireLog>,
+    /// Host-observable steps.
+    pub transcript: Transcript,
+    ids: AtomicU64,
+    sequence: AtomicU64,
+    shutting_down: AtomicBool,
+    handler: RwLock<Option<Weak<dyn FrameHandler>>>,
+    reapers: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    hurry: Mutex<tokio_util::sync::CancellationToken>,
+}
+
+impl Shared {
+    /// The frame handler, if one is installed and alive.
+    pub fn handler(&self) -> Option<Arc<dyn FrameHandler>> {
+        self.handler
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .and_then(Weak::upgrade)
+    }
+
+    /// Whether shutdown (or a reload's stop phase) is in progress.
+    pub fn is_shutting_down(&self) -> bool {
+        self.shutting_down.load(Ordering::SeqCst)
+    }
+
+    /// Tracks a background reaper of a disconnected extension; shutdown
+    /// hurries and awaits it, so no process outlives the host.
+    pub fn add_reaper(&self, h: tokio::task::JoinHandle<()>) {
+        self.reapers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(h);
+    }
+
+    /// Cancelled when shutdown wants lingering disconnected processes gone now.
+    pub fn hurry_token(&self) -> tokio_util::sync::CancellationToken {
+        self.hurry.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Hurries every background reaper and waits for them to finish.
+    async fn finish_reapers(&self) {
+        let token = std::mem::take(&mut *self.hurry.lock().unwrap_or_else(|e| e.into_inner()));
+        token.cancel();
+        let handles: Vec<_> =
+            std::mem::take(&mut *self.reapers.lock().unwrap_or_else(|e| e.into_inner()));
+        for h in handles {
+            let _ = h.await;
+        }
+    }
+
+    /// A new correlation id, unique in the host process (HOST-45).
+    pub fn next_id(&self) -> String {
+        (self.ids.fetch_add(1, Ordering::SeqCst) + 1).to_string()
+    }
+
+    /// The next notification sequence number (starts at 1, HOST-126).
+    pub fn next_sequence(&self) -> u64 {
+        self.sequence.fetch_add(1, Ordering::SeqCst) + zot_protocol::limits::FIRST_SEQUENCE
+    }
+}
+
+/// Counts of a load or reload.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadStats {
+    /// Extensions stopped (reload only).
+    pub stopped: usize,
+    /// Extensions loaded (processes handshaken, plus theme/skills-only).
+    pub loaded: usize,
+    /// Extensions that became ready (any way but timing out).
+    pub ready: usize,
+    /// Load errors.
+    pub errors: usize,
+}
+
+/// The extension manager.
+pub struct Manager {
+    shared: Arc<Shared>,
+    exts: RwLock<Vec<Arc<Extension>>>,
+    discovery: Mutex<DiscoveryOptions>,
+    load_errors: Mutex<Vec<LoadError>>,
+    passive: Mutex<Vec<String>>,
+}
+
+impl Manager {
+    /// A manager with no extension loaded yet.
+    pub fn new(
+        cfg: HostConfig,
+        discovery: DiscoveryOptions,
+        wire: Option<WireLog>,
+        transcript: Transcript,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            shared: Arc::new(Shared {
+                cfg,
+                registry: Mutex::default(),
+                wire,
+                transcript,
+                ids: AtomicU64::new(0),
+                sequence: AtomicU64::new(0),
+                shutting_down: AtomicBool::new(false),
+                handler: RwLock::new(None),
+                reapers: Mutex::default(),
+                hurry: Mutex::default(),
+            }),
+            exts: RwLock::default(),
+            discovery: Mutex::new(discovery),
+            load_errors: Mutex::default(),
+            passive: Mutex::default(),
+        })
+    }
+
+    /// Installs the frame handler (the session engine).
+    pub fn set_handler(&self, h: Weak<dyn FrameHandler>) {
+        *self
+            .shared
+            .handler
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Some(h);
+    }
+
+    /// Shared state.
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Configuration.
+    pub fn cfg(&self) -> &HostConfig {
+        &self.shared.cfg
+    }
+
+    /// Loaded extensions (connected or not), in load order.
+    pub fn extensions(&self) -> Vec<Arc<Extension>> {
+        self.exts.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Connected extensions in load order.
+    pub fn connected(&self) -> Vec<Arc<Extension>> {
+        self.extensions()
+            .into_iter()
+            .filter(|e| e.is_connected())
+            .collect()
+    }
+
+    /// An extension by manifest name.
+    pub fn get(&self, name: &str) -> Option<Arc<Extension>> {
+        self.extensions().into_iter().find(|e| e.name == name)
+    }
+
+    /// Load errors of the last load.
+    pub fn load_errors(&self) -> Vec<LoadError> {
+        self.load_errors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Names of theme-/skills-only extensions (never spawned, ready at once).
+    pub fn passive(&self) -> Vec<String> {
+        self.passive
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Runs discovery with the manager's options.
+    pub fn discover(&self) -> Discovery {
+        discover(&self.discovery.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Discovers, spawns and handshakes every extension in parallel, waits
+    /// for readiness (`grace`) and builds the agent's tool registry.
+    pub async fn load(&self, grace: std::time::Duration) -> LoadStats {
+        let found = self.discover();
+        let mut stats = LoadStats::default();
+        let mut errors = Vec::new();
+        for (e, err) in found.errors() {
+            // HOST-3: only explicit paths without a manifest are reported;
+            // discovered ones never reach here.
+            errors.push(LoadError::new(&e.name(), &e.dir, None, err, None));
+        }
+        let mut tasks = Vec::new();
+        let mut passive = Vec::new();
+        let mut reports = Vec::new();
+        for (rank, entry) in found.to_load().enumerate() {
+            if entry.kind != Some(ManifestKind::Process) {
+                // Theme-/skills-only: never spawned, ready at once (HOST-11).
+                let version = entry.manifest.as_ref().map(|m| m.version.clone());
+                let loaded = Observation::Loaded {
+                    ext: entry.name(),
+                    version: version.unwrap_or_default(),
+                    source: entry.source.label().to_owned(),
+                };
+                reports.push((rank, loaded));
+                passive.push(entry.name());
+                continue;
+            }
+            let shared = self.shared.clone();
+            let entry = entry.clone();
+            tasks.push(tokio::spawn(
+                async move { load_one(shared, entry, rank).await },
+            ));
+        }
+        let mut loaded = Vec::new();
+        for t in tasks {
+            match t.await {
+                Ok(Ok(ext)) => loaded.push(ext),
+                Ok(Err(e)) => errors.push(e),
+                Err(e) => tracing::error!("load task failed: {e}"),
+            }
+        }
+        loaded.sort_by_key(|e| e.rank);
+        for e in &loaded {
+            let o = Observation::Loaded {
+                ext: e.name.clone(),
+                version: e.hello.version.clone(),
+                source: e.source.label().to_owned(),
+            };
+            reports.push((e.rank, o));
+        }
+        reports.sort_by_key(|(rank, _)| *rank);
+        for (_, o) in reports {
+            self.shared.transcript.push(o);
+        }
+        for e in &errors {
+            self.shared.transcript.push(Observation::LoadError {
+                ext: e.ext.clone(),
+                message: e.to_string(),
+            });
+        }
+        stats.loaded = loaded.len() + passive.len();
+        stats.errors = errors.len();
+        crate::ready::wait_all(&loaded, grace).await;
+        for e in &loaded {
+            if e.ready_state() == ReadyState::TimedOut {
+                e.diagnose(&self.shared, "timed out waiting for ready frame");
+            }
+        }
+        stats.ready = passive.len()
+            + loaded
+                .iter()
+                .filter(|e| e.ready_state() != ReadyState::TimedOut)
+                .count();
+        self.exts
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(loaded);
+        *self.load_errors.lock().unwrap_or_else(|e| e.into_inner()) = errors;
+        *self.passive.lock().unwrap_or_else(|e| e.into_inner()) = passive;
+        self.shared
+            .registry
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .build_agent_tools();
+        stats
+    }
+
+    /// Stops every extension (§16.7 steps 2-4); the caller emits
+    /// `session_end` first.
+    pub async fn shutdown(&self, grace: std::time::Duration) -> usize {
+        self.shared.shutting_down.store(true, Ordering::SeqCst);
+        let exts = self.extensions();
+        crate::shutdown::shutdown_all(&exts, &self.shared.cfg.timeouts, grace).await;
+        self.shared.finish_reapers().await;
+        exts.len()
+    }
+
+    /// `/reload-ext` (§16.8): stop all, clear registries, load again (explicit
+    /// paths first), wait for readiness, rebuild the tool registry.
+    pub async fn reload(&self) -> LoadStats {
+        let t = self.shared.cfg.timeouts.clone();
+        let stopped = self.shutdown(t.reload_stop_grace).await;
+        self.exts.write().unwrap_or_else(|e| e.into_inner()).clear();
+        self.shared
+            .registry
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        self.shared.shutting_down.store(false, Ordering::SeqCst);
+        let grace = t.reload_ready_grace.max(t.ready_grace);
+        let mut stats = self.load(grace).await;
+        stats.stopped = stopped;
+        stats
+    }
+}
+
+async fn load_one(
+    shared: Arc<Shared>,
+    entry: Entry,
+    rank: usize,
+) -> Result<Arc<Extension>, LoadError> {
+    let manifest = entry
+        .manifest
+        .clone()
+        .unwrap_or_else(|| unreachable_manifest(&entry));
+    let name = manifest.name.clone();
+    let log = Arc::new(ExtLog::open(&shared.cfg.log_path(&name)));
+    let err = |cause: String| LoadError::new(&name, &entry.dir, Some(&manifest), cause, Some(&log));
+    let mut sp = spawn(&manifest, &entry.dir, &log).map_err(|e| err(format!("spawn: {e}")))?;
+    let mut lines = LineReader::new(BufReader::new(sp.stdout));
+    let t = &shared.cfg.timeouts;
+    let hello = read_hello(&name, &mut sp.child, &mut lines, t, shared.wire.as_ref())
+        .await
+        .map_err(|e| {
+            log.line(&format!("handshake failed: {e}"));
+            err(e.to_string())
+        })?;
+    let outbound = Outbound::start(&name, sp.stdin, shared.cfg.queue, shared.wire.clone());
+    let mut caps = vec![Capability::CallTool];
+    if shared.cfg.continuous {
+        caps.push(Capability::CallToolDurable);
+    }
+    let dir = entry.dir.display().to_string();
+    let ack = HostFrame::HelloAck(HelloAck {
+        protocol_version: PROTOCOL_VERSION,
+        capabilities: caps,
+        zot_version: shared.cfg.zot_version.clone(),
+        provider: shared.cfg.provider.clone(),
+        model: shared.cfg.model.clone(),
+        cwd: shared.cfg.cwd.display().to_string(),
+        extension_dir: dir.clone(),
+        data_dir: dir,
+    });
+    let written = match outbound.request(&ack) {
+        Ok(t) => tokio::time::timeout(shared.cfg.timeouts.write, t.written).await,
+        Err(e) => Ok(Ok(Err(e))),
+    };
+    if !matches!(written, Ok(Ok(Ok(())))) {
+        outbound.close("hello_ack write failed");
+        crate::spawn::kill_and_reap(&mut sp.child).await;
+        return Err(err("could not write hello_ack".into()));
+    }
+    let ext = Extension::new(NewExtension {
+        name: name.clone(),
+        dir: entry.dir.clone(),
+        manifest,
+        source: entry.source,
+        rank,
+        hello,
+        log,
+        outbound,
+        child: sp.child,
+    });
+    if ext.hello.name != name {
+        // OP-6: the manifest name is the identity; the mismatch is a diagnostic.
+        let msg = format!(
+            "hello name {:?} differs from manifest name {:?}; using the manifest name",
+            ext.hello.name, name
+        );
+        ext.diagnose(&shared, &msg);
+    }
+    tokio::spawn(ext.clone().read_loop(shared.clone(), lines));
+    Ok(ext)
+}
+
+fn unreachable_manifest(entry: &Entry) -> crate::manifest::Manifest {
+    // Entries to load always carry a manifest; keep a harmless fallback.
+    crate::manifest::Manifest {
+        name: entry.name(),
+        version: String::new(),
+        exec: String::new(),
+        args: Vec::new(),
+        language: String::new(),
+        description: String::new(),
+        skills: Vec::new(),
+        enabled: None,
+    }
+}

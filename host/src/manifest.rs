@@ -1,0 +1,172 @@
+//! `extension.json` (§16.2): parsing and validation.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The manifest file name inside an extension directory.
+pub const MANIFEST_FILE: &str = "extension.json";
+
+/// A parsed, validated `extension.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub struct Manifest {
+    /// Identity of the extension.
+    #[serde(default)]
+    pub name: String,
+    /// Shown by `ext list`.
+    #[serde(default)]
+    pub version: String,
+    /// Executable (absolute, relative to the extension directory, or on `PATH`).
+    #[serde(default)]
+    pub exec: String,
+    /// Extra argv.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Informational language tag, echoed in load errors.
+    #[serde(default)]
+    pub language: String,
+    /// Shown by `ext list`.
+    #[serde(default)]
+    pub description: String,
+    /// Skill directories or `SKILL.md` paths (OP-34).
+    #[serde(default)]
+    pub skills: Vec<String>,
+    /// `false` disables the extension without removing it.
+    #[serde(default)]
+    pub enabled: Option<bool>,
+}
+
+/// What a manifest describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ManifestKind {
+    /// A protocol extension with an `exec`: spawned.
+    Process,
+    /// A theme-only extension: never spawned, ready at once.
+    ThemeOnly,
+    /// A skills-only bundle: never spawned, ready at once.
+    SkillsOnly,
+}
+
+impl Manifest {
+    /// Whether the extension is enabled (absent means `true`).
+    pub fn is_enabled(&self) -> bool {
+        self.enabled.unwrap_or(true)
+    }
+}
+
+/// Why a manifest could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestError {
+    /// The file is missing.
+    #[error("{dir}: no {MANIFEST_FILE}")]
+    Missing {
+        /// The extension directory.
+        dir: PathBuf,
+    },
+    /// The file could not be read.
+    #[error("{dir}: read manifest: {message}")]
+    Read {
+        /// The extension directory.
+        dir: PathBuf,
+        /// The I/O error.
+        message: String,
+    },
+    /// The file is not valid JSON or has fields of the wrong type.
+    #[error("{dir}: parse manifest: {message}")]
+    Parse {
+        /// The extension directory.
+        dir: PathBuf,
+        /// The parser's message.
+        message: String,
+    },
+    /// No `name`.
+    #[error("{dir}: manifest: name is required")]
+    NameRequired {
+        /// The extension directory.
+        dir: PathBuf,
+    },
+    /// None of `exec`, a theme file, or `skills`.
+    #[error("{dir}: manifest: exec, theme, or skills is required")]
+    NothingToRun {
+        /// The extension directory.
+        dir: PathBuf,
+    },
+}
+
+/// Whether the directory ships a theme (`theme.json` or `themes/theme.json`).
+pub fn has_theme(dir: &Path) -> bool {
+    dir.join("theme.json").is_file() || dir.join("themes").join("theme.json").is_file()
+}
+
+/// Reads and validates `<dir>/extension.json`.
+pub fn load_manifest(dir: &Path) -> Result<(Manifest, ManifestKind), ManifestError> {
+    let path = dir.join(MANIFEST_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(ManifestError::Missing {
+                dir: dir.to_owned(),
+            })
+        }
+        Err(e) => {
+            return Err(ManifestError::Read {
+                dir: dir.to_owned(),
+                message: e.to_string(),
+            })
+        }
+    };
+    parse_manifest(dir, &text)
+}
+
+/// Validates manifest text belonging to `dir`.
+pub fn parse_manifest(dir: &Path, text: &str) -> Result<(Manifest, ManifestKind), ManifestError> {
+    let m: Manifest = serde_json::from_str(text).map_err(|e| ManifestError::Parse {
+        dir: dir.to_owned(),
+        message: e.to_string(),
+    })?;
+    if m.name.trim().is_empty() {
+        return Err(ManifestError::NameRequired {
+            dir: dir.to_owned(),
+        });
+    }
+    let kind = if !m.exec.is_empty() {
+        ManifestKind::Process
+    } else if has_theme(dir) {
+        ManifestKind::ThemeOnly
+    } else if !m.skills.is_empty() {
+        ManifestKind::SkillsOnly
+    } else {
+        return Err(ManifestError::NothingToRun {
+            dir: dir.to_owned(),
+        });
+    };
+    Ok((m, kind))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validates_fields() {
+        let d = Path::new("/nonexistent/x");
+        assert!(matches!(
+            parse_manifest(d, "{").unwrap_err(),
+            ManifestError::Parse { .. }
+        ));
+        assert!(parse_manifest(d, r#"{"exec":"./x"}"#)
+            .unwrap_err()
+            .to_string()
+            .ends_with("manifest: name is required"));
+        assert!(parse_manifest(d, r#"{"name":"a"}"#)
+            .unwrap_err()
+            .to_string()
+            .ends_with("manifest: exec, theme, or skills is required"));
+        let (m, k) = parse_manifest(d, r#"{"name":"a","exec":"./x","enabled":false}"#).unwrap();
+        assert_eq!(k, ManifestKind::Process);
+        assert!(!m.is_enabled());
+        let (_, k) = parse_manifest(d, r#"{"name":"a","skills":["s"]}"#).unwrap();
+        assert_eq!(k, ManifestKind::SkillsOnly);
+    }
+}

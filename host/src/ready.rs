@@ -1,0 +1,59 @@
+//! Readiness (§5.3, HOST-30..34): `ready`, auto-ready after 250 ms idle, the
+//! 3 s startup grace, and "the read loop ended".
+//!
+//! The `ready` frame and the idle rule are applied by the read loop
+//! ([`crate::extension::Extension::read_loop`]); this module holds the states
+//! and the parallel wait with its grace.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::extension::Extension;
+
+/// How an extension became ready.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadyState {
+    /// Not yet.
+    Pending,
+    /// It sent `ready`.
+    Ready,
+    /// No frame for the idle window (legacy SDK).
+    AutoReady,
+    /// The host's readiness wait expired.
+    TimedOut,
+    /// Its read loop ended.
+    Exited,
+}
+
+/// Waits, in parallel, for every extension to leave [`ReadyState::Pending`],
+/// at most `grace`; laggards are marked [`ReadyState::TimedOut`] (HOST-32).
+pub async fn wait_all(exts: &[Arc<Extension>], grace: Duration) {
+    let deadline = tokio::time::Instant::now() + grace;
+    let waits = exts.iter().map(|e| {
+        let mut rx = e.ready_watch();
+        async move {
+            let _ =
+                tokio::time::timeout_at(deadline, rx.wait_for(|s| *s != ReadyState::Pending)).await;
+        }
+    });
+    futures_join_all(waits).await;
+    for e in exts {
+        if e.mark_ready(ReadyState::TimedOut) {
+            e.log.line("timed out waiting for ready frame; proceeding");
+        }
+    }
+}
+
+/// Joins futures without an extra dependency.
+pub(crate) async fn futures_join_all<F: std::future::Future<Output = ()>>(
+    futs: impl IntoIterator<Item = F>,
+) {
+    let mut set = Vec::new();
+    for f in futs {
+        set.push(Box::pin(f));
+    }
+    for f in set {
+        f.await;
+    }
+}

@@ -1,0 +1,983 @@
+//! The scripted session engine: the embedded stand-in for the model and the
+//! user. It owns the session state (id, cwd, model, mode, confirmation
+//! policy, conversation, notes, panel, editor), runs script steps one at a
+//! time, applies command responses and spontaneous extension frames by host
+//! mode (§14.4), and emits session/compaction/subagent events.
+//!
+//! The agent loop and the tool pipeline live in [`crate::agent`];
+//! `call_tool` handling in [`crate::call_tool`].
+
+use std::collections::{HashSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use tokio::sync::Notify;
+use zot_protocol::{
+    CommandAction, CommandResponse, ExtFrame, HostFrame, LifecycleEvent, NotifyLevel, PanelClose,
+    PanelKey, PanelKeyName, PostCompactEvent, PreCompactEvent, RunStatus, SessionEndEvent,
+    SessionEndReason, SessionStartEvent, SubagentStartEvent, SubagentStopEvent,
+};
+
+use crate::config::{HostConfig, HostMode, QueueLimits, Timeouts};
+use crate::discovery::DiscoveryOptions;
+use crate::extension::Extension;
+use crate::manager::{FrameHandler, Manager};
+use crate::panels::Panels;
+use crate::registry::BUILTIN_COMMANDS;
+use crate::script::{Answer, ConfirmPolicy, Script, Step, Turn, WaitSpec};
+use crate::transcript::{Observation, Transcript};
+use crate::wire::WireLog;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One conversation entry (what the model would see).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A user message.
+    User(String),
+    /// An assistant message with its tool calls `(tool_id, name, args, origin_extension)`.
+    Assistant {
+        /// The model's original text.
+        text: String,
+        /// Tool calls.
+        tool_calls: Vec<(String, String, String, String)>,
+    },
+    /// A tool result.
+    ToolResult {
+        /// Tool id.
+        tool_id: String,
+        /// Full text (never shortened).
+        text: String,
+        /// Error result.
+        is_error: bool,
+    },
+    /// A compaction summary.
+    Summary(String),
+}
+
+/// Mutable session state.
+#[derive(Debug)]
+pub struct State {
+    /// Session id.
+    pub session_id: String,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// Provider.
+    pub provider: String,
+    /// Model.
+    pub model: String,
+    /// Host mode.
+    pub mode: HostMode,
+    /// Confirmation policy.
+    pub policy: ConfirmPolicy,
+    /// Answer when nothing is scripted.
+    pub default_answer: Answer,
+    /// Tools approved with "remember".
+    pub remembered: HashSet<String>,
+    /// The conversation.
+    pub messages: Vec<Message>,
+    /// The base system prompt.
+    pub base_prompt: String,
+    /// The prompt in force after the last `before_agent_start` pass.
+    pub prompt: Option<String>,
+    /// Whether a session is active (between start and end).
+    pub active: bool,
+    /// Shutdown began: no new session starts.
+    pub closing: bool,
+}
+
+/// Something an extension asked the engine to do later.
+#[derive(Debug, Clone)]
+pub enum Inbox {
+    /// `submit` (interactive only).
+    Submit {
+        /// Extension.
+        ext: String,
+        /// Trimmed text.
+        text: String,
+    },
+    /// `submit_slash` (interactive only).
+    SubmitSlash {
+        /// Extension.
+        ext: String,
+        /// Trimmed text starting with `/`.
+        text: String,
+    },
+}
+
+#[derive(Default)]
+struct Seen {
+    frames: Vec<(String, serde_json::Value)>,
+    consumed: Vec<bool>,
+}
+
+/// The session engine.
+pub struct Engine {
+    /// The extension manager.
+    pub mgr: Arc<Manager>,
+    me: Weak<Engine>,
+    pub(crate) st: Mutex<State>,
+    pub(crate) model_turns: Mutex<VecDeque<Turn>>,
+    pub(crate) answers: Mutex<VecDeque<Answer>>,
+    panels: Mutex<Panels>,
+    notes: Mutex<Vec<(String, String)>>,
+    editor: Mutex<String>,
+    pub(crate) inbox: Mutex<VecDeque<Inbox>>,
+    seen: Mutex<Seen>,
+    seen_notify: Notify,
+    pub(crate) counter: AtomicU64,
+    pub(crate) busy: AtomicBool,
+    pub(crate) followups: Mutex<VecDeque<(String, String)>>,
+    pub(crate) first_step: Mutex<Option<u32>>,
+    last_step_mark: Mutex<usize>,
+    failures: AtomicUsize,
+    exit: AtomicBool,
+    /// Durable `call_tool` results (continuous mode).
+    pub durable: Option<crate::durable::DurableStore>,
+}
+
+/// Inputs of [`run_script`].
+#[derive(Clone)]
+pub struct RunOptions {
+    /// `--ext` paths.
+    pub explicit: Vec<PathBuf>,
+    /// Project directory.
+    pub cwd: PathBuf,
+    /// `$ZOT_HOME`.
+    pub zot_home: PathBuf,
+    /// `--no-ext`.
+    pub no_discovery: bool,
+    /// Wire log.
+    pub wire: Option<WireLog>,
+    /// Where observations go.
+    pub transcript: Transcript,
+    /// Base deadlines (the script's overrides apply on top).
+    pub timeouts: Timeouts,
+    /// Queue bounds.
+    pub queue: QueueLimits,
+}
+
+impl RunOptions {
+    /// Options with the spec's deadlines.
+    pub fn new(cwd: PathBuf, zot_home: PathBuf) -> Self {
+        Self {
+            explicit: Vec::new(),
+            cwd,
+            zot_home,
+            no_discovery: false,
+            wire: None,
+            transcript: Transcript::new(),
+            timeouts: Timeouts::default(),
+            queue: QueueLimits::default(),
+        }
+    }
+}
+
+/// The result of a run.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// Everything observed.
+    pub observations: Vec<Observation>,
+    /// Failed `expect` / `wait` checks.
+    pub failures: usize,
+}
+
+/// Loads the extensions, runs the script and shuts down.
+pub async fn run_script(script: &Script, opts: RunOptions) -> RunOutcome {
+    let mut cfg = HostConfig::new(opts.cwd.clone(), opts.zot_home.clone());
+    cfg.mode = script.mode.unwrap_or(HostMode::Interactive);
+    cfg.continuous = script.continuous;
+    cfg.timeouts = opts.timeouts.clone();
+    script.timeouts.apply(&mut cfg.timeouts);
+    cfg.queue = opts.queue;
+    if let Some(p) = &script.provider {
+        cfg.provider = p.clone();
+    }
+    if let Some(m) = &script.model {
+        cfg.model = m.clone();
+    }
+    let discovery = DiscoveryOptions {
+        cwd: opts.cwd.clone(),
+        zot_home: opts.zot_home.clone(),
+        explicit: opts.explicit.clone(),
+        no_discovery: opts.no_discovery,
+    };
+    let mgr = Manager::new(
+        cfg.clone(),
+        discovery,
+        opts.wire.clone(),
+        opts.transcript.clone(),
+    );
+    let durable = if cfg.continuous {
+        let path = opts.zot_home.join("state").join("durable-calls.sqlite");
+        match crate::durable::DurableStore::open(&path) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                opts.transcript.push(Observation::Warning {
+                    text: format!("{e} ({}); durable replay disabled", path.display()),
+                });
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let engine = Engine::with_store(mgr.clone(), script, durable);
+    let handler: Arc<dyn FrameHandler> = engine.clone();
+    mgr.set_handler(Arc::downgrade(&handler));
+    mgr.load(cfg.timeouts.ready_grace).await;
+    if !matches!(cfg.mode, HostMode::Print | HostMode::Json) {
+        engine.start_session();
+    }
+    for (i, step) in script.steps.iter().enumerate() {
+        engine.step(i, step).await;
+        engine.drain_inbox().await;
+        if engine.exit.load(Ordering::SeqCst) {
+            break;
+        }
+    }
+    engine.shutdown().await;
+    RunOutcome {
+        observations: opts.transcript.snapshot(),
+        failures: engine.failures.load(Ordering::SeqCst),
+    }
+}
+
+impl Engine {
+    /// A new engine for a script's settings.
+    pub fn new(mgr: Arc<Manager>, script: &Script) -> Arc<Self> {
+        Self::with_store(mgr, script, None)
+    }
+
+    /// A new engine with a durable store for continuous mode.
+    pub fn with_store(
+        mgr: Arc<Manager>,
+        script: &Script,
+        durable: Option<crate::durable::DurableStore>,
+    ) -> Arc<Self> {
+        let cfg = mgr.cfg().clone();
+        let policy = script.confirm.unwrap_or(if cfg.mode.is_interactive() {
+            ConfirmPolicy::Ask
+        } else {
+            ConfirmPolicy::Yolo
+        });
+        Arc::new_cyclic(|me| Self {
+            mgr,
+            me: me.clone(),
+            st: Mutex::new(State {
+                session_id: script
+                    .session_id
+                    .clone()
+                    .unwrap_or_else(|| "session-1".into()),
+                cwd: cfg.cwd.clone(),
+                provider: cfg.provider.clone(),
+                model: cfg.model.clone(),
+                mode: cfg.mode,
+                policy,
+                default_answer: script.default_answer.unwrap_or(Answer::Approve),
+                remembered: HashSet::new(),
+                messages: Vec::new(),
+                base_prompt: script
+                    .system_prompt
+                    .clone()
+                    .unwrap_or_else(|| "You are zot, a coding agent (reference host).".into()),
+                prompt: None,
+                active: false,
+                closing: false,
+            }),
+            model_turns: Mutex::default(),
+            answers: Mutex::default(),
+            panels: Mutex::default(),
+            notes: Mutex::default(),
+            editor: Mutex::default(),
+            inbox: Mutex::default(),
+            seen: Mutex::default(),
+            seen_notify: Notify::new(),
+            counter: AtomicU64::new(0),
+            busy: AtomicBool::new(false),
+            followups: Mutex::default(),
+            first_step: Mutex::default(),
+            last_step_mark: Mutex::default(),
+            failures: AtomicUsize::new(0),
+            exit: AtomicBool::new(false),
+            durable,
+        })
+    }
+
+    /// A strong handle to this engine.
+    pub(crate) fn arc(&self) -> Option<Arc<Engine>> {
+        self.me.upgrade()
+    }
+
+    /// The next number of the engine's local counter (tool ids, run ids...).
+    pub(crate) fn next_n(&self) -> u64 {
+        self.counter.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// The host mode.
+    pub fn mode(&self) -> HostMode {
+        lock(&self.st).mode
+    }
+
+    pub(crate) fn observe(&self, o: Observation) {
+        self.mgr.shared().transcript.push(o);
+    }
+
+    pub(crate) fn status(&self, level: &str, text: impl Into<String>) {
+        self.observe(Observation::Status {
+            level: level.into(),
+            text: text.into(),
+        });
+    }
+
+    /// Emits a lifecycle event with the session's common fields.
+    pub(crate) fn emit(&self, ev: LifecycleEvent) {
+        let (sid, cwd) = {
+            let st = lock(&self.st);
+            (st.session_id.clone(), st.cwd.display().to_string())
+        };
+        crate::events::emit(&self.mgr, &sid, &cwd, ev);
+    }
+
+    fn fail_check(&self, message: String) {
+        self.failures.fetch_add(1, Ordering::SeqCst);
+        self.observe(Observation::ExpectFailed { message });
+    }
+
+    /// Starts the session (HOST-127..130); a no-op when active or closing.
+    pub(crate) fn start_session(&self) {
+        let (id, cwd) = {
+            let mut st = lock(&self.st);
+            if st.active || st.closing {
+                return;
+            }
+            st.active = true;
+            (st.session_id.clone(), st.cwd.display().to_string())
+        };
+        self.observe(Observation::Session { id, cwd });
+        self.emit(LifecycleEvent::SessionStart(SessionStartEvent {
+            session_id: String::new(),
+            cwd: String::new(),
+            sequence: 0,
+        }));
+    }
+
+    fn end_session(&self, reason: SessionEndReason) {
+        {
+            let mut st = lock(&self.st);
+            if !st.active {
+                return;
+            }
+            st.active = false;
+        }
+        self.emit(LifecycleEvent::SessionEnd(SessionEndEvent {
+            session_id: String::new(),
+            cwd: String::new(),
+            sequence: 0,
+            reason,
+        }));
+    }
+
+    /// Graceful shutdown: `session_end` first, then every extension (§16.7).
+    pub async fn shutdown(&self) {
+        self.end_session(SessionEndReason::Shutdown);
+        lock(&self.st).closing = true;
+        let grace = self.mgr.cfg().timeouts.shutdown_grace;
+        self.mgr.shutdown(grace).await;
+    }
+
+    /// Runs one script step.
+    pub async fn step(&self, i: usize, s: &Step) {
+        // A wait attached to a step matches frames that arrived since the
+        // step began; a lone wait, since the previous step began.
+        let mark = self.seen_mark();
+        let wait_from = if s.actions() == 0 {
+            *lock(&self.last_step_mark)
+        } else {
+            mark
+        };
+        *lock(&self.last_step_mark) = mark;
+        if let Some(r) = &s.replies {
+            lock(&self.model_turns).extend(r.iter().cloned());
+        }
+        if let Some(p) = &s.prompt {
+            *lock(&self.first_step) = s.first_step;
+            self.run_prompt(p.clone(), "user".into(), s.images, false)
+                .await;
+        } else if let Some(c) = &s.command {
+            self.run_command(c).await;
+        } else if let Some(k) = &s.key {
+            self.panel_key(k, s.text.as_deref().unwrap_or(""));
+        } else if let Some(a) = &s.confirm {
+            lock(&self.answers).extend(a.to_vec());
+        } else if let Some(c) = &s.compact {
+            self.compact(c);
+        } else if let Some(a) = &s.subagent {
+            self.subagent(a);
+        } else if let Some(m) = &s.model {
+            self.switch_model(m);
+        } else if let Some(sw) = &s.session {
+            self.switch_session(sw);
+        } else if s.clear.is_some() {
+            self.clear();
+        } else if s.reload.is_some() {
+            self.reload().await;
+        } else if s.tools.is_some() {
+            let names = lock(&self.mgr.shared().registry).advertised();
+            self.observe(Observation::Tools { names });
+        } else if let Some(e) = &s.expect {
+            let text =
+                serde_json::to_string(&self.mgr.shared().transcript.snapshot()).unwrap_or_default();
+            for c in &e.contains {
+                if !text.contains(c.as_str()) {
+                    self.fail_check(format!("steps[{i}]: transcript does not contain {c:?}"));
+                }
+            }
+            for c in &e.not_contains {
+                if text.contains(c.as_str()) {
+                    self.fail_check(format!("steps[{i}]: transcript contains {c:?}"));
+                }
+            }
+        } else if let Some(c) = &s.codemode {
+            self.codemode_call(c).await;
+        } else if let Some(ms) = s.sleep_ms {
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+        }
+        if let Some(w) = &s.wait {
+            self.wait_for(w, wait_from).await;
+        }
+    }
+
+    /// The number of frames seen so far (a position for [`Engine::wait_for`]).
+    pub fn seen_mark(&self) -> usize {
+        lock(&self.seen).frames.len()
+    }
+
+    /// Waits for (and consumes) the first matching frame at or after position
+    /// `from` that no earlier wait consumed.
+    pub async fn wait_for(&self, w: &WaitSpec, from: usize) -> bool {
+        let timeout = std::time::Duration::from_millis(w.timeout_ms.unwrap_or(10_000));
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let notified = self.seen_notify.notified();
+            {
+                let mut seen = lock(&self.seen);
+                let Seen { frames, consumed } = &mut *seen;
+                let hit = frames.iter().enumerate().position(|(i, (ext, v))| {
+                    i >= from
+                        && !consumed[i]
+                        && w.ext.as_deref().is_none_or(|e| e == ext)
+                        && v.get("type").and_then(|t| t.as_str()) == Some(w.frame_type.as_str())
+                        && w.fields.iter().all(|(k, want)| v.get(k) == Some(want))
+                });
+                if let Some(i) = hit {
+                    consumed[i] = true;
+                    return true;
+                }
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                self.fail_check(format!(
+                    "no {:?} frame{} within {timeout:?}",
+                    w.frame_type,
+                    w.ext
+                        .as_ref()
+                        .map(|e| format!(" from {e}"))
+                        .unwrap_or_default()
+                ));
+                return false;
+            }
+        }
+    }
+
+    /// Whether shutdown began.
+    pub fn is_closing(&self) -> bool {
+        lock(&self.st).closing
+    }
+
+    /// Runs queued `submit` / `submit_slash` requests while idle.
+    pub async fn drain_inbox(&self) {
+        loop {
+            let follow = lock(&self.followups).pop_front();
+            if let Some((text, from)) = follow {
+                self.run_prompt(text, from, 0, true).await;
+                continue;
+            }
+            let next = lock(&self.inbox).pop_front();
+            match next {
+                Some(Inbox::Submit { ext, text }) => self.run_prompt(text, ext, 0, false).await,
+                Some(Inbox::SubmitSlash { ext: _, text }) => {
+                    Box::pin(self.run_command(&text)).await
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// Runs a slash command typed by the user or submitted by an extension.
+    pub async fn run_command(&self, input: &str) {
+        self.observe(Observation::Command {
+            text: input.trim().to_owned(),
+        });
+        let (name, args) = crate::commands::split_command(input);
+        let key = zot_protocol::validate::command_key(&name);
+        if BUILTIN_COMMANDS.contains(&key.as_str()) {
+            return self.builtin_command(&key).await;
+        }
+        let reg = lock(&self.mgr.shared().registry).command(&name).cloned();
+        let Some(reg) = reg else {
+            return self.status("error", format!("unknown command /{name}"));
+        };
+        let Some(ext) = self.mgr.get(&reg.ext) else {
+            return self.status("error", format!("unknown command /{name}"));
+        };
+        match crate::commands::invoke(self.mgr.shared(), &ext, &reg.name, &args).await {
+            Err(e) => self.status("error", e),
+            Ok(r) => self.apply_response(&ext, &reg.name, r).await,
+        }
+    }
+
+    async fn builtin_command(&self, key: &str) {
+        match key {
+            "help" => {
+                let reg = lock(&self.mgr.shared().registry);
+                let mut text: Vec<String> =
+                    BUILTIN_COMMANDS.iter().map(|c| format!("/{c}")).collect();
+                text.extend(
+                    reg.commands()
+                        .map(|c| format!("/{} ({}) {}", c.name, c.ext, c.description)),
+                );
+                drop(reg);
+                self.observe(Observation::Display {
+                    ext: "zot".into(),
+                    text: text.join("\n"),
+                });
+            }
+            "reload-ext" => self.reload().await,
+            "new" => {
+                let id = format!("session-{}", self.next_n() + 1);
+                self.switch_session(&crate::script::SessionSwitch { id, cwd: None });
+            }
+            "exit" => self.exit.store(true, Ordering::SeqCst),
+            _ => {}
+        }
+    }
+
+    /// Applies a `command_response` by mode (§10.2, §14.4, HOST-48..61).
+    async fn apply_response(&self, ext: &Arc<Extension>, cmd: &str, r: CommandResponse) {
+        if !r.error.is_empty() {
+            // OP-7: show the error, do not apply the action.
+            return self.status("error", format!("/{cmd}: {}", r.error));
+        }
+        let mode = self.mode();
+        match &r.action {
+            CommandAction::Prompt => {
+                if !r.prompt.trim().is_empty() {
+                    self.run_prompt(r.prompt.clone(), ext.name.clone(), 0, false).await;
+                }
+            }
+            CommandAction::ToolPrompt => {
+                if !mode.is_interactive() {
+                    return self.status(
+                        "error",
+                        format!("extension /{cmd}: tool_prompt requires an interactive host"),
+                    );
+                }
+                if let Err(e) = zot_protocol::validate::validate_tool_prompt(
+                    &r.prompt,
+                    &r.tool_name,
+                    r.tool_args.as_ref(),
+                ) {
+                    // OP-19: error status, nothing submitted or run.
+                    return self.status("error", format!("extension /{cmd}: {e}"));
+                }
+                let args = r.tool_args.clone().unwrap_or_else(zot_protocol::RawJson::empty_object);
+                self.run_tool_prompt(ext, r.prompt.clone(), r.tool_name.clone(), args).await;
+            }
+            CommandAction::Insert => {
+                if mode.is_interactive() {
+                    let text = {
+                        let mut ed = lock(&self.editor);
+                        ed.push_str(&r.insert);
+                        ed.clone()
+                    };
+                    self.observe(Observation::Editor { text });
+                }
+            }
+            CommandAction::Display => match mode {
+                HostMode::Interactive => {
+                    lock(&self.notes).push((ext.name.clone(), r.display.clone()));
+                    self.observe(Observation::Display {
+                        ext: ext.name.clone(),
+                        text: r.display.clone(),
+                    });
+                }
+                HostMode::Rpc => self.observe(Observation::Rpc {
+                    event: serde_json::json!({"type": "ext_display", "extension": ext.name, "text": r.display}),
+                }),
+                _ => {}
+            },
+            CommandAction::OpenPanel => {
+                if mode.is_interactive() {
+                    match r.open_panel.clone() {
+                        Some(spec) => self.open_panel(ext, spec),
+                        None => self.status("error", format!("extension /{cmd}: open_panel without a panel")),
+                    }
+                }
+            }
+            CommandAction::Noop => {}
+            CommandAction::Other(a) if a.is_empty() => {}
+            CommandAction::Other(a) => {
+                self.status("error", format!("extension /{cmd}: unknown action {a}"))
+            }
+        }
+    }
+
+    fn open_panel(&self, ext: &Arc<Extension>, spec: zot_protocol::PanelSpec) {
+        let (displaced, shown) = {
+            let mut p = lock(&self.panels);
+            let d = p.open(&ext.name, spec);
+            (d, p.current().cloned())
+        };
+        if let Some(d) = displaced {
+            if let Some(owner) = self.mgr.get(&d.ext) {
+                let _ = owner.outbound.send(&HostFrame::PanelClose(PanelClose {
+                    panel_id: d.id.clone(),
+                }));
+            }
+            self.observe(Observation::PanelClosed {
+                ext: d.ext,
+                id: d.id,
+                by: "replaced".into(),
+            });
+        }
+        if let Some(p) = shown {
+            self.observe(Observation::Panel {
+                ext: p.ext.clone(),
+                id: p.id.clone(),
+                title: p.shown_title(),
+                lines: p.lines.clone(),
+                footer: p.footer.clone(),
+                event: "open".into(),
+            });
+        }
+    }
+
+    fn panel_key(&self, key: &str, text: &str) {
+        let current = lock(&self.panels).current().cloned();
+        let Some(p) = current else {
+            return self.status("warn", format!("key {key}: no panel is open"));
+        };
+        let Some(owner) = self.mgr.get(&p.ext) else {
+            return;
+        };
+        let k = key.to_ascii_lowercase();
+        if k == "esc" || k == "ctrl+c" {
+            // HOST-163: close instead of sending the key.
+            lock(&self.panels).close_by_user();
+            let _ = owner.outbound.send(&HostFrame::PanelClose(PanelClose {
+                panel_id: p.id.clone(),
+            }));
+            return self.observe(Observation::PanelClosed {
+                ext: p.ext,
+                id: p.id,
+                by: "user".into(),
+            });
+        }
+        let name = match PanelKeyName::from(k.as_str()) {
+            PanelKeyName::Other(_) => PanelKeyName::Unknown,
+            n => n,
+        };
+        let text = if name == PanelKeyName::Rune {
+            text.to_owned()
+        } else {
+            String::new()
+        };
+        let _ = owner.outbound.send(&HostFrame::PanelKey(PanelKey {
+            panel_id: p.id,
+            key: name,
+            text,
+        }));
+    }
+
+    fn compact(&self, c: &crate::script::Compact) {
+        let id = format!("compact-{}", self.next_n());
+        let (count, tokens) = self.conversation_size();
+        self.emit(LifecycleEvent::PreCompact(PreCompactEvent {
+            session_id: String::new(),
+            cwd: String::new(),
+            sequence: 0,
+            compaction_id: id.clone(),
+            message_count: Some(count),
+            token_estimate: Some(tokens),
+        }));
+        let status = RunStatus::from(c.status.as_deref().unwrap_or("completed"));
+        if status == RunStatus::Completed {
+            let summary = c
+                .summary
+                .clone()
+                .unwrap_or_else(|| "(summary of the conversation)".into());
+            lock(&self.st).messages = vec![Message::Summary(summary)];
+        }
+        let (count, tokens) = self.conversation_size();
+        self.emit(LifecycleEvent::PostCompact(PostCompactEvent {
+            session_id: String::new(),
+            cwd: String::new(),
+            sequence: 0,
+            status: status.clone(),
+            compaction_id: id.clone(),
+            message_count: Some(count),
+            token_estimate: Some(tokens),
+            error: c.error.clone(),
+        }));
+        self.observe(Observation::Compaction {
+            compaction_id: id,
+            status: status.to_string(),
+            message_count: count,
+        });
+    }
+
+    /// Message count and token estimate (serialized text bytes ÷ 4, HOST-143).
+    fn conversation_size(&self) -> (u64, u64) {
+        let st = lock(&self.st);
+        let bytes: usize = st
+            .messages
+            .iter()
+            .map(|m| match m {
+                Message::User(t) | Message::Summary(t) => t.len(),
+                Message::Assistant { text, tool_calls } => {
+                    text.len() + tool_calls.iter().map(|c| c.2.len()).sum::<usize>()
+                }
+                Message::ToolResult { text, .. } => text.len(),
+            })
+            .sum();
+        (
+            st.messages.len() as u64,
+            bytes as u64 / zot_protocol::limits::TOKEN_ESTIMATE_DIVISOR,
+        )
+    }
+
+    fn subagent(&self, a: &crate::script::Subagent) {
+        let agent_id = a.agent_id.clone().unwrap_or_else(|| "agent-1".into());
+        let run = format!("subagent-run-{}", self.next_n());
+        self.emit(LifecycleEvent::SubagentStart(SubagentStartEvent {
+            session_id: String::new(),
+            cwd: String::new(),
+            sequence: 0,
+            agent_run_id: run.clone(),
+            agent_id: agent_id.clone(),
+            name: agent_id.clone(),
+        }));
+        let status = RunStatus::from(a.status.as_deref().unwrap_or("completed"));
+        self.emit(LifecycleEvent::SubagentStop(SubagentStopEvent {
+            session_id: String::new(),
+            cwd: String::new(),
+            sequence: 0,
+            agent_run_id: run,
+            status: status.clone(),
+            agent_id: agent_id.clone(),
+            name: agent_id.clone(),
+            error: a.error.clone(),
+        }));
+        self.observe(Observation::Subagent {
+            agent_id,
+            status: status.to_string(),
+        });
+    }
+
+    fn switch_model(&self, m: &crate::script::ModelSwitch) {
+        let (provider, model) = {
+            let mut st = lock(&self.st);
+            if let Some(p) = &m.provider {
+                st.provider = p.clone();
+            }
+            st.model = m.model.clone();
+            st.prompt = None; // HOST-120: a new pass before the next model call.
+            (st.provider.clone(), st.model.clone())
+        };
+        self.observe(Observation::Model { provider, model });
+    }
+
+    fn switch_session(&self, sw: &crate::script::SessionSwitch) {
+        let (reason, new_cwd) = {
+            let st = lock(&self.st);
+            match &sw.cwd {
+                Some(c) => {
+                    let p = st.cwd.join(c);
+                    if p != st.cwd {
+                        (SessionEndReason::CwdChange, p)
+                    } else {
+                        (SessionEndReason::SessionSwitch, p)
+                    }
+                }
+                None => (SessionEndReason::SessionSwitch, st.cwd.clone()),
+            }
+        };
+        self.end_session(reason);
+        {
+            let mut st = lock(&self.st);
+            st.session_id = sw.id.clone();
+            st.cwd = new_cwd;
+            st.messages.clear();
+            st.prompt = None;
+        }
+        self.start_session();
+    }
+
+    fn clear(&self) {
+        {
+            let mut st = lock(&self.st);
+            st.messages.clear();
+            st.prompt = None;
+        }
+        lock(&self.notes).clear();
+        self.observe(Observation::Status {
+            level: "info".into(),
+            text: "conversation cleared".into(),
+        });
+    }
+
+    async fn reload(&self) {
+        let s = self.mgr.reload().await;
+        lock(&self.st).prompt = None;
+        *lock(&self.panels) = Panels::default();
+        self.observe(Observation::Reload {
+            stopped: s.stopped,
+            loaded: s.loaded,
+            ready: s.ready,
+            errors: s.errors,
+        });
+    }
+
+    /// The conversation so far.
+    pub fn messages(&self) -> Vec<Message> {
+        lock(&self.st).messages.clone()
+    }
+
+    fn notify(&self, ext: &Arc<Extension>, level: &NotifyLevel, message: &str) {
+        match self.mode() {
+            HostMode::Interactive => {
+                lock(&self.notes).push((ext.name.clone(), message.to_owned()));
+                self.observe(Observation::Note {
+                    ext: ext.name.clone(),
+                    level: level.to_string(),
+                    text: message.to_owned(),
+                });
+            }
+            HostMode::Print | HostMode::Json => self.observe(Observation::Stderr {
+                text: format!("[{}] {level}: {message}", ext.name),
+            }),
+            HostMode::Rpc => self.observe(Observation::Rpc {
+                event: serde_json::json!({"type": "ext_notify", "extension": ext.name, "level": level, "message": message}),
+            }),
+        }
+    }
+}
+
+impl FrameHandler for Engine {
+    fn on_frame(&self, ext: &Arc<Extension>, frame: ExtFrame) {
+        let mode = self.mode();
+        let interactive = mode.is_interactive();
+        match frame {
+            ExtFrame::Notify(n) => self.notify(ext, &n.level, &n.message),
+            ExtFrame::ClearNotes => match mode {
+                HostMode::Interactive => {
+                    lock(&self.notes).retain(|(e, _)| e != &ext.name);
+                    self.observe(Observation::NotesCleared {
+                        ext: ext.name.clone(),
+                    });
+                }
+                HostMode::Rpc => self.observe(Observation::Rpc {
+                    event: serde_json::json!({"type": "ext_clear_notes", "extension": ext.name}),
+                }),
+                _ => {}
+            },
+            ExtFrame::Submit(s) => {
+                let text = s.text.trim().to_owned();
+                if !interactive {
+                    ext.log
+                        .line(&format!("submit ignored in {} mode", mode.as_str()));
+                } else if !text.is_empty() {
+                    lock(&self.inbox).push_back(Inbox::Submit {
+                        ext: ext.name.clone(),
+                        text,
+                    });
+                }
+            }
+            ExtFrame::SubmitSlash(s) => {
+                let text = s.text.trim().to_owned();
+                if !interactive {
+                    ext.log
+                        .line(&format!("submit_slash ignored in {} mode", mode.as_str()));
+                } else if !text.starts_with('/') {
+                    ext.log.line("submit_slash refused (not a slash command)");
+                } else {
+                    lock(&self.inbox).push_back(Inbox::SubmitSlash {
+                        ext: ext.name.clone(),
+                        text,
+                    });
+                }
+            }
+            ExtFrame::OpenPanel(p) => {
+                if interactive {
+                    self.open_panel(ext, p.panel);
+                }
+            }
+            ExtFrame::PanelRender(r) => {
+                if interactive {
+                    let shown = lock(&self.panels).render(&ext.name, r).cloned();
+                    if let Some(p) = shown {
+                        self.observe(Observation::Panel {
+                            ext: p.ext.clone(),
+                            id: p.id.clone(),
+                            title: p.shown_title(),
+                            lines: p.lines.clone(),
+                            footer: p.footer.clone(),
+                            event: "render".into(),
+                        });
+                    }
+                }
+            }
+            ExtFrame::PanelClose(c) => {
+                if let Some(p) = lock(&self.panels).close_from_ext(&ext.name, &c.panel_id) {
+                    self.observe(Observation::PanelClosed {
+                        ext: p.ext,
+                        id: p.id,
+                        by: "extension".into(),
+                    });
+                }
+            }
+            ExtFrame::CallTool(c) => {
+                if let Some(me) = self.arc() {
+                    crate::call_tool::accept(me, ext.clone(), c);
+                }
+            }
+            ExtFrame::CallToolCancel(c) => {
+                if let Some(tok) = ext
+                    .ext_calls
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&c.id)
+                {
+                    tok.cancel();
+                }
+            }
+            other => tracing::debug!("unhandled frame {} from {}", other.type_name(), ext.name),
+        }
+    }
+
+    fn on_disconnect(&self, ext: &Arc<Extension>) {
+        lock(&self.panels).drop_ext(&ext.name);
+    }
+
+    fn on_line(&self, ext: &Arc<Extension>, line: &[u8]) {
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) {
+            let mut seen = lock(&self.seen);
+            seen.frames.push((ext.name.clone(), v));
+            seen.consumed.push(false);
+        }
+        self.seen_notify.notify_waiters();
+    }
+}

@@ -1,0 +1,194 @@
+//! Spawning an extension process (§16.3, §16.4; HOST-13..17).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Mutex;
+
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use crate::manifest::Manifest;
+
+/// An extension's stderr log file, shared by the child (its stderr) and the
+/// host (its `[zot] ...` marker lines).
+#[derive(Debug)]
+pub struct ExtLog {
+    path: PathBuf,
+    file: Mutex<Option<File>>,
+}
+
+impl ExtLog {
+    /// Opens (creating `logs/` with mode 0755 and the file with mode 0644)
+    /// `path` for appending. Failure is not fatal: the extension then runs
+    /// without a log.
+    pub fn open(path: &Path) -> Self {
+        let file = open_log(path)
+            .map_err(|e| tracing::warn!("cannot open extension log {}: {e}", path.display()))
+            .ok();
+        Self {
+            path: path.to_owned(),
+            file: Mutex::new(file),
+        }
+    }
+
+    /// The log path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether the file could be opened.
+    pub fn is_open(&self) -> bool {
+        self.file.lock().map(|f| f.is_some()).unwrap_or(false)
+    }
+
+    /// Appends one host line (`[zot] ...`).
+    pub fn line(&self, text: &str) {
+        if let Ok(mut guard) = self.file.lock() {
+            if let Some(f) = guard.as_mut() {
+                let _ = writeln!(f, "[zot] {text}");
+            }
+        }
+    }
+
+    /// A handle for the child's stderr (or null when the log is unavailable).
+    pub fn stderr(&self) -> Stdio {
+        match self
+            .file
+            .lock()
+            .ok()
+            .and_then(|f| f.as_ref().and_then(|f| f.try_clone().ok()))
+        {
+            Some(f) => Stdio::from(f),
+            None => Stdio::null(),
+        }
+    }
+
+    /// Closes the host's handle (§16.7 step 4).
+    pub fn close(&self) {
+        if let Ok(mut f) = self.file.lock() {
+            *f = None;
+        }
+    }
+}
+
+fn open_log(path: &Path) -> std::io::Result<File> {
+    if let Some(dir) = path.parent() {
+        let mut b = std::fs::DirBuilder::new();
+        b.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            b.mode(zot_protocol::limits::LOG_DIR_MODE);
+        }
+        b.create(dir)?;
+    }
+    let mut o = OpenOptions::new();
+    o.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(zot_protocol::limits::LOG_FILE_MODE);
+    }
+    o.open(path)
+}
+
+/// Resolves `exec` (HOST-13): absolute as is; with a path separator (e.g.
+/// `./x`, `../x`, `bin/x`) relative to the extension directory; a bare name
+/// is left for the `PATH` lookup of the OS.
+pub fn resolve_exec(dir: &Path, exec: &str) -> PathBuf {
+    let p = Path::new(exec);
+    if p.is_absolute() {
+        p.to_owned()
+    } else if exec.contains('/') || exec.contains(std::path::MAIN_SEPARATOR) {
+        dir.join(p)
+    } else {
+        p.to_owned()
+    }
+}
+
+/// A running extension process with its pipes.
+#[derive(Debug)]
+pub struct Spawned {
+    /// The child (in its own process group on Unix).
+    pub child: Child,
+    /// Its stdin (host → extension frames).
+    pub stdin: ChildStdin,
+    /// Its stdout (extension → host frames).
+    pub stdout: ChildStdout,
+}
+
+/// Spawns the extension: cwd = `dir`, argv = exec + args, stderr appended to
+/// the log, own process group (HOST-14..17). The start marker is written
+/// before spawning.
+pub fn spawn(manifest: &Manifest, dir: &Path, log: &ExtLog) -> std::io::Result<Spawned> {
+    log.line(&format!(
+        "starting {}/{} at {}",
+        manifest.name,
+        manifest.version,
+        crate::util::rfc3339_now()
+    ));
+    let exec = resolve_exec(dir, &manifest.exec);
+    let mut cmd = Command::new(&exec);
+    cmd.args(&manifest.args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(log.stderr())
+        .kill_on_drop(false);
+    #[cfg(unix)]
+    cmd.process_group(0);
+    let mut child = cmd.spawn()?;
+    let stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| std::io::Error::other("no stdin pipe"))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| std::io::Error::other("no stdout pipe"))?;
+    Ok(Spawned {
+        child,
+        stdin,
+        stdout,
+    })
+}
+
+/// Sends `sig` to the child's process group (OP-12), falling back to the
+/// process itself.
+#[cfg(unix)]
+pub fn signal_group(pid: u32, sig: i32) {
+    // SAFETY: kill(2) with a negative pid addresses the process group the
+    // child leads (it was spawned with process_group(0)); no memory involved.
+    let r = unsafe { libc::kill(-(pid as i32), sig) };
+    if r != 0 {
+        // SAFETY: as above, for the single process.
+        unsafe { libc::kill(pid as i32, sig) };
+    }
+}
+
+/// Non-Unix: no process groups; the caller kills the process.
+#[cfg(not(unix))]
+pub fn signal_group(_pid: u32, _sig: i32) {}
+
+/// SIGTERM.
+#[cfg(unix)]
+pub const SIGTERM: i32 = libc::SIGTERM;
+/// SIGKILL.
+#[cfg(unix)]
+pub const SIGKILL: i32 = libc::SIGKILL;
+/// SIGTERM (unused off Unix).
+#[cfg(not(unix))]
+pub const SIGTERM: i32 = 15;
+/// SIGKILL (unused off Unix).
+#[cfg(not(unix))]
+pub const SIGKILL: i32 = 9;
+
+/// Kills the whole group immediately and reaps the child.
+pub async fn kill_and_reap(child: &mut Child) -> Option<std::process::ExitStatus> {
+    if let Some(pid) = child.id() {
+        signal_group(pid, SIGKILL);
+    }
+    let _ = child.start_kill();
+    child.wait().await.ok()
+}

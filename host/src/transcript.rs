@@ -1,0 +1,489 @@
+//! What a user of the host sees: the host-observable steps of a session, kept
+//! in order, streamed to a live printer and renderable as readable text or as
+//! one JSON object per step (`--json`).
+
+use std::io::IsTerminal;
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+
+/// One host-observable step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Observation {
+    /// An extension finished its handshake.
+    Loaded {
+        /// Manifest name.
+        ext: String,
+        /// `hello.version`.
+        version: String,
+        /// `--ext`, `project` or `global`.
+        source: String,
+    },
+    /// An extension could not be loaded (HOST-174).
+    LoadError {
+        /// Manifest name or directory basename.
+        ext: String,
+        /// The full error (multi-line).
+        message: String,
+    },
+    /// A per-extension diagnostic (conflicts, malformed frames, ready state...).
+    Diagnostic {
+        /// The extension.
+        ext: String,
+        /// The diagnostic.
+        message: String,
+    },
+    /// An extension disconnected at runtime (crash, overflow, oversize line...).
+    Disconnected {
+        /// The extension.
+        ext: String,
+        /// Why.
+        reason: String,
+        /// Its stderr log.
+        log: String,
+    },
+    /// The session started or switched.
+    Session {
+        /// Session id.
+        id: String,
+        /// Working directory.
+        cwd: String,
+    },
+    /// The model changed.
+    Model {
+        /// Provider.
+        provider: String,
+        /// Model.
+        model: String,
+    },
+    /// A user prompt was accepted.
+    User {
+        /// The text.
+        text: String,
+        /// Queued behind a running turn.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        queued: bool,
+        /// Who produced it (`user`, or the extension for `prompt`/`submit`).
+        from: String,
+    },
+    /// The user ran a slash command.
+    Command {
+        /// The input, with its `/`.
+        text: String,
+    },
+    /// Visible assistant text.
+    Assistant {
+        /// What the user sees.
+        text: String,
+    },
+    /// An assistant message hidden by an interceptor.
+    AssistantHidden {
+        /// The block reason.
+        reason: String,
+    },
+    /// A tool call proposed by the model (or started by `call_tool` / `tool_prompt`).
+    ToolCall {
+        /// Transcript tool id.
+        tool_id: String,
+        /// Tool name.
+        name: String,
+        /// Arguments as proposed.
+        args: serde_json::Value,
+        /// Extension whose `call_tool`/`tool_prompt` started it.
+        #[serde(skip_serializing_if = "String::is_empty")]
+        origin_extension: String,
+    },
+    /// The host asked for approval and got an answer.
+    Confirmation {
+        /// Transcript tool id.
+        tool_id: String,
+        /// Tool name.
+        name: String,
+        /// The preview shown.
+        preview: String,
+        /// `approve`, `deny` or `remember`.
+        answer: String,
+    },
+    /// A tool call ended.
+    ToolResult {
+        /// Transcript tool id.
+        tool_id: String,
+        /// Tool name.
+        name: String,
+        /// Outcome status.
+        status: String,
+        /// Whether it is an error result.
+        is_error: bool,
+        /// The text blocks joined (images shown as `[image <mime>]`).
+        text: String,
+    },
+    /// A note under the transcript (interactive mode).
+    Note {
+        /// The extension.
+        ext: String,
+        /// `info`, `success`, `warn`, `error`.
+        level: String,
+        /// The text.
+        text: String,
+    },
+    /// An extension's notes were cleared.
+    NotesCleared {
+        /// The extension.
+        ext: String,
+    },
+    /// A `display` note.
+    Display {
+        /// The extension.
+        ext: String,
+        /// The text.
+        text: String,
+    },
+    /// A status line (red for errors).
+    Status {
+        /// `info`, `warn` or `error`.
+        level: String,
+        /// The text.
+        text: String,
+    },
+    /// A line written to stderr (print / JSON modes).
+    Stderr {
+        /// The line.
+        text: String,
+    },
+    /// An RPC event (`ext_notify`, `ext_display`, `ext_clear_notes`).
+    Rpc {
+        /// The event object.
+        event: serde_json::Value,
+    },
+    /// Text inserted into the editor.
+    Editor {
+        /// The editor's content after the insert.
+        text: String,
+    },
+    /// A panel was opened or redrawn.
+    Panel {
+        /// Owner.
+        ext: String,
+        /// Panel id.
+        id: String,
+        /// Title (the extension name when empty).
+        title: String,
+        /// Body rows.
+        lines: Vec<String>,
+        /// Footer.
+        footer: String,
+        /// `open` or `render`.
+        event: String,
+    },
+    /// A panel was closed.
+    PanelClosed {
+        /// Owner.
+        ext: String,
+        /// Panel id.
+        id: String,
+        /// `user`, `extension` or `replaced`.
+        by: String,
+    },
+    /// A `before_agent_start` pass completed.
+    SystemPrompt {
+        /// The pass id.
+        agent_run_id: String,
+        /// The prompt now in force.
+        text: String,
+    },
+    /// A compaction attempt finished.
+    Compaction {
+        /// Pairs the events.
+        compaction_id: String,
+        /// Outcome.
+        status: String,
+        /// Messages after.
+        message_count: u64,
+    },
+    /// A subagent run finished.
+    Subagent {
+        /// Agent id.
+        agent_id: String,
+        /// Outcome.
+        status: String,
+    },
+    /// `/reload-ext` finished.
+    Reload {
+        /// Extensions stopped.
+        stopped: usize,
+        /// Extensions loaded.
+        loaded: usize,
+        /// Extensions ready.
+        ready: usize,
+        /// Load errors.
+        errors: usize,
+    },
+    /// The tools advertised to the model.
+    Tools {
+        /// Names, sorted.
+        names: Vec<String>,
+    },
+    /// A codemode-style call resolved or rejected.
+    Codemode {
+        /// Tool name.
+        name: String,
+        /// The resolved value (structured content, or the joined text).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        value: Option<serde_json::Value>,
+        /// The rejection, when the call failed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// A host warning.
+    Warning {
+        /// The text.
+        text: String,
+    },
+    /// A failed `expect` check of the script.
+    ExpectFailed {
+        /// What was expected.
+        message: String,
+    },
+}
+
+type Listener = Box<dyn Fn(&Observation) + Send + Sync>;
+
+/// The ordered list of observations of one host run.
+#[derive(Clone, Default)]
+pub struct Transcript {
+    inner: Arc<Mutex<Vec<Observation>>>,
+    listener: Option<Arc<Listener>>,
+}
+
+impl std::fmt::Debug for Transcript {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transcript").finish_non_exhaustive()
+    }
+}
+
+impl Transcript {
+    /// An empty transcript that only records.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A transcript that also calls `f` for every observation as it happens.
+    pub fn with_listener(f: impl Fn(&Observation) + Send + Sync + 'static) -> Self {
+        Self {
+            inner: Arc::default(),
+            listener: Some(Arc::new(Box::new(f))),
+        }
+    }
+
+    /// Records an observation.
+    pub fn push(&self, o: Observation) {
+        let mut v = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(l) = &self.listener {
+            l(&o);
+        }
+        v.push(o);
+    }
+
+    /// Everything observed so far.
+    pub fn snapshot(&self) -> Vec<Observation> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// Renders observations for a person, with ANSI colour when asked to.
+#[derive(Debug, Clone, Copy)]
+pub struct Renderer {
+    colour: bool,
+}
+
+impl Renderer {
+    /// A renderer; `colour` enables ANSI styling.
+    pub fn new(colour: bool) -> Self {
+        Self { colour }
+    }
+
+    /// Colour when stdout is a terminal and `NO_COLOR` is unset.
+    pub fn for_stdout() -> Self {
+        Self::new(std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none())
+    }
+
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.colour {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_owned()
+        }
+    }
+
+    fn level(&self, level: &str, s: &str) -> String {
+        match level {
+            "error" => self.paint("31", s),
+            "warn" => self.paint("33", s),
+            "success" => self.paint("32", s),
+            _ => self.paint("2", s),
+        }
+    }
+
+    /// The readable form of one observation (may span several lines).
+    pub fn render(&self, o: &Observation) -> String {
+        let indent = |s: &str, pre: &str| {
+            s.lines()
+                .map(|l| format!("{pre}{l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        match o {
+            Observation::Loaded { ext, version, source } => self.paint(
+                "2",
+                &format!("· loaded extension {ext} {version} ({source})"),
+            ),
+            Observation::LoadError { ext, message } => self.paint(
+                "31",
+                &format!("✗ extension {ext} failed to load:\n{}", indent(message, "    ")),
+            ),
+            Observation::Diagnostic { ext, message } => {
+                self.paint("33", &format!("! [{ext}] {message}"))
+            }
+            Observation::Disconnected { ext, reason, log } => self.paint(
+                "31",
+                &format!("✗ extension {ext} disconnected: {reason} (log: {log})"),
+            ),
+            Observation::Session { id, cwd } => {
+                self.paint("2", &format!("── session {id} in {cwd}"))
+            }
+            Observation::Model { provider, model } => {
+                self.paint("2", &format!("── model {provider}/{model}"))
+            }
+            Observation::User { text, queued, from } => {
+                let who = if from == "user" {
+                    String::new()
+                } else {
+                    format!(" (from {from})")
+                };
+                let q = if *queued { " [queued]" } else { "" };
+                format!("{}{q}{who} {text}", self.paint("1;36", "you ›"))
+            }
+            Observation::Command { text } => format!("{} {text}", self.paint("1;36", "you ›")),
+            Observation::Assistant { text } => {
+                format!("{} {}", self.paint("1;35", "zot ›"), indent(text, "      ").trim_start())
+            }
+            Observation::AssistantHidden { reason } => {
+                self.paint("2", &format!("zot › (message hidden: {reason})"))
+            }
+            Observation::ToolCall {
+                tool_id: _,
+                name,
+                args,
+                origin_extension,
+            } => {
+                let via = if origin_extension.is_empty() {
+                    String::new()
+                } else {
+                    format!(" via {origin_extension}")
+                };
+                self.paint("34", &format!("  ⚙ {name} {args}{via}"))
+            }
+            Observation::Confirmation {
+                name,
+                preview,
+                answer,
+                ..
+            } => self.paint("33", &format!("  ? allow {name}: {preview} → {answer}")),
+            Observation::ToolResult {
+                name,
+                status,
+                is_error,
+                text,
+                ..
+            } => {
+                let head = format!("  ↳ {name} [{status}]");
+                let body = indent(text, "    ");
+                if *is_error {
+                    format!("{}\n{}", self.paint("31", &head), self.paint("31", &body))
+                } else {
+                    format!("{}\n{}", self.paint("32", &head), body)
+                }
+            }
+            Observation::Note { ext, level, text } => {
+                indent(text, "").lines()
+                    .map(|l| self.level(level, &format!("  [{ext}] {l}")))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }
+            Observation::NotesCleared { ext } => self.paint("2", &format!("  [{ext}] notes cleared")),
+            Observation::Display { ext, text } => {
+                format!("{} {}", self.paint("36", &format!("  [{ext}]")), indent(text, "    ").trim_start())
+            }
+            Observation::Status { level, text } => self.level(level, &format!("  ▌ {text}")),
+            Observation::Stderr { text } => self.paint("2", &format!("  stderr: {text}")),
+            Observation::Rpc { event } => self.paint("2", &format!("  rpc: {event}")),
+            Observation::Editor { text } => self.paint("36", &format!("  editor: {text}")),
+            Observation::Panel {
+                ext,
+                id,
+                title,
+                lines,
+                footer,
+                event,
+            } => {
+                let width = lines
+                    .iter()
+                    .map(|l| l.chars().count())
+                    .chain([title.chars().count() + 2, footer.chars().count()])
+                    .max()
+                    .unwrap_or(0)
+                    .max(20);
+                let mut out = vec![self.paint(
+                    "36",
+                    &format!("  ┌─ {title} ─{}┐ ({ext}:{id} {event})", "─".repeat(width.saturating_sub(title.chars().count() + 2))),
+                )];
+                for l in lines {
+                    out.push(format!("  │ {l}{} │", " ".repeat(width - l.chars().count())));
+                }
+                if !footer.is_empty() {
+                    out.push(self.paint("2", &format!("  │ {footer}{} │", " ".repeat(width - footer.chars().count()))));
+                }
+                out.push(self.paint("36", &format!("  └{}┘", "─".repeat(width + 2))));
+                out.join("\n")
+            }
+            Observation::PanelClosed { ext, id, by } => {
+                self.paint("2", &format!("  panel {ext}:{id} closed by {by}"))
+            }
+            Observation::SystemPrompt { agent_run_id, text } => self.paint(
+                "2",
+                &format!("· system prompt ({agent_run_id}): {}", crate::util::ellipsize(&text.replace('\n', "⏎"), 120)),
+            ),
+            Observation::Compaction {
+                compaction_id,
+                status,
+                message_count,
+            } => self.paint(
+                "2",
+                &format!("· compaction {compaction_id}: {status}, {message_count} messages"),
+            ),
+            Observation::Subagent { agent_id, status } => {
+                self.paint("2", &format!("· subagent {agent_id}: {status}"))
+            }
+            Observation::Reload {
+                stopped,
+                loaded,
+                ready,
+                errors,
+            } => self.paint(
+                "2",
+                &format!("· reloaded extensions: {stopped} stopped, {loaded} loaded, {ready} ready, {errors} errors"),
+            ),
+            Observation::Tools { names } => self.paint("2", &format!("· tools: {}", names.join(", "))),
+            Observation::Codemode { name, value, error } => match (value, error) {
+                (_, Some(e)) => self.paint("31", &format!("  codemode {name}() rejected: {e}")),
+                (Some(v), None) => self.paint("34", &format!("  codemode {name}() = {v}")),
+                (None, None) => self.paint("34", &format!("  codemode {name}()")),
+            },
+            Observation::Warning { text } => self.paint("33", &format!("⚠ {text}")),
+            Observation::ExpectFailed { message } => {
+                self.paint("1;31", &format!("✗ expectation failed: {message}"))
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! Small helpers: timestamps, exit statuses, text trimming.
+
+use std::process::ExitStatus;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The current UTC time as RFC 3339 (`2026-01-02T03:04:05Z`).
+pub fn rfc3339_now() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    rfc3339(secs)
+}
+
+/// Formats seconds since the epoch as RFC 3339 UTC.
+pub fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let (h, m, s) = (rem / 3600, (rem % 3600) / 60, rem % 60);
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if mo <= 2 { y + 1 } else { y };
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{m:02}:{s:02}Z")
+}
+
+/// Describes an exit status the way the stored host does: `exit status 3`,
+/// `signal: killed`.
+pub fn describe_exit(status: ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exit status {code}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return format!("signal: {}", signal_name(sig));
+        }
+    }
+    status.to_string()
+}
+
+/// The Go-style description of a signal number.
+pub fn signal_name(sig: i32) -> String {
+    match sig {
+        1 => "hangup".into(),
+        2 => "interrupt".into(),
+        3 => "quit".into(),
+        4 => "illegal instruction".into(),
+        6 => "aborted".into(),
+        7 => "bus error".into(),
+        8 => "floating point exception".into(),
+        9 => "killed".into(),
+        11 => "segmentation fault".into(),
+        13 => "broken pipe".into(),
+        14 => "alarm clock".into(),
+        15 => "terminated".into(),
+        n => format!("signal {n}"),
+    }
+}
+
+/// Shortens `s` to at most `max` bytes at a character boundary, adding `…`.
+pub fn ellipsize(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_formats_known_instants() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_700_000_000), "2023-11-14T22:13:20Z");
+    }
+
+    #[test]
+    fn ellipsize_respects_char_boundaries() {
+        assert_eq!(ellipsize("héllo", 2), "h…");
+        assert_eq!(ellipsize("abc", 5), "abc");
+    }
+}

@@ -1,0 +1,201 @@
+//! `call_tool` rules (§9): validation order, parent chains, deadline,
+//! cancellation, observation budget, origin_extension.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+
+/// A tool that calls `next` with itself as parent and returns
+/// `composed:<inner text>`.
+fn composer(next: &str, parent: Value) -> Value {
+    json!([{"send": {"type": "call_tool", "id": "$in.id", "name": next, "args": {"text": "inner"}, "parent_id": parent}}])
+}
+
+fn caller_spec(extra_on: Value) -> Value {
+    let mut on = json!({
+        "tool_call:echo": [{"send": {"type": "tool_result", "id": "$in.id", "content": [{"type": "text", "text": "echo:{in.args.text}"}]}}],
+        "tool_call:compose": composer("echo", json!("$in.id")),
+        "tool_call:selfcall": composer("selfcall", json!("$in.id")),
+        "tool_call:noparent": [{"send": {"type": "call_tool", "id": "$in.id", "name": "echo", "args": {}}}],
+        "tool_call:badparent": composer("echo", json!("nope")),
+        "tool_call:t1": composer("t2", json!("$in.id")),
+        "tool_call:t2": composer("t3", json!("$in.id")),
+        "tool_call:t3": composer("t4", json!("$in.id")),
+        "tool_call:t4": composer("t5", json!("$in.id")),
+        "tool_call:t5": composer("echo", json!("$in.id")),
+        // A host tool_result answers our call_tool whose id is the outer
+        // tool_call id or the command id: answer both (unknown ids are ignored).
+        "tool_result": [
+            {"send": {"type": "tool_result", "id": "$in.id", "content": [{"type": "text", "text": "composed:{in.content.0.text}"}]}},
+            {"send": {"type": "command_response", "id": "$in.id", "action": "display", "display": "called:{in.content.0.text}"}}
+        ],
+        "command_invoked:cmdcall": [{"send": {"type": "call_tool", "id": "$in.id", "name": "bash", "args": {"command": "echo via-command"}}}],
+        "command_invoked:badargs": [{"send": {"type": "call_tool", "id": "$in.id", "name": "bash", "args": [1]}}],
+        "command_invoked:bigcall": [{"send": {"type": "call_tool", "id": "$in.id", "name": "bash", "args": {"command": "head -c 300000 /dev/zero | tr '\\0' y"}}}],
+        "command_invoked:cancelcall": [
+            {"send": {"type": "call_tool", "id": "$in.id", "name": "hang", "args": {}}},
+            {"send": {"type": "call_tool_cancel", "id": "$in.id"}}
+        ],
+        "command_invoked:slowcall": [{"send": {"type": "call_tool", "id": "$in.id", "name": "hang", "args": {}}}],
+        "event_intercept:tool_call": [{"send": {"type": "event_intercept_response", "id": "$in.id"}}]
+    });
+    if let Value::Object(m) = extra_on {
+        on.as_object_mut().unwrap().extend(m);
+    }
+    let mut ack = vec![
+        json!({"send": {"type": "subscribe", "events": ["tool_call", "tool_result", "permission_decision"], "intercept": ["tool_call"]}}),
+    ];
+    for c in ["cmdcall", "badargs", "bigcall", "cancelcall", "slowcall"] {
+        ack.push(cmd(c));
+    }
+    for t in [
+        "echo",
+        "compose",
+        "selfcall",
+        "noparent",
+        "badparent",
+        "t1",
+        "t2",
+        "t3",
+        "t4",
+        "t5",
+    ] {
+        ack.push(tool(t));
+    }
+    ack.push(ready());
+    json!({"on_ack": ack, "on": on})
+}
+
+fn hanger(env: &Env) -> std::path::PathBuf {
+    env.ext("hanger", json!({"on_ack": [tool("hang"), ready()]}))
+}
+
+/// The host's answers to call_tool, by id.
+fn answers<'a>(r: &'a Run, ext: &str) -> Vec<&'a Value> {
+    r.sent(ext, "tool_result")
+}
+
+fn model_call(name: &str) -> Value {
+    json!({"prompt": name, "replies": [{"tool_calls": [{"name": name, "args": {"text": "x"}}]}]})
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn parent_chains_compose_and_refuse_cycles_depth_and_bad_parents() {
+    let env = Env::new();
+    let c = env.ext("caller", caller_spec(json!({})));
+    let r = env.run(&[c], json!({"confirm": "yolo", "steps": [
+        model_call("compose"), model_call("selfcall"), model_call("noparent"), model_call("badparent"), model_call("t1")
+    ]})).await;
+    let texts: Vec<&str> = r
+        .tool_results()
+        .iter()
+        .filter(|t| t["tool_id"].as_str().unwrap().starts_with("toolu_"))
+        .map(|t| t["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            "composed:echo:inner",
+            "composed:tool call cycle detected",
+            "composed:parent_id is required while an extension tool is active",
+            "composed:unknown or expired parent tool call",
+            "composed:composed:composed:composed:tool call depth limit reached",
+        ]
+    );
+    // Nested calls carry origin_extension on events and interception requests.
+    let ev = r.sent("caller", "event");
+    let nested: Vec<_> = ev
+        .iter()
+        .filter(|e| e["event"] == "tool_call" && e["tool_name"] == "echo")
+        .collect();
+    assert_eq!(nested[0]["origin_extension"], "caller");
+    let ic: Vec<_> = r
+        .sent("caller", "event_intercept")
+        .into_iter()
+        .filter(|e| e["tool_name"] == "echo")
+        .collect();
+    assert_eq!(ic[0]["origin_extension"], "caller");
+    assert!(answers(&r, "caller").iter().all(|a| a["name"].is_string()));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn commands_call_tools_with_budget_and_errors() {
+    let env = Env::new();
+    let c = env.ext("caller", caller_spec(json!({})));
+    let plain = env.ext("plain", json!({
+        "hello": {"type": "hello", "name": "plain", "version": "1", "capabilities": ["commands"]},
+        "on_ack": [cmd("try"), ready()],
+        "on": {"command_invoked:try": [{"send": {"type": "call_tool", "id": "$in.id", "name": "bash", "args": {}}}, {"send": {"type": "command_response", "id": "$in.id", "action": "noop"}}]}
+    }));
+    let r = env.run(&[c, plain], json!({"confirm": "yolo", "steps": [
+        {"command": "/cmdcall"}, {"command": "/badargs"}, {"command": "/bigcall"}, {"command": "/try"}
+    ]})).await;
+    let a = answers(&r, "caller");
+    assert_eq!(a[0]["content"][0]["text"], "via-command\n");
+    assert_eq!(a[0]["name"], "bash");
+    assert!(a[0].get("is_error").is_none(), "OP-22: false is omitted");
+    assert_eq!(a[1]["is_error"], true);
+    assert_eq!(
+        a[1]["content"][0]["text"],
+        "call_tool requires a name and JSON object args"
+    );
+    assert_eq!(a[2]["truncated"], true);
+    assert_eq!(
+        a[2]["content"][0]["text"].as_str().unwrap().len(),
+        256 * 1024
+    );
+    assert!(r.text().contains("called:via-command"));
+    let p = answers(&r, "plain");
+    assert_eq!(
+        p[0]["content"][0]["text"],
+        "extension did not opt in to call_tool"
+    );
+    let tr = r
+        .sent("caller", "event")
+        .into_iter()
+        .find(|e| e["event"] == "tool_result" && e["tool_name"] == "bash")
+        .unwrap();
+    assert_eq!(tr["origin_extension"], "caller");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn call_tool_cancel_and_deadline_still_answer() {
+    let env = Env::new();
+    let c = env.ext("caller", caller_spec(json!({})));
+    let h = hanger(&env);
+    let r = env
+        .run(
+            &[c, h],
+            json!({"confirm": "yolo", "timeouts": {"command_ms": 5000, "call_tool_ms": 1500}, "steps": [
+                {"command": "/cancelcall"}, {"command": "/slowcall"}
+            ]}),
+        )
+        .await;
+    let a = answers(&r, "caller");
+    assert_eq!(a.len(), 2, "a terminal tool_result for each call (OP-28)");
+    assert_eq!(a[0]["is_error"], true);
+    assert!(
+        a[0]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("cancelled"),
+        "{}",
+        a[0]
+    );
+    assert_eq!(a[1]["is_error"], true);
+    assert!(
+        a[1]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("timed out"),
+        "{}",
+        a[1]
+    );
+    let statuses: Vec<&str> = r
+        .tool_results()
+        .iter()
+        .map(|t| t["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, vec!["cancelled", "timed_out"]);
+}

@@ -1,0 +1,170 @@
+//! Test harness: temporary project / ZOT_HOME, fixture extensions written as
+//! raw-frame specs for `fixtures/ext.py`, and fast deadlines.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use zot_host::script::Script;
+use zot_host::transcript::Transcript;
+use zot_host::wire::WireLog;
+use zot_host::{run_script, RunOptions, Timeouts};
+
+pub struct Env {
+    pub tmp: tempfile::TempDir,
+    pub cwd: PathBuf,
+    pub zot_home: PathBuf,
+    pub timeouts: Timeouts,
+    pub queue: Option<zot_host::QueueLimits>,
+}
+
+pub struct Run {
+    pub obs: Vec<Value>,
+    pub wire: Vec<Value>,
+    pub failures: usize,
+}
+
+pub fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ext.py")
+}
+
+impl Env {
+    pub fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let cwd = tmp.path().join("project");
+        let zot_home = tmp.path().join("home");
+        std::fs::create_dir_all(&cwd).unwrap();
+        std::fs::create_dir_all(&zot_home).unwrap();
+        // The spec's deadlines: tests whose point is a deadline firing set a
+        // short one in their script (`timeouts`), so that the others never
+        // depend on how fast a loaded machine is.
+        let timeouts = Timeouts::default();
+        Self {
+            cwd: cwd.canonicalize().unwrap(),
+            zot_home,
+            tmp,
+            timeouts,
+            queue: None,
+        }
+    }
+
+    /// Writes an extension directory under `root` with a fixture spec.
+    pub fn ext_in(&self, root: &Path, dir: &str, name: &str, spec: Value) -> PathBuf {
+        let d = root.join(dir);
+        std::fs::create_dir_all(&d).unwrap();
+        let mut spec = spec;
+        spec["name"] = json!(name);
+        std::fs::write(d.join("spec.json"), spec.to_string()).unwrap();
+        let manifest = json!({
+            "name": name,
+            "version": "1.0.0",
+            "exec": "python3",
+            "args": [fixture().display().to_string(), "spec.json"],
+            "language": "python",
+        });
+        std::fs::write(d.join("extension.json"), manifest.to_string()).unwrap();
+        d
+    }
+
+    /// An explicit (`--ext`) extension.
+    pub fn ext(&self, name: &str, spec: Value) -> PathBuf {
+        self.ext_in(&self.tmp.path().join("exts"), name, name, spec)
+    }
+
+    pub fn log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.zot_home.join("logs").join(format!("ext-{name}.log")))
+            .unwrap_or_default()
+    }
+
+    pub async fn run(&self, exts: &[PathBuf], script: Value) -> Run {
+        let script = Script::parse(&script.to_string(), "test").expect("script parses");
+        let (wire, mem) = WireLog::memory();
+        let transcript = Transcript::new();
+        let mut opts = RunOptions::new(self.cwd.clone(), self.zot_home.clone());
+        opts.explicit = exts.to_vec();
+        opts.wire = Some(wire);
+        opts.transcript = transcript;
+        opts.timeouts = self.timeouts.clone();
+        if let Some(q) = self.queue {
+            opts.queue = q;
+        }
+        let out = tokio::time::timeout(Duration::from_secs(60), run_script(&script, opts))
+            .await
+            .expect("run finishes");
+        Run {
+            obs: out
+                .observations
+                .iter()
+                .map(|o| serde_json::to_value(o).unwrap())
+                .collect(),
+            wire: mem.lines(),
+            failures: out.failures,
+        }
+    }
+}
+
+/// Registration helpers for specs.
+pub fn cmd(name: &str) -> Value {
+    json!({"send": {"type": "register_command", "name": name}})
+}
+
+pub fn tool(name: &str) -> Value {
+    json!({"send": {"type": "register_tool", "name": name, "schema": {"type": "object"}}})
+}
+
+pub fn ready() -> Value {
+    json!({"send": {"type": "ready"}})
+}
+
+pub fn display(text: &str) -> Value {
+    json!([{"send": {"type": "command_response", "id": "$in.id", "action": "display", "display": text}}])
+}
+
+pub fn text_result(text: &str) -> Value {
+    json!([{"send": {"type": "tool_result", "id": "$in.id", "content": [{"type": "text", "text": text}]}}])
+}
+
+impl Run {
+    pub fn kinds(&self, kind: &str) -> Vec<&Value> {
+        self.obs.iter().filter(|o| o["kind"] == kind).collect()
+    }
+
+    /// Frames in one direction for one extension.
+    pub fn frames(&self, ext: &str, dir: &str) -> Vec<&Value> {
+        self.wire
+            .iter()
+            .filter(|r| r["ext"] == ext && r["dir"] == dir)
+            .map(|r| &r["frame"])
+            .collect()
+    }
+
+    pub fn sent(&self, ext: &str, ty: &str) -> Vec<&Value> {
+        self.frames(ext, "host->ext")
+            .into_iter()
+            .filter(|f| f["type"] == ty)
+            .collect()
+    }
+
+    pub fn received(&self, ext: &str, ty: &str) -> Vec<&Value> {
+        self.frames(ext, "ext->host")
+            .into_iter()
+            .filter(|f| f["type"] == ty)
+            .collect()
+    }
+
+    pub fn events(&self, ext: &str) -> Vec<String> {
+        self.sent(ext, "event")
+            .iter()
+            .map(|f| f["event"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    pub fn text(&self) -> String {
+        serde_json::to_string(&self.obs).unwrap()
+    }
+
+    pub fn tool_results(&self) -> Vec<&Value> {
+        self.kinds("tool_result")
+    }
+}

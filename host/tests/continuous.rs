@@ -1,0 +1,102 @@
+//! Continuous mode: parents required, durable keys, replay from SQLite.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+
+fn spec() -> Value {
+    let nested = |extra: Value| {
+        let mut f = json!({"type": "call_tool", "id": "$in.id", "name": "echo", "args": {"text": "{in.args.text}"}, "parent_id": "$in.id"});
+        f.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        json!([{"send": f}])
+    };
+    json!({
+        "on_ack": [tool("echo"), tool("compose"), tool("keyed"), tool("badkey"), cmd("orphan"), ready()],
+        "on": {
+            "tool_call:echo": [{"send": {"type": "tool_result", "id": "$in.id", "content": [{"type": "text", "text": "echo:{in.args.text}"}]}}],
+            "tool_call:compose": nested(json!({})),
+            "tool_call:keyed": nested(json!({"key": "first-echo"})),
+            "tool_call:badkey": nested(json!({"key": "a/b"})),
+            "command_invoked:orphan": [{"send": {"type": "call_tool", "id": "$in.id", "name": "echo", "args": {}}}],
+            "tool_result": [
+                {"send": {"type": "tool_result", "id": "$in.id", "content": [{"type": "text", "text": "composed:{in.content.0.text}"}]}},
+                {"send": {"type": "command_response", "id": "$in.id", "action": "display", "display": "called:{in.content.0.text}"}}
+            ]
+        }
+    })
+}
+
+fn call(id: &str, name: &str, text: &str) -> Value {
+    json!({"prompt": name, "replies": [{"tool_calls": [{"id": id, "name": name, "args": {"text": text}}]}]})
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn durable_calls_replay_and_refuse_reused_keys() {
+    let env = Env::new();
+    let ext = env.ext("dur", spec());
+    let script = |steps: Value| json!({"continuous": true, "confirm": "yolo", "session_id": "s", "steps": steps});
+    let r1 = env
+        .run(
+            std::slice::from_ref(&ext),
+            script(json!([
+                call("toolu_a", "compose", "one"),
+                call("toolu_b", "keyed", "two"),
+                call("toolu_c", "badkey", "x"),
+                {"command": "/orphan"}
+            ])),
+        )
+        .await;
+    assert_eq!(
+        r1.sent("dur", "hello_ack")[0]["capabilities"],
+        json!(["call_tool", "call_tool_durable"])
+    );
+    let texts = |r: &Run| -> Vec<String> {
+        r.tool_results()
+            .iter()
+            .filter(|t| t["tool_id"].as_str().unwrap().starts_with("toolu_"))
+            .map(|t| t["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        texts(&r1),
+        vec![
+            "composed:echo:one",
+            "composed:echo:two",
+            "composed:invalid call key"
+        ]
+    );
+    assert!(r1
+        .text()
+        .contains("called:parent_id is required in continuous mode"));
+    let echo_calls = |r: &Run| {
+        r.sent("dur", "tool_call")
+            .iter()
+            .filter(|c| c["name"] == "echo")
+            .count()
+    };
+    assert_eq!(echo_calls(&r1), 2);
+
+    // The same parents replayed in a new host run: nested results come from
+    // the store; nothing runs again. A reused key with other args is refused.
+    let r2 = env
+        .run(
+            std::slice::from_ref(&ext),
+            script(json!([
+                call("toolu_a", "compose", "one"),
+                call("toolu_b", "keyed", "changed")
+            ])),
+        )
+        .await;
+    assert_eq!(echo_calls(&r2), 0, "{:?}", r2.sent("dur", "tool_call"));
+    assert_eq!(
+        texts(&r2),
+        vec![
+            "composed:echo:one",
+            "composed:call key reused with different tool or arguments"
+        ]
+    );
+    assert!(env.zot_home.join("state/durable-calls.sqlite").exists());
+}

@@ -1,0 +1,290 @@
+//! Discovery, manifest, spawn, handshake, readiness, robustness of the read loop.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn handshake_success_hello_ack_fields_and_log_marker() {
+    let env = Env::new();
+    let a = env.ext(
+        "alpha",
+        json!({
+            "on_ack": [cmd("hi"), {"stderr": "alpha started"}, ready()],
+            "on": {"command_invoked:hi": display("hello there")}
+        }),
+    );
+    let r = env
+        .run(
+            std::slice::from_ref(&a),
+            json!({"steps": [{"command": "/hi"}]}),
+        )
+        .await;
+    let from = r.frames("alpha", "ext->host");
+    assert_eq!(from[0]["type"], "hello", "hello comes first");
+    let ack = r.sent("alpha", "hello_ack");
+    assert_eq!(ack.len(), 1);
+    let ack = ack[0];
+    assert_eq!(ack["protocol_version"], 1);
+    assert_eq!(ack["capabilities"], json!(["call_tool"]));
+    assert_eq!(ack["cwd"], env.cwd.display().to_string());
+    assert_eq!(ack["extension_dir"], a.display().to_string());
+    assert_eq!(ack["data_dir"], a.display().to_string());
+    assert_eq!(r.frames("alpha", "host->ext")[0]["type"], "hello_ack");
+    assert!(r.text().contains("hello there"));
+    let log = env.log("alpha");
+    assert!(log.contains("[zot] starting alpha/1.0.0 at "), "{log}");
+    assert!(log.contains("alpha started"), "stderr is appended: {log}");
+    // Shutdown: shutdown written, ack read (the fixture answers).
+    assert_eq!(r.sent("alpha", "shutdown").len(), 1);
+    assert_eq!(r.received("alpha", "shutdown_ack").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn crash_before_hello_reports_exit_status_and_log_and_others_load() {
+    let env = Env::new();
+    let bad = env.ext(
+        "crasher",
+        json!({"before_hello": [{"stderr": "boom"}, {"exit": 3}]}),
+    );
+    let good = env.ext(
+        "good",
+        json!({"on_ack": [cmd("ok"), ready()], "on": {"command_invoked:ok": display("fine")}}),
+    );
+    let r = env
+        .run(&[bad, good], json!({"steps": [{"command": "/ok"}]}))
+        .await;
+    let errs = r.kinds("load_error");
+    assert_eq!(errs.len(), 1);
+    let msg = errs[0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("extension exited before hello: exit status 3"),
+        "{msg}"
+    );
+    assert!(msg.contains("ext-crasher.log"), "{msg}");
+    assert!(
+        msg.contains("exec: python3") && msg.contains("language: python"),
+        "{msg}"
+    );
+    assert!(
+        r.text().contains("fine"),
+        "HOST-18: the other extension still works"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn first_frame_not_hello_fails_the_load() {
+    let env = Env::new();
+    let bad = env.ext("early", json!({"hello": {"type": "ready"}}));
+    let r = env.run(&[bad], json!({"steps": []})).await;
+    let msg = r.kinds("load_error")[0]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        msg.contains("expected hello as the first frame, got \"ready\""),
+        "{msg}"
+    );
+    assert!(msg.contains("log: "), "{msg}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn silent_extension_hits_the_hello_bound() {
+    let env = Env::new();
+    let bad = env.ext("silent", json!({"before_hello": [{"hang": true}]}));
+    let r = env
+        .run(&[bad], json!({"timeouts": {"hello_ms": 500}, "steps": []}))
+        .await;
+    let msg = r.kinds("load_error")[0]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(msg.contains("no hello within"), "{msg}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn garbage_and_unknown_frames_are_reported_and_skipped() {
+    let env = Env::new();
+    let a = env.ext("noisy", json!({
+        "on_ack": [{"raw": "this is not json"}, {"send": {"type": "from_the_future"}}, cmd("still"), ready()],
+        "on": {"command_invoked:still": display("alive")}
+    }));
+    let r = env
+        .run(&[a], json!({"steps": [{"command": "/still"}]}))
+        .await;
+    let diags: Vec<String> = r
+        .kinds("diagnostic")
+        .iter()
+        .map(|d| d["message"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.starts_with("malformed json from extension")),
+        "{diags:?}"
+    );
+    assert!(
+        diags
+            .iter()
+            .any(|d| d == "unknown frame type \"from_the_future\""),
+        "{diags:?}"
+    );
+    assert!(r.text().contains("alive"));
+    assert!(r.kinds("disconnected").is_empty());
+    assert!(env
+        .log("noisy")
+        .contains("[zot] malformed json from extension"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn oversize_line_disconnects_and_commands_stop_working() {
+    let env = Env::new();
+    let a = env.ext(
+        "big",
+        json!({
+            "on_ack": [cmd("flood"), cmd("after"), ready()],
+            "on": {"command_invoked:flood": [{"big": 5 * 1024 * 1024}, {"hang": true}],
+                   "command_invoked:after": display("never")}
+        }),
+    );
+    let r = env
+        .run(
+            &[a],
+            json!({"steps": [{"command": "/flood"}, {"command": "/after"}]}),
+        )
+        .await;
+    let d = r.kinds("disconnected");
+    assert_eq!(d.len(), 1, "{:?}", r.obs);
+    assert!(d[0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("exceeds the 4194304-byte frame limit"));
+    assert!(d[0]["log"].as_str().unwrap().ends_with("ext-big.log"));
+    let statuses: Vec<&str> = r
+        .kinds("status")
+        .iter()
+        .map(|s| s["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        statuses.iter().any(|s| s.contains("/flood")),
+        "{statuses:?}"
+    );
+    assert!(statuses.contains(&"unknown command /after"), "{statuses:?}");
+    assert!(r
+        .wire
+        .iter()
+        .any(|w| w["oversize"].as_u64() == Some(5 * 1024 * 1024 + 1)));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn legacy_extension_is_auto_ready_and_mismatched_name_is_diagnosed() {
+    let env = Env::new();
+    let a = env.ext(
+        "legacy",
+        json!({
+            "hello": {"type": "hello", "name": "other-name", "version": "0"},
+            "on_ack": [cmd("x")],
+            "on": {"command_invoked:x": display("x works")}
+        }),
+    );
+    let r = env.run(&[a], json!({"steps": [{"command": "/x"}]})).await;
+    assert!(r.text().contains("x works"));
+    assert!(r.text().contains("differs from manifest name"));
+    assert!(env.log("legacy").contains("auto-readying after idle"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn discovery_precedence_disabled_theme_only_and_missing_manifest() {
+    let env = Env::new();
+    let project = env.cwd.join(".zot/extensions");
+    let global = env.zot_home.join("extensions");
+    let say = |t: &str| json!({"on_ack": [cmd("who"), ready()], "on": {"command_invoked:who": display(t)}});
+    env.ext_in(&global, "g", "dup", say("global"));
+    env.ext_in(&project, "p", "dup", say("project"));
+    // A global directory whose manifest is disabled, a stale directory, a theme.
+    let off = env.ext_in(&global, "off", "off", say("off"));
+    let m = std::fs::read_to_string(off.join("extension.json"))
+        .unwrap()
+        .replace("\"version\"", "\"enabled\":false,\"version\"");
+    std::fs::write(off.join("extension.json"), m).unwrap();
+    std::fs::create_dir_all(global.join("stale")).unwrap();
+    let theme = global.join("theme");
+    std::fs::create_dir_all(&theme).unwrap();
+    std::fs::write(theme.join("extension.json"), r#"{"name":"pretty"}"#).unwrap();
+    std::fs::write(theme.join("theme.json"), "{}").unwrap();
+    let r = env.run(&[], json!({"steps": [{"command": "/who"}]})).await;
+    assert!(r.text().contains("project"), "project wins over global");
+    let loaded: Vec<&str> = r
+        .kinds("loaded")
+        .iter()
+        .map(|l| l["ext"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        loaded,
+        vec!["dup", "pretty"],
+        "theme-only loads without a process"
+    );
+    assert!(
+        r.kinds("load_error").is_empty(),
+        "{:?}",
+        r.kinds("load_error")
+    );
+    // Explicit wins over both; an explicit path without a manifest is an error.
+    let explicit = env.ext("dup", say("explicit"));
+    let nothing = env.tmp.path().join("empty");
+    std::fs::create_dir_all(&nothing).unwrap();
+    let r = env
+        .run(
+            &[explicit, nothing],
+            json!({"steps": [{"command": "/who"}]}),
+        )
+        .await;
+    assert!(r.text().contains("explicit"));
+    let errs = r.kinds("load_error");
+    assert_eq!(errs.len(), 1);
+    assert!(errs[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("no extension.json"));
+}
+
+#[test]
+fn discovery_api_reports_states_in_load_order() {
+    use zot_host::discovery::{discover, DiscoveryOptions, EntryState, Source};
+    let env = Env::new();
+    let project = env.cwd.join(".zot/extensions");
+    let global = env.zot_home.join("extensions");
+    env.ext_in(&global, "b", "same", json!({}));
+    env.ext_in(&global, "a", "solo", json!({}));
+    env.ext_in(&project, "z", "same", json!({}));
+    // Symlinked directories count (HOST-5).
+    let real = env.ext_in(
+        &env.tmp.path().join("elsewhere"),
+        "linked",
+        "linked",
+        json!({}),
+    );
+    std::os::unix::fs::symlink(&real, project.join("link")).unwrap();
+    let d = discover(&DiscoveryOptions {
+        cwd: env.cwd.clone(),
+        zot_home: env.zot_home.clone(),
+        explicit: vec![],
+        no_discovery: false,
+    });
+    let names: Vec<(Source, String, bool)> = d
+        .entries
+        .iter()
+        .map(|e| (e.source, e.name(), e.state == EntryState::Load))
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            (Source::Project, "linked".into(), true),
+            (Source::Project, "same".into(), true),
+            (Source::Global, "solo".into(), true),
+            (Source::Global, "same".into(), false),
+        ]
+    );
+    assert!(matches!(d.entries[3].state, EntryState::Shadowed { .. }));
+}

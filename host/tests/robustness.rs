@@ -1,0 +1,356 @@
+//! Deadlines, cancellation, crashes, back-pressure and shutdown escalation.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+fn call(name: &str, args: serde_json::Value) -> serde_json::Value {
+    json!({"name": name, "args": args})
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hanging_tool_times_out_and_tool_cancel_goes_only_to_opted_in() {
+    let env = Env::new();
+    let modern = env.ext("modern", json!({"on_ack": [tool("hang"), ready()]}));
+    let legacy = env.ext(
+        "legacy",
+        json!({
+            "hello": {"type": "hello", "name": "legacy", "version": "0", "capabilities": ["tools"]},
+            "on_ack": [tool("hang2"), ready()]
+        }),
+    );
+    let r = env.run(&[modern, legacy], json!({"confirm": "yolo", "timeouts": {"tool_reply_ms": 800}, "steps": [
+        {"prompt": "go", "replies": [{"tool_calls": [call("hang", json!({})), call("hang2", json!({}))]}, {"text": "done"}]}
+    ]})).await;
+    let res = r.tool_results();
+    assert_eq!(res.len(), 2);
+    for x in &res {
+        assert_eq!(x["status"], "timed_out", "{x}");
+        assert!(x["text"].as_str().unwrap().contains("failed: timed out"));
+    }
+    let call_id = &r.sent("modern", "tool_call")[0]["id"];
+    let cancels = r.sent("modern", "tool_cancel");
+    assert_eq!(cancels.len(), 1);
+    assert_eq!(&cancels[0]["id"], call_id);
+    assert!(r.sent("legacy", "tool_cancel").is_empty(), "HOST-77");
+    assert!(r.text().contains("done"), "the loop goes on");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn late_result_is_discarded() {
+    let env = Env::new();
+    let a = env.ext("slow", json!({
+        "on_ack": [tool("slow"), ready()],
+        "on": {"tool_call:slow": [{"async": [{"sleep": 1.2}, {"send": {"type": "tool_result", "id": "$in.id", "content": [{"type": "text", "text": "late"}]}}]}]}
+    }));
+    let r = env
+        .run(
+            &[a],
+            json!({"confirm": "yolo", "timeouts": {"tool_reply_ms": 300}, "steps": [
+                {"prompt": "go", "replies": [{"tool_calls": [call("slow", json!({}))]}]},
+                {"wait": {"type": "tool_result", "timeout_ms": 5000}}
+            ]}),
+        )
+        .await;
+    assert_eq!(r.tool_results()[0]["status"], "timed_out");
+    assert!(
+        !r.text().contains("\"late\""),
+        "late result never reaches the transcript"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn command_timeout_is_a_status_error() {
+    let env = Env::new();
+    let a = env.ext(
+        "mute",
+        json!({"on_ack": [cmd("wait"), ready()], "on": {"command_invoked:wait": []}}),
+    );
+    let r = env
+        .run(
+            &[a],
+            json!({"timeouts": {"command_ms": 500}, "steps": [{"command": "/wait"}]}),
+        )
+        .await;
+    assert!(r
+        .text()
+        .contains("extension /wait: timeout waiting for mute/wait"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancel_after_delivery_sends_tool_cancel_and_waits_for_cleanup_frame() {
+    let env = Env::new();
+    let a = env.ext("sleepy", json!({
+        "on_ack": [tool("sleep"), ready()],
+        "on": {"tool_call:sleep": [], "tool_cancel": [{"send": {"type": "notify", "level": "warn", "message": "cancelled {in.id}"}}]}
+    }));
+    let r = env
+        .run(
+            &[a],
+            json!({"confirm": "yolo", "steps": [
+                {"prompt": "go", "replies": [{"tool_calls": [{"name": "sleep", "args": {"ms": 5000},
+                    "cancel": {"on": "delivered", "then_wait": {"type": "notify"}}}]}]}
+            ]}),
+        )
+        .await;
+    assert_eq!(r.tool_results()[0]["status"], "cancelled");
+    let id = r.sent("sleepy", "tool_call")[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(r.sent("sleepy", "tool_cancel")[0]["id"], id.as_str());
+    // The note arrives before the tool_result observation: deterministic.
+    let idx_note = r.obs.iter().position(|o| o["kind"] == "note").unwrap();
+    let idx_res = r
+        .obs
+        .iter()
+        .position(|o| o["kind"] == "tool_result")
+        .unwrap();
+    assert!(idx_note < idx_res);
+    // Cancelled before start: nothing written at all.
+    let r = env.run(&[env.tmp.path().join("exts/sleepy")], json!({"confirm": "yolo", "steps": [
+        {"prompt": "go", "replies": [{"tool_calls": [{"name": "sleep", "args": {}, "cancel": {"on": "before"}}]}]}
+    ]})).await;
+    assert_eq!(r.tool_results()[0]["status"], "cancelled");
+    assert!(r.sent("sleepy", "tool_call").is_empty());
+    assert!(r.sent("sleepy", "tool_cancel").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn crash_mid_call_fails_the_pending_call_and_others_go_on() {
+    let env = Env::new();
+    let bad = env.ext("fragile", json!({"on_ack": [tool("crash"), cmd("f"), ready()], "on": {"tool_call:crash": [{"exit": 1}]}}));
+    let good = env.ext("sturdy", json!({"on_ack": [tool("fine"), ready()], "on": {"tool_call:fine": text_result("still fine")}}));
+    let r = env.run(&[bad, good], json!({"confirm": "yolo", "steps": [
+        {"prompt": "go", "replies": [{"tool_calls": [call("crash", json!({})), call("fine", json!({}))]}, {"text": "ok"}]},
+        {"command": "/f"}
+    ]})).await;
+    let res = r.tool_results();
+    assert_eq!(res[0]["status"], "failed", "{:?}", r.obs);
+    assert!(
+        res[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("extension fragile disconnected"),
+        "{}",
+        res[0]
+    );
+    assert_eq!(res[1]["status"], "completed");
+    assert_eq!(res[1]["text"], "still fine");
+    let d = r.kinds("disconnected");
+    assert_eq!(d[0]["ext"], "fragile");
+    assert!(d[0]["log"].as_str().unwrap().ends_with("ext-fragile.log"));
+    assert!(
+        r.text().contains("unknown command /f"),
+        "commands removed from dispatch"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn slow_reader_overflows_its_queue_and_is_disconnected() {
+    let mut env = Env::new();
+    env.queue = Some(zot_host::QueueLimits {
+        frames: 8,
+        bytes: 64 * 1024,
+    });
+    let slow = env.ext("slow", json!({
+        "on_ack": [{"send": {"type": "subscribe", "events": ["tool_result", "turn_start", "turn_end", "tool_call", "permission_decision"]}}, ready(), {"write_pid": "../../slow.pid"}, {"stop_reading": true}]
+    }));
+    // Big tool results fill the pipe, then the queue.
+    let calls: Vec<_> = (0..12)
+        .map(|_| {
+            call(
+                "bash",
+                json!({"command": "head -c 100000 /dev/zero | tr '\\0' x"}),
+            )
+        })
+        .collect();
+    let r = env
+        .run(
+            &[slow],
+            json!({"confirm": "yolo", "steps": [
+                {"prompt": "go", "replies": [{"tool_calls": calls}]}
+            ]}),
+        )
+        .await;
+    let d = r.kinds("disconnected");
+    assert_eq!(d.len(), 1, "{:?}", r.kinds("disconnected"));
+    assert!(
+        d[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("outbound queue overflow"),
+        "{}",
+        d[0]
+    );
+    assert_eq!(r.tool_results().len(), 12, "the host goes on");
+    // The disconnected process does not outlive the host run.
+    let pid: i32 = std::fs::read_to_string(env.tmp.path().join("slow.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        unsafe { libc::kill(pid, 0) } != 0,
+        "process {pid} still exists"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn shutdown_escalates_to_sigkill_and_reaps() {
+    let env = Env::new();
+    let pidfile = env.tmp.path().join("stubborn.pid");
+    let a = env.ext("stubborn", json!({
+        "on_ack": [{"ignore_term": true}, {"write_pid": pidfile.display().to_string()}, ready()],
+        "on": {"shutdown": [{"hang": true}]},
+        "on_eof": [{"hang": true}]
+    }));
+    let r = env.run(&[a], json!({"timeouts": {"shutdown_grace_ms": 300, "sigterm_to_sigkill_ms": 300}, "steps": []})).await;
+    assert_eq!(r.sent("stubborn", "shutdown").len(), 1);
+    let log = env.log("stubborn");
+    assert!(log.contains("sending SIGTERM"), "{log}");
+    assert!(log.contains("sending SIGKILL"), "{log}");
+    assert!(log.contains("exited: signal: killed"), "{log}");
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // Reaped: the pid no longer exists (no zombie).
+    let alive = unsafe { libc::kill(pid, 0) } == 0;
+    assert!(!alive, "process {pid} still exists");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn shutdown_drains_session_end_before_shutdown() {
+    let env = Env::new();
+    let a = env.ext("obs", json!({"on_ack": [{"send": {"type": "subscribe", "events": ["session_start", "session_end"]}}, ready()]}));
+    let r = env.run(&[a], json!({"steps": []})).await;
+    let sent: Vec<String> = r
+        .frames("obs", "host->ext")
+        .iter()
+        .map(|f| {
+            format!(
+                "{}{}",
+                f["type"].as_str().unwrap(),
+                f["event"]
+                    .as_str()
+                    .map(|e| format!(":{e}"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(
+        sent,
+        vec![
+            "hello_ack",
+            "event:session_start",
+            "event:session_end",
+            "shutdown"
+        ]
+    );
+    assert_eq!(r.sent("obs", "event")[1]["reason"], "shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelled_frame_stuck_mid_write_closes_the_transport() {
+    let env = Env::new();
+    let a = env.ext(
+        "deaf",
+        json!({"on_ack": [tool("t"), ready(), {"stop_reading": true}]}),
+    );
+    let big = "z".repeat(1024 * 1024);
+    let r = env
+        .run(
+            &[a],
+            json!({"confirm": "yolo", "timeouts": {"tool_reply_ms": 800}, "steps": [
+                {"prompt": "go", "replies": [{"tool_calls": [call("t", json!({"blob": big}))]}]}
+            ]}),
+        )
+        .await;
+    assert_eq!(r.tool_results()[0]["status"], "timed_out");
+    let d = r.kinds("disconnected");
+    assert_eq!(d.len(), 1);
+    assert!(
+        d[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("could not be withdrawn mid-write"),
+        "{}",
+        d[0]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn blocked_request_write_disconnects_after_the_write_bound() {
+    let env = Env::new();
+    let a = env.ext(
+        "deaf",
+        json!({"on_ack": [cmd("c"), ready(), {"stop_reading": true}]}),
+    );
+    let big = "z".repeat(1024 * 1024);
+    let r = env
+        .run(
+            &[a],
+            json!({"timeouts": {"write_ms": 300, "command_ms": 10000}, "steps": [
+                {"command": format!("/c {big}")}
+            ]}),
+        )
+        .await;
+    assert!(r.text().contains("extension /c: write: timed out"));
+    let d = r.kinds("disconnected");
+    assert!(
+        d[0]["reason"].as_str().unwrap().contains("write timed out"),
+        "{}",
+        d[0]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reload_restarts_extensions_and_keeps_the_session_and_sequence() {
+    let env = Env::new();
+    let a = env.ext("re", json!({
+        "on_ack": [cmd("hi"), {"send": {"type": "subscribe", "events": ["turn_start", "session_start", "session_end"]}}, ready()],
+        "on": {"command_invoked:hi": display("hi")}
+    }));
+    let r = env
+        .run(
+            &[a],
+            json!({"steps": [
+                {"prompt": "1", "replies": [{"text": "a"}]},
+                {"reload": true},
+                {"command": "/hi"},
+                {"prompt": "2", "replies": [{"text": "b"}]}
+            ]}),
+        )
+        .await;
+    let rl = &r.kinds("reload")[0];
+    assert_eq!(
+        (
+            rl["stopped"].as_u64(),
+            rl["loaded"].as_u64(),
+            rl["errors"].as_u64()
+        ),
+        (Some(1), Some(1), Some(0))
+    );
+    assert_eq!(r.received("re", "hello").len(), 2);
+    assert_eq!(r.sent("re", "shutdown").len(), 2);
+    assert!(r.text().contains("\"hi\""));
+    // No session events on reload; the sequence goes on.
+    assert_eq!(
+        r.events("re"),
+        vec!["session_start", "turn_start", "turn_start", "session_end"]
+    );
+    let seqs: Vec<u64> = r
+        .sent("re", "event")
+        .iter()
+        .map(|e| e["sequence"].as_u64().unwrap())
+        .collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    assert_eq!(
+        r.kinds("system_prompt").len(),
+        2,
+        "reload re-runs before_agent_start"
+    );
+}
