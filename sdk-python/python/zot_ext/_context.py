@@ -1,0 +1,286 @@
+"""What handlers get next to their arguments: :class:`Ctx`, with the host's
+:class:`HostInfo`, cancellation and ``call_tool``; and the errors of the
+SDK."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
+
+from . import _native
+from ._protocol import ContentBlock, HelloAck, HostToolResult, NotifyLevel
+from ._results import to_json
+
+if TYPE_CHECKING:
+    from ._extension import Extension, _Session
+
+__all__ = [
+    "ZotError",
+    "CallToolError",
+    "SessionError",
+    "HostInfo",
+    "CallResult",
+    "Ctx",
+]
+
+
+class ZotError(Exception):
+    """Something the SDK could not do (the extension is not running, the
+    engine refused a frame...)."""
+
+
+class SessionError(ZotError):
+    """The session ended abnormally (failed handshake, broken transport)."""
+
+
+class CallToolError(ZotError):
+    """A ``call_tool`` failed as a call: the host lacks ``call_tool``, the
+    key is invalid, the deadline passed, the caller or the session gave up.
+    (A tool that ran and failed is a :class:`CallResult` with
+    ``is_error``.)
+
+    ``kind`` is one of ``unsupported``, ``not_ready``, ``invalid_key``,
+    ``invalid_request``, ``timeout``, ``cancelled``, ``closed``, ``write``.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _call_error(e: _native.CallError) -> CallToolError:
+    kind, message = e.args if len(e.args) == 2 else ("write", str(e))
+    return CallToolError(str(kind), str(message))
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    """What the host said in ``hello_ack`` (SDK-6)."""
+
+    protocol_version: int
+    capabilities: Tuple[str, ...]
+    zot_version: str
+    provider: str
+    model: str
+    cwd: str
+    """The user's project directory (not the extension's own cwd)."""
+    extension_dir: str
+    data_dir: str
+    """Where the extension keeps its state."""
+    raw: HelloAck = field(repr=False, compare=False)
+
+    @classmethod
+    def from_ack(cls, ack: HelloAck) -> HostInfo:
+        return cls(
+            protocol_version=ack.get("protocol_version", 1),
+            capabilities=tuple(ack.get("capabilities", [])),
+            zot_version=ack.get("zot_version", ""),
+            provider=ack.get("provider", ""),
+            model=ack.get("model", ""),
+            cwd=ack.get("cwd", ""),
+            extension_dir=ack.get("extension_dir", ""),
+            data_dir=ack.get("data_dir", ""),
+            raw=ack,
+        )
+
+    @property
+    def supports_call_tool(self) -> bool:
+        """Whether the host accepts ``call_tool``."""
+        return "call_tool" in self.capabilities
+
+    @property
+    def supports_durable_calls(self) -> bool:
+        """Whether the host accepts durable call keys."""
+        return "call_tool_durable" in self.capabilities
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """The host's answer to a ``call_tool`` (a tool failure has
+    ``is_error``)."""
+
+    id: str
+    name: str
+    content: List[ContentBlock]
+    is_error: bool
+    truncated: bool
+    raw: HostToolResult = field(repr=False, compare=False)
+
+    @property
+    def text(self) -> str:
+        """The first text block, or ``""``."""
+        for block in self.content:
+            if block["type"] == "text":
+                return block.get("text", "")
+        return ""
+
+    @classmethod
+    def from_job(cls, result: Mapping[str, Any]) -> CallResult:
+        raw: HostToolResult = {"type": "tool_result", **result}  # type: ignore[typeddict-item]
+        return cls(
+            id=str(result.get("id", "")),
+            name=str(result.get("name", "")),
+            content=list(result.get("content", [])),
+            is_error=bool(result.get("is_error", False)),
+            truncated=bool(result.get("truncated", False)),
+            raw=raw,
+        )
+
+
+class _Waiter:
+    """Where the result of one started call goes (an asyncio future on the
+    SDK's loop, or a concurrent future for a worker thread)."""
+
+    __slots__ = ("future",)
+
+    def __init__(
+        self, future: Union[asyncio.Future[CallResult], concurrent.futures.Future[CallResult]]
+    ) -> None:
+        self.future = future
+
+    def resolve(self, job: Mapping[str, Any]) -> None:
+        """Called on the loop thread with a ``call_result`` job."""
+        if self.future.done():
+            return
+        if "result" in job:
+            self.future.set_result(CallResult.from_job(job["result"]))
+        else:
+            err = CallToolError(str(job.get("error_kind", "closed")), str(job.get("error", "")))
+            self.future.set_exception(err)
+
+
+class Ctx:
+    """The context of one handler invocation.
+
+    - ``id``: the host's id of this invocation (``tool_call.id``,
+      ``command_invoked.id`` or ``event_intercept.id``; empty for events and
+      panel input);
+    - ``cancelled``: a :class:`threading.Event` set when the invocation is
+      cancelled (``tool_cancel``, the interception deadline, shutdown or EOF;
+      for events and panel input: the end of the session). Plain ``def``
+      handlers poll it or ``wait()`` on it; ``async def`` handlers are
+      cancelled with :class:`asyncio.CancelledError` as well;
+    - ``host``: the host's ``hello_ack`` (:class:`HostInfo`);
+    - :meth:`call_tool` / :meth:`call_tool_sync`, :meth:`notify`, :meth:`log`.
+    """
+
+    __slots__ = ("id", "job", "cancelled", "ext", "_session")
+
+    def __init__(
+        self,
+        session: _Session,
+        job: Optional[int],
+        invocation: str,
+        cancelled: threading.Event,
+    ) -> None:
+        self._session = session
+        self.id = invocation
+        self.job = job
+        self.cancelled = cancelled
+        self.ext: Extension = session.ext
+
+    def __repr__(self) -> str:
+        return f"Ctx(id={self.id!r}, cancelled={self.cancelled.is_set()})"
+
+    @property
+    def host(self) -> HostInfo:
+        """The host's ``hello_ack``."""
+        host = self._session.host
+        if host is None:  # pragma: no cover - handlers run after the handshake
+            raise ZotError("no hello_ack yet")
+        return host
+
+    def is_cancelled(self) -> bool:
+        """Whether this invocation was cancelled."""
+        return self.cancelled.is_set()
+
+    def notify(self, message: str, level: NotifyLevel = "info") -> None:
+        """Shows a note (``notify``)."""
+        self.ext.notify(message, level)
+
+    def log(self, message: str) -> None:
+        """Logs ``message`` through the extension's logger (stderr)."""
+        self.ext.log(message)
+
+    def _start(
+        self,
+        name: str,
+        args: Optional[Mapping[str, Any]],
+        key: Optional[str],
+        timeout: Optional[float],
+        waiter: _Waiter,
+    ) -> int:
+        session = self._session
+        with session.calls_lock:
+            try:
+                call = session.native.start_call(
+                    self.job, name, to_json({} if args is None else args), key, timeout
+                )
+            except _native.CallError as e:
+                raise _call_error(e) from None
+            except RuntimeError as e:  # the runtime is gone (interpreter exiting, fork)
+                raise CallToolError("closed", str(e)) from None
+            session.calls[call] = waiter
+        return call
+
+    async def call_tool(
+        self,
+        name: str,
+        args: Optional[Mapping[str, Any]] = None,
+        *,
+        key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> CallResult:
+        """Calls a host tool and waits for its result (``async`` handlers).
+
+        From a tool handler the call's ``parent_id`` is this invocation
+        (SDK-26), and cancelling this invocation cancels the call. ``key``
+        is a durable key (sent only to hosts that support it); ``timeout``
+        the deadline in seconds (60 by default), after which
+        ``call_tool_cancel`` is sent and :class:`CallToolError` (``timeout``)
+        raised. Cancelling the awaiting task cancels the call. Tool failures
+        come back as a result with ``is_error`` (SDK-32).
+        """
+        session = self._session
+        loop = asyncio.get_running_loop()
+        if loop is not session.loop:
+            raise ZotError("call_tool must be awaited on the extension's event loop")
+        future: asyncio.Future[CallResult] = loop.create_future()
+        call = self._start(name, args, key, timeout, _Waiter(future))
+        try:
+            return await future
+        except asyncio.CancelledError:
+            with session.calls_lock:
+                session.calls.pop(call, None)
+            session.native.cancel_call(call)
+            raise
+
+    def call_tool_sync(
+        self,
+        name: str,
+        args: Optional[Mapping[str, Any]] = None,
+        *,
+        key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> CallResult:
+        """:meth:`call_tool` for plain ``def`` handlers running in a worker
+        thread: blocks until the result comes (or the call fails). Not
+        usable on the event loop's thread (``thread=False`` handlers)."""
+        session = self._session
+        if threading.get_ident() == session.loop_thread:
+            raise ZotError(
+                "call_tool_sync would block the event loop; use `await ctx.call_tool(...)` "
+                "in an async handler, or let the handler run in a worker thread"
+            )
+        future: concurrent.futures.Future[CallResult] = concurrent.futures.Future()
+        self._start(name, args, key, timeout, _Waiter(future))
+        # The engine resolves every started call exactly once (result,
+        # deadline, cancellation of this job, or the end of the session).
+        return future.result()

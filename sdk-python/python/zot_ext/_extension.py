@@ -1,0 +1,1172 @@
+"""The :class:`Extension` object (registration and spontaneous actions) and
+the dispatcher that runs its handlers for one engine session.
+
+The dispatcher is the Python half of the engine's pull model: it pulls
+batches of jobs from the native engine (woken through ``loop.add_reader`` on
+the engine's wake descriptor) and answers each job with ``complete`` or
+``fail``. It makes no protocol decision: ids, deadlines, cancellation, what
+a late or cancelled answer means, ``call_tool`` matching and writing all
+happen in the engine.
+
+Concurrency, as the engine's job contract asks:
+
+- commands, tools and interceptors run concurrently: ``async def`` handlers
+  as tasks on the SDK's event loop (cancelled with ``task.cancel()``), plain
+  ``def`` handlers in a worker thread each (or on the loop thread with
+  ``thread=False``), with ``ctx.cancelled`` set on cancellation;
+- events and panel input run in arrival order, one at a time, each answered
+  once its handler returned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import sys
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import (
+    Any,
+    Awaitable,
+    Callable,
+    Deque,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Set,
+    TypeVar,
+    Union,
+    cast,
+    overload,
+)
+
+from . import _native
+from ._context import CallToolError, Ctx, HostInfo, SessionError, ZotError, _Waiter
+from ._protocol import Exposure, HelloAck, NotifyLevel
+from ._results import (
+    MessageVerdict,
+    PromptVerdict,
+    Response,
+    ToolCallVerdict,
+    ToolOutput,
+    TurnVerdict,
+    panel_spec,
+    to_json,
+    verdict_outcome,
+)
+from ._schema import Converter, converter_for, schema_for
+
+__all__ = ["Extension"]
+
+CommandResult = Union[Response, str, None]
+CommandHandler = Callable[..., Union[CommandResult, Awaitable[CommandResult]]]
+ToolHandler = Callable[..., Any]
+EventHandler = Callable[..., Any]
+HelloHook = Callable[[HostInfo], Any]
+
+CommandF = TypeVar("CommandF", bound=CommandHandler)
+ToolF = TypeVar("ToolF", bound=ToolHandler)
+EventF = TypeVar("EventF", bound=EventHandler)
+HelloF = TypeVar("HelloF", bound=HelloHook)
+ToolCallF = TypeVar(
+    "ToolCallF",
+    bound=Callable[..., Union[Optional[ToolCallVerdict], Awaitable[Optional[ToolCallVerdict]]]],
+)
+TurnF = TypeVar(
+    "TurnF", bound=Callable[..., Union[Optional[TurnVerdict], Awaitable[Optional[TurnVerdict]]]]
+)
+MessageF = TypeVar(
+    "MessageF",
+    bound=Callable[..., Union[Optional[MessageVerdict], Awaitable[Optional[MessageVerdict]]]],
+)
+PromptResult = Union[PromptVerdict, str, None]
+PromptF = TypeVar("PromptF", bound=Callable[..., Union[PromptResult, Awaitable[PromptResult]]])
+PanelF = TypeVar("PanelF", bound=Callable[..., Any])
+
+# How long the end of a session waits for handler threads and tasks that
+# already answered to wind down (the engine's shutdown grace came before).
+_WIND_DOWN = 0.3
+
+
+def _positional_arity(fn: Callable[..., Any]) -> int:
+    """How many positional arguments ``fn`` accepts (99: ``*args``)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return 99
+    n = 0
+    for p in sig.parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            return 99
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            n += 1
+    return n
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(fn, "__call__", None)
+    )
+
+
+def _first_param_type(fn: Callable[..., Any]) -> Any:
+    """The annotation of ``fn``'s first parameter (``None`` if absent)."""
+    import typing
+
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if not params or params[0].annotation is inspect.Parameter.empty:
+        return None
+    first = params[0]
+    try:
+        return typing.get_type_hints(fn, include_extras=True).get(first.name, first.annotation)
+    except Exception:
+        pass
+    if isinstance(first.annotation, str):
+        # A postponed annotation naming something get_type_hints cannot see
+        # (another parameter's type is unresolvable, or a closure variable).
+        try:
+            scope = dict(getattr(fn, "__globals__", {}))
+            scope.update(inspect.getclosurevars(fn).nonlocals)
+            return eval(first.annotation, scope)  # noqa: S307 - the author's own annotation
+        except Exception:
+            pass
+    return first.annotation
+
+
+@dataclass
+class _Handler:
+    fn: Callable[..., Any]
+    is_async: bool
+    thread: bool
+    arity: int
+
+    @classmethod
+    def of(cls, fn: Callable[..., Any], thread: bool = True) -> _Handler:
+        if not callable(fn):
+            raise TypeError(f"handler {fn!r} is not callable")
+        return cls(fn, _is_async(fn), thread, _positional_arity(fn))
+
+    def call(self, *args: Any) -> Any:
+        return self.fn(*args[: self.arity])
+
+
+@dataclass
+class _Command:
+    name: str
+    description: str
+    handler: _Handler
+
+
+@dataclass
+class _Tool:
+    frame: Dict[str, Any]
+    handler: _Handler
+    convert: Converter
+
+
+@dataclass
+class _Panel:
+    on_key: Optional[_Handler] = None
+    on_close: Optional[_Handler] = None
+    on_resize: Optional[_Handler] = None
+
+
+def _message(e: BaseException) -> str:
+    return str(e) or type(e).__name__
+
+
+class Extension:
+    """An extension: its registrations and its spontaneous actions.
+
+    >>> ext = Extension("hello", "1.0.0")
+    >>> @ext.command("hi", "Say hi")
+    ... def hi(args: str, ctx: Ctx) -> Response:
+    ...     return Response.display(f"hi {args}")
+    >>> # ext.run()  # serve over stdin/stdout until shutdown or EOF
+
+    Every handler gets ``(args, ctx)`` (or only ``args``, or nothing, if it
+    declares fewer parameters). ``async def`` handlers run on the SDK's
+    event loop; plain ``def`` handlers run in a worker thread unless
+    registered with ``thread=False`` (then on the loop thread: keep them
+    short).
+    """
+
+    def __init__(self, name: str, version: str = "0.0.0") -> None:
+        if not name:
+            raise ValueError("the extension name must not be empty")
+        self.name = name
+        self.version = version
+        self.logger = logging.getLogger(f"zot_ext.{name}")
+        self._commands: Dict[str, _Command] = {}
+        self._tools: Dict[str, _Tool] = {}
+        self._events: Dict[str, _Handler] = {}
+        self._intercepts: Dict[str, _Handler] = {}
+        self._hello_hooks: List[_Handler] = []
+        self._panels: Dict[str, _Panel] = {}
+        self._session: Optional[_Session] = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Extension({self.name!r}, {self.version!r})"
+
+    # -- registration -----------------------------------------------------
+
+    def _live(self) -> Optional[_native.Engine]:
+        """The engine to register with at once (after the announcement)."""
+        s = self._session
+        return s.native if s is not None and s.announced else None
+
+    def _register_late(self, what: str, call: Callable[[_native.Engine], None]) -> None:
+        native = self._live()
+        if native is None:
+            return
+        try:
+            call(native)
+        except (_native.EngineError, ValueError) as e:
+            raise ZotError(f"{what} not registered: {e}") from None
+
+    @overload
+    def command(
+        self, name: str, description: str = "", *, thread: bool = True
+    ) -> Callable[[CommandF], CommandF]: ...
+
+    @overload
+    def command(
+        self, name: str, description: str, handler: CommandF, *, thread: bool = True
+    ) -> CommandF: ...
+
+    def command(
+        self,
+        name: str,
+        description: str = "",
+        handler: Optional[CommandF] = None,
+        *,
+        thread: bool = True,
+    ) -> Union[CommandF, Callable[[CommandF], CommandF]]:
+        """Registers a slash command (a decorator, or pass ``handler``).
+
+        The handler gets the rest of the user's input (``str``) and a
+        :class:`Ctx`; it returns a :class:`Response`, a ``str`` (shown with
+        ``display``) or ``None`` (``noop``). Raising an exception answers
+        ``noop`` with the message as the error (SDK-16). Registering a name
+        again (compared case-insensitively) replaces the command.
+        """
+
+        def register(fn: CommandF) -> CommandF:
+            cmd = _Command(name, description, _Handler.of(fn, thread))
+            with self._lock:
+                self._commands[name.lower()] = cmd
+            self._register_late(
+                f"command {name!r}", lambda n: n.register_command(name, description)
+            )
+            return fn
+
+        return register if handler is None else register(handler)
+
+    @overload
+    def tool(
+        self,
+        name: str,
+        description: str = "",
+        *,
+        schema: Optional[Mapping[str, Any]] = None,
+        output_schema: Optional[Mapping[str, Any]] = None,
+        namespace: str = "",
+        namespace_description: str = "",
+        namespace_instructions: str = "",
+        exposure: Optional[Exposure] = None,
+        deferred: bool = False,
+        interactive: bool = False,
+        thread: bool = True,
+    ) -> Callable[[ToolF], ToolF]: ...
+
+    @overload
+    def tool(
+        self,
+        name: str,
+        description: str,
+        handler: ToolF,
+        *,
+        schema: Optional[Mapping[str, Any]] = None,
+        output_schema: Optional[Mapping[str, Any]] = None,
+        namespace: str = "",
+        namespace_description: str = "",
+        namespace_instructions: str = "",
+        exposure: Optional[Exposure] = None,
+        deferred: bool = False,
+        interactive: bool = False,
+        thread: bool = True,
+    ) -> ToolF: ...
+
+    def tool(
+        self,
+        name: str,
+        description: str = "",
+        handler: Optional[ToolF] = None,
+        *,
+        schema: Optional[Mapping[str, Any]] = None,
+        output_schema: Optional[Mapping[str, Any]] = None,
+        namespace: str = "",
+        namespace_description: str = "",
+        namespace_instructions: str = "",
+        exposure: Optional[Exposure] = None,
+        deferred: bool = False,
+        interactive: bool = False,
+        thread: bool = True,
+    ) -> Union[ToolF, Callable[[ToolF], ToolF]]:
+        """Registers a tool (a decorator, or pass ``handler``).
+
+        The handler gets the arguments and a :class:`Ctx`. Without
+        ``schema``, the JSON Schema is derived from the annotation of its
+        first parameter (a ``TypedDict``, a dataclass or a pydantic model;
+        none / ``dict`` means any object), and the arguments are checked and
+        converted to that type before the handler runs. It returns a
+        :class:`ToolOutput`, a ``str``, a list of content blocks, a ``dict``
+        (structured content) or ``None``; raising an exception answers
+        ``is_error`` with the message (SDK-21). ``interactive`` tools wait
+        for the user and get cancelled through ``ctx`` (SDK-53).
+        """
+
+        def register(fn: ToolF) -> ToolF:
+            arg_type = _first_param_type(fn)
+            frame: Dict[str, Any] = {
+                "name": name,
+                "description": description,
+                "schema": dict(schema) if schema is not None else schema_for(arg_type),
+            }
+            if output_schema is not None:
+                frame["output_schema"] = dict(output_schema)
+            if namespace:
+                frame["namespace"] = namespace
+            if namespace_description:
+                frame["namespace_description"] = namespace_description
+            if namespace_instructions:
+                frame["namespace_instructions"] = namespace_instructions
+            if exposure is not None:
+                frame["exposure"] = exposure
+            if deferred:
+                frame["deferred"] = True
+            if interactive:
+                frame["interactive"] = True
+            spec = _Tool(frame, _Handler.of(fn, thread), converter_for(arg_type))
+            with self._lock:
+                self._tools[name] = spec
+            self._register_late(f"tool {name!r}", lambda n: n.register_tool(to_json(frame)))
+            return fn
+
+        return register if handler is None else register(handler)
+
+    @overload
+    def on(self, event: str, *, thread: bool = True) -> Callable[[EventF], EventF]: ...
+
+    @overload
+    def on(self, event: str, handler: EventF, *, thread: bool = True) -> EventF: ...
+
+    def on(
+        self, event: str, handler: Optional[EventF] = None, *, thread: bool = True
+    ) -> Union[EventF, Callable[[EventF], EventF]]:
+        """Subscribes to a lifecycle event (a decorator, or pass
+        ``handler``).
+
+        The handler gets the event (a dict typed by the generated
+        ``TypedDict`` of that event, e.g. ``ToolResultEvent``) and a
+        :class:`Ctx`. Events are handled in arrival order, one at a time
+        (SDK-35); a failing handler is logged (SDK-36). Registering an event
+        again replaces its handler without moving it (SDK-9).
+        """
+
+        def register(fn: EventF) -> EventF:
+            with self._lock:
+                self._events[event] = _Handler.of(fn, thread)
+            self._register_late(f"event {event!r}", lambda n: n.subscribe(event))
+            return fn
+
+        return register if handler is None else register(handler)
+
+    def _intercept(self, event: str, fn: Callable[..., Any], thread: bool) -> None:
+        with self._lock:
+            self._intercepts[event] = _Handler.of(fn, thread)
+        self._register_late(f"interceptor {event!r}", lambda n: n.intercept(event))
+
+    @overload
+    def intercept_tool_call(self, handler: ToolCallF) -> ToolCallF: ...
+
+    @overload
+    def intercept_tool_call(self, *, thread: bool = True) -> Callable[[ToolCallF], ToolCallF]: ...
+
+    def intercept_tool_call(
+        self, handler: Optional[ToolCallF] = None, *, thread: bool = True
+    ) -> Union[ToolCallF, Callable[[ToolCallF], ToolCallF]]:
+        """Intercepts tool calls (``ToolCallIntercept`` → a
+        :class:`ToolCallVerdict` or ``None`` to allow). A failing
+        interceptor blocks the call (SDK-45); an answer later than the
+        host's deadline is dropped by the engine."""
+
+        def register(fn: ToolCallF) -> ToolCallF:
+            self._intercept("tool_call", fn, thread)
+            return fn
+
+        return register if handler is None else register(handler)
+
+    @overload
+    def intercept_turn_start(self, handler: TurnF) -> TurnF: ...
+
+    @overload
+    def intercept_turn_start(self, *, thread: bool = True) -> Callable[[TurnF], TurnF]: ...
+
+    def intercept_turn_start(
+        self, handler: Optional[TurnF] = None, *, thread: bool = True
+    ) -> Union[TurnF, Callable[[TurnF], TurnF]]:
+        """Intercepts turn starts (``TurnStartIntercept`` → a
+        :class:`TurnVerdict` or ``None``)."""
+
+        def register(fn: TurnF) -> TurnF:
+            self._intercept("turn_start", fn, thread)
+            return fn
+
+        return register if handler is None else register(handler)
+
+    @overload
+    def intercept_assistant_message(self, handler: MessageF) -> MessageF: ...
+
+    @overload
+    def intercept_assistant_message(
+        self, *, thread: bool = True
+    ) -> Callable[[MessageF], MessageF]: ...
+
+    def intercept_assistant_message(
+        self, handler: Optional[MessageF] = None, *, thread: bool = True
+    ) -> Union[MessageF, Callable[[MessageF], MessageF]]:
+        """Intercepts assistant messages (``AssistantMessageIntercept`` → a
+        :class:`MessageVerdict` or ``None``)."""
+
+        def register(fn: MessageF) -> MessageF:
+            self._intercept("assistant_message", fn, thread)
+            return fn
+
+        return register if handler is None else register(handler)
+
+    @overload
+    def intercept_before_agent_start(self, handler: PromptF) -> PromptF: ...
+
+    @overload
+    def intercept_before_agent_start(
+        self, *, thread: bool = True
+    ) -> Callable[[PromptF], PromptF]: ...
+
+    def intercept_before_agent_start(
+        self, handler: Optional[PromptF] = None, *, thread: bool = True
+    ) -> Union[PromptF, Callable[[PromptF], PromptF]]:
+        """Rewrites the system prompt (``BeforeAgentStartIntercept`` → a
+        :class:`PromptVerdict`, a ``str`` (the new prompt) or ``None`` to
+        keep it). A failing hook keeps the prompt."""
+
+        def register(fn: PromptF) -> PromptF:
+            self._intercept("before_agent_start", fn, thread)
+            return fn
+
+        return register if handler is None else register(handler)
+
+    def on_hello(self, hook: HelloF) -> HelloF:
+        """Runs ``hook(host)`` after ``hello_ack`` and before the
+        registrations are announced (SDK-7), on the event loop thread
+        (``async def`` allowed); it may register more commands, tools,
+        events and interceptors."""
+        with self._lock:
+            self._hello_hooks.append(_Handler.of(hook, thread=False))
+        return hook
+
+    @overload
+    def on_panel_key(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
+
+    @overload
+    def on_panel_key(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
+
+    def on_panel_key(
+        self, panel_id: str, handler: Optional[PanelF] = None, *, thread: bool = True
+    ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
+        """Routes ``panel_key`` frames for ``panel_id`` to ``handler(key)``
+        (a ``PanelKey`` dict), in arrival order, one at a time, replacing an
+        earlier key handler. Keys for panels without a handler are ignored
+        (SDK-46)."""
+
+        def register(fn: PanelF) -> PanelF:
+            with self._lock:
+                self._panels.setdefault(panel_id, _Panel()).on_key = _Handler.of(fn, thread)
+            return fn
+
+        return register if handler is None else register(handler)
+
+    @overload
+    def on_panel_close(
+        self, panel_id: str, *, thread: bool = True
+    ) -> Callable[[PanelF], PanelF]: ...
+
+    @overload
+    def on_panel_close(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
+
+    def on_panel_close(
+        self, panel_id: str, handler: Optional[PanelF] = None, *, thread: bool = True
+    ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
+        """Calls ``handler(panel_id)`` when the host closes ``panel_id``
+        (Esc / Ctrl+C); the panel's handlers are forgotten afterwards."""
+
+        def register(fn: PanelF) -> PanelF:
+            with self._lock:
+                self._panels.setdefault(panel_id, _Panel()).on_close = _Handler.of(fn, thread)
+            return fn
+
+        return register if handler is None else register(handler)
+
+    @overload
+    def on_panel_resize(
+        self, panel_id: str, *, thread: bool = True
+    ) -> Callable[[PanelF], PanelF]: ...
+
+    @overload
+    def on_panel_resize(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
+
+    def on_panel_resize(
+        self, panel_id: str, handler: Optional[PanelF] = None, *, thread: bool = True
+    ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
+        """Routes ``panel_resize`` frames for ``panel_id`` (no stored host
+        sends them; OP-14)."""
+
+        def register(fn: PanelF) -> PanelF:
+            with self._lock:
+                self._panels.setdefault(panel_id, _Panel()).on_resize = _Handler.of(fn, thread)
+            return fn
+
+        return register if handler is None else register(handler)
+
+    def forget_panel(self, panel_id: str) -> None:
+        """Forgets every handler of ``panel_id``."""
+        with self._lock:
+            self._panels.pop(panel_id, None)
+
+    # -- spontaneous actions ----------------------------------------------
+
+    @property
+    def host(self) -> Optional[HostInfo]:
+        """The host's ``hello_ack`` while a session runs (after the
+        handshake)."""
+        s = self._session
+        return s.host if s is not None else None
+
+    @property
+    def running(self) -> bool:
+        """Whether a session is running."""
+        return self._session is not None
+
+    def _send(self, frame: Mapping[str, Any]) -> None:
+        s = self._session
+        if s is None:
+            raise ZotError("the extension is not running")
+        try:
+            s.native.send(to_json(frame))
+        except (_native.EngineError, RuntimeError) as e:
+            raise ZotError(str(e)) from None
+
+    def notify(self, message: str, level: NotifyLevel = "info") -> None:
+        """Shows a note (``notify``; ``level``: info, success, warn,
+        error). Frames sent before the handshake completes follow
+        ``ready``."""
+        self._send({"type": "notify", "level": level, "message": message})
+
+    def clear_notes(self) -> None:
+        """Removes this extension's notes (``clear_notes``)."""
+        self._send({"type": "clear_notes"})
+
+    def submit(self, text: str) -> None:
+        """Submits a prompt as if typed (``submit``; interactive hosts)."""
+        self._send({"type": "submit", "text": text})
+
+    def submit_slash(self, text: str) -> None:
+        """Runs a slash command as if typed (``submit_slash``)."""
+        self._send({"type": "submit_slash", "text": text})
+
+    def open_panel(
+        self, panel_id: str, *, title: str = "", lines: Sequence[str] = (), footer: str = ""
+    ) -> None:
+        """Opens a panel outside any command (spontaneous ``open_panel``)."""
+        self._send({"type": "open_panel", "panel": panel_spec(panel_id, title, lines, footer)})
+
+    def render_panel(
+        self,
+        panel_id: str,
+        *,
+        lines: Optional[Sequence[str]] = None,
+        title: Optional[str] = None,
+        footer: Optional[str] = None,
+    ) -> None:
+        """Redraws a panel (``panel_render``): the given parts replace the
+        current ones."""
+        frame: Dict[str, Any] = {"type": "panel_render", "panel_id": panel_id}
+        if title:
+            frame["title"] = title
+        if lines:
+            frame["lines"] = list(lines)
+        if footer:
+            frame["footer"] = footer
+        self._send(frame)
+
+    def close_panel(self, panel_id: str) -> None:
+        """Closes a panel (``panel_close``) and forgets its handlers (the
+        host does not echo the close back)."""
+        self.forget_panel(panel_id)
+        self._send({"type": "panel_close", "panel_id": panel_id})
+
+    def _ensure_logging(self) -> None:
+        """Sends the extension's log lines to stderr as ``[<name>] message``
+        unless the application configured logging itself."""
+        if self.logger.handlers or logging.getLogger().handlers:
+            return
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(f"[{self.name.replace('%', '%%')}] %(message)s"))
+        self.logger.addHandler(handler)
+        self.logger.setLevel(logging.INFO)
+        self.logger.propagate = False
+
+    def log(self, message: str, level: int = logging.INFO) -> None:
+        """Logs ``message`` to stderr through :attr:`logger` (stdout is the
+        wire)."""
+        self._ensure_logging()
+        self.logger.log(level, message)
+
+    # -- running ------------------------------------------------------------
+
+    def run(self) -> None:
+        """Serves the extension over stdin/stdout until ``shutdown`` or EOF:
+        ``asyncio.run(self.serve())``. Ctrl-C ends it cleanly; a failed
+        session (e.g. no ``hello_ack``) exits with status 1."""
+        self._ensure_logging()
+        try:
+            asyncio.run(self.serve())
+        except KeyboardInterrupt:
+            self.logger.info("interrupted")
+        except ZotError as e:
+            self.logger.error("%s", e)
+            raise SystemExit(1) from None
+
+    async def serve(self) -> None:
+        """Serves the extension over stdin/stdout on the running event loop
+        until ``shutdown`` or EOF. Raises :class:`SessionError` when the
+        session failed."""
+        try:
+            native = _native.Engine.stdio(self.name, self.version)
+        except (_native.EngineError, RuntimeError) as e:
+            raise ZotError(f"cannot start: {e}") from None
+        await self._serve_on(native)
+
+    async def _serve_on(self, native: _native.Engine) -> None:
+        with self._lock:
+            running = self._session is not None
+            if not running:
+                session = _Session(self, native)
+                self._session = session
+        if running:
+            native.close()
+            raise ZotError(f"extension {self.name!r} is already running")
+        try:
+            error = await session.run()
+        finally:
+            self._session = None
+        if error:
+            raise SessionError(error)
+
+    def _announce(self, native: _native.Engine) -> None:
+        """Registers everything with the engine, then announces it."""
+        with self._lock:
+            commands = list(self._commands.values())
+            tools = list(self._tools.values())
+            events = list(self._events)
+            intercepts = list(self._intercepts)
+        for c in commands:
+            self._try_register(f"command {c.name!r}", lambda: native.register_command(c.name, c.description))
+        for t in tools:
+            self._try_register(f"tool {t.frame['name']!r}", lambda: native.register_tool(to_json(t.frame)))
+        for e in events:
+            self._try_register(f"event {e!r}", lambda: native.subscribe(e))
+        for i in intercepts:
+            self._try_register(f"interceptor {i!r}", lambda: native.intercept(i))
+        try:
+            native.hello_done()
+        except _native.EngineError as e:
+            self.log(f"handshake not completed: {e}", logging.ERROR)
+
+    def _try_register(self, what: str, call: Callable[[], None]) -> None:
+        try:
+            call()
+        except (_native.EngineError, ValueError) as e:
+            self.log(f"{what} not registered: {e}", logging.ERROR)
+
+
+# ---------------------------------------------------------------------------
+# The dispatcher
+
+
+Job = Dict[str, Any]
+
+
+class _Session:
+    """One engine session: pulls jobs and runs the extension's handlers."""
+
+    def __init__(self, ext: Extension, native: _native.Engine) -> None:
+        self.ext = ext
+        self.native = native
+        self.loop = asyncio.get_running_loop()
+        self.loop_thread = threading.get_ident()
+        self.host: Optional[HostInfo] = None
+        self.announced = False
+        self.tasks: Dict[int, asyncio.Task[None]] = {}
+        self.cancels: Dict[int, threading.Event] = {}
+        self.threads: Set[threading.Thread] = set()
+        self.threads_lock = threading.Lock()
+        self.calls: Dict[int, _Waiter] = {}
+        self.calls_lock = threading.Lock()
+        # The token of event and panel handlers: set when the session ends.
+        self.ending = threading.Event()
+        self._batches: Deque[List[Job]] = deque()
+        self._wake = asyncio.Event()
+        self._serial: Deque[Job] = deque()
+        self._serial_wake = asyncio.Event()
+        self._poller: Optional[threading.Thread] = None
+        self._stop_polling = threading.Event()
+        self._fd: Optional[int] = None
+
+    # -- pulling jobs -----------------------------------------------------
+
+    def _pull(self) -> None:
+        """The wake descriptor is readable: take every queued job."""
+        try:
+            text = self.native.try_next_jobs()
+        except Exception as e:  # the runtime is gone: end the session
+            self._push([{"kind": "finished", "error": f"engine unavailable: {e}"}])
+            return
+        if text != "[]":
+            self._push(json.loads(text))
+
+    def _push(self, batch: List[Job]) -> None:
+        self._batches.append(batch)
+        self._wake.set()
+
+    def _poll(self) -> None:
+        """Fallback for event loops without ``add_reader``: a thread waits
+        for jobs with the GIL released."""
+        while not self._stop_polling.is_set():
+            try:
+                text = self.native.next_jobs(0.25)
+            except Exception as e:
+                batch: List[Job] = [{"kind": "finished", "error": f"engine unavailable: {e}"}]
+            else:
+                if text == "[]":
+                    continue
+                batch = json.loads(text)
+            try:
+                self.loop.call_soon_threadsafe(self._push, batch)
+            except RuntimeError:  # the loop is closed
+                return
+            if any(j.get("kind") == "finished" for j in batch):
+                return
+
+    def _attach(self) -> None:
+        try:
+            fd = self.native.wake_fd()
+            self.loop.add_reader(fd, self._pull)
+            self._fd = fd
+        except (NotImplementedError, _native.EngineError):
+            self._poller = threading.Thread(target=self._poll, name="zot-ext-poll", daemon=True)
+            self._poller.start()
+            return
+        self._pull()
+
+    def _detach(self) -> None:
+        if self._fd is not None:
+            self.loop.remove_reader(self._fd)
+            self._fd = None
+        if self._poller is not None:
+            self._stop_polling.set()
+            self._poller.join(1.0)
+
+    async def run(self) -> Optional[str]:
+        """Runs the session; returns the engine's error, if it failed."""
+        self._attach()
+        serial = self.loop.create_task(self._serial_loop())
+        try:
+            while True:
+                if not self._batches:
+                    await self._wake.wait()
+                    self._wake.clear()
+                while self._batches:
+                    for job in self._batches.popleft():
+                        kind = job["kind"]
+                        if kind == "finished":
+                            error = job.get("error")
+                            return str(error) if error else None
+                        if kind == "hello":
+                            await self._hello(job)
+                        else:
+                            self._dispatch(job)
+        except asyncio.CancelledError:
+            # Ctrl-C or the application cancelled serve(): end the session
+            # from our side (the engine cancels every job).
+            try:
+                self.native.close()
+            except RuntimeError:
+                pass
+            raise
+        finally:
+            self._detach()
+            await self._wind_down(serial)
+
+    async def _wind_down(self, serial: asyncio.Task[None]) -> None:
+        """After the end: stop what is left (every job was answered or
+        abandoned by the engine's grace), without leaving threads behind."""
+        self.ending.set()
+        for ev in list(self.cancels.values()):
+            ev.set()
+        serial.cancel()
+        pending: List[asyncio.Task[None]] = [serial, *self.tasks.values()]
+        for t in pending:
+            t.cancel()
+        await asyncio.wait(pending, timeout=_WIND_DOWN)
+        with self.calls_lock:
+            waiters = list(self.calls.values())
+            self.calls.clear()
+        for w in waiters:
+            w.resolve({"kind": "call_result", "error": "the session ended", "error_kind": "closed"})
+        deadline = self.loop.time() + _WIND_DOWN
+        with self.threads_lock:
+            threads = list(self.threads)
+        for th in threads:
+            left = deadline - self.loop.time()
+            if left > 0:
+                th.join(left)
+        # Handlers that ignore cancellation keep running in daemon threads;
+        # they cannot keep the process alive.
+
+    # -- dispatching ------------------------------------------------------
+
+    async def _hello(self, job: Job) -> None:
+        ack = cast(HelloAck, {"type": "hello_ack", **job["hello_ack"]})
+        host = HostInfo.from_ack(ack)
+        self.host = host
+        for hook in list(self.ext._hello_hooks):
+            try:
+                r = hook.call(host)
+                if inspect.isawaitable(r):
+                    await r
+            except Exception:
+                self.ext.logger.exception("on_hello hook failed")
+        self.ext._announce(self.native)
+        self.announced = True
+
+    def _dispatch(self, job: Job) -> None:
+        kind = job["kind"]
+        if kind == "command":
+            self._command(job)
+        elif kind == "tool":
+            self._tool(job)
+        elif kind == "intercept":
+            self._interception(job)
+        elif kind in ("event", "panel_key", "panel_close", "panel_resize"):
+            self._serial.append(job)
+            self._serial_wake.set()
+        elif kind == "cancel":
+            self._cancel(int(job["id"]))
+        elif kind == "call_result":
+            with self.calls_lock:
+                waiter = self.calls.pop(int(job["call"]), None)
+            if waiter is not None:
+                waiter.resolve(job)
+        elif kind == "shutdown":
+            self.ending.set()
+
+    def _command(self, job: Job) -> None:
+        job_id, name = int(job["id"]), str(job["name"])
+        cmd = self.ext._commands.get(name.lower())
+        if cmd is None:
+            self._fail(job_id, f"no handler for /{name}")
+            return
+        args = str(job["args"])
+        self._start(
+            job_id,
+            str(job["invocation"]),
+            cmd.handler,
+            lambda: args,
+            lambda value: Response.of(value).outcome(),
+            f"command /{name}",
+        )
+
+    def _tool(self, job: Job) -> None:
+        job_id, name = int(job["id"]), str(job["name"])
+        tool = self.ext._tools.get(name)
+        if tool is None:
+            self._fail(job_id, f"no handler for tool {json.dumps(name)}")
+            return
+        raw = job.get("args")
+
+        def args() -> Any:
+            return tool.convert(raw)
+
+        def outcome(value: Any) -> Dict[str, Any]:
+            return ToolOutput.of(value).outcome()
+
+        self._start(job_id, str(job["invocation"]), tool.handler, args, outcome, f"tool {name}")
+
+    def _interception(self, job: Job) -> None:
+        job_id, event = int(job["id"]), str(job["name"])
+        handler = self.ext._intercepts.get(event)
+        if handler is None:
+            self._complete(job_id, "{}", f"{event} interceptor")
+            return
+        request = {"type": "event_intercept", **job["request"]}
+
+        def outcome(value: Any) -> Dict[str, Any]:
+            return verdict_outcome(event, value)
+
+        self._start(job_id, str(request.get("id", "")), handler, lambda: request, outcome, f"{event} interceptor")
+
+    def _start(
+        self,
+        job_id: int,
+        invocation: str,
+        handler: _Handler,
+        args: Callable[[], Any],
+        outcome: Callable[[Any], Dict[str, Any]],
+        what: str,
+    ) -> None:
+        cancelled = threading.Event()
+        self.cancels[job_id] = cancelled
+        ctx = Ctx(self, job_id, invocation, cancelled)
+        if handler.is_async:
+            self.tasks[job_id] = self.loop.create_task(
+                self._run_async(job_id, handler, args, outcome, ctx, what)
+            )
+        elif handler.thread:
+            self._spawn(lambda: self._run_sync(job_id, handler, args, outcome, ctx, what), what)
+        else:
+            self._run_sync(job_id, handler, args, outcome, ctx, what)
+
+    def _cancel(self, job_id: int) -> None:
+        ev = self.cancels.get(job_id)
+        if ev is not None:
+            ev.set()
+        if job_id in self.tasks:
+            # Scheduled, not immediate: a task cancelled in the batch that
+            # started it still runs up to its first `await` and then gets
+            # CancelledError, so its handler always sees the cancellation.
+            self.loop.call_soon(self._cancel_task, job_id)
+
+    def _cancel_task(self, job_id: int) -> None:
+        task = self.tasks.get(job_id)
+        if task is not None:
+            task.cancel()
+
+    async def _run_async(
+        self,
+        job_id: int,
+        handler: _Handler,
+        args: Callable[[], Any],
+        outcome: Callable[[Any], Dict[str, Any]],
+        ctx: Ctx,
+        what: str,
+    ) -> None:
+        try:
+            try:
+                result = handler.call(args(), ctx)
+                if inspect.isawaitable(result):
+                    result = await result
+                answer = to_json(outcome(result))
+            except asyncio.CancelledError:
+                self._fail(job_id, "cancelled")
+                return
+            except Exception as e:
+                self._failed(job_id, what, e, ctx)
+                return
+            except BaseException as e:
+                self._fail(job_id, _message(e))
+                raise
+            self._complete(job_id, answer, what)
+        finally:
+            self.tasks.pop(job_id, None)
+            self.cancels.pop(job_id, None)
+
+    def _run_sync(
+        self,
+        job_id: int,
+        handler: _Handler,
+        args: Callable[[], Any],
+        outcome: Callable[[Any], Dict[str, Any]],
+        ctx: Ctx,
+        what: str,
+    ) -> None:
+        try:
+            try:
+                result = handler.call(args(), ctx)
+                if inspect.isawaitable(result):
+                    result = self._await_from_thread(result)
+                answer = to_json(outcome(result))
+            except Exception as e:
+                self._failed(job_id, what, e, ctx)
+                return
+            except BaseException as e:
+                self._fail(job_id, _message(e))
+                raise
+            self._complete(job_id, answer, what)
+        finally:
+            self._on_loop(self.cancels.pop, job_id, None)
+
+    def _await_from_thread(self, awaitable: Awaitable[Any]) -> Any:
+        if threading.get_ident() == self.loop_thread:
+            raise TypeError("a thread=False handler returned an awaitable; declare it `async def`")
+
+        async def wait() -> Any:
+            return await awaitable
+
+        return asyncio.run_coroutine_threadsafe(wait(), self.loop).result()
+
+    def _on_loop(self, fn: Callable[..., Any], *args: Any) -> None:
+        if threading.get_ident() == self.loop_thread:
+            fn(*args)
+            return
+        try:
+            self.loop.call_soon_threadsafe(fn, *args)
+        except RuntimeError:  # the loop is closed
+            pass
+
+    def _spawn(self, target: Callable[[], None], what: str) -> threading.Thread:
+        def run() -> None:
+            try:
+                target()
+            except BaseException:  # pragma: no cover - _run_sync answers first
+                self.ext.logger.exception("%s: handler thread failed", what)
+            finally:
+                with self.threads_lock:
+                    self.threads.discard(th)
+
+        th = threading.Thread(target=run, name=f"zot-ext {what}", daemon=True)
+        with self.threads_lock:
+            self.threads.add(th)
+        th.start()
+        return th
+
+    def _in_thread(self, fn: Callable[[], Any], what: str) -> asyncio.Future[Any]:
+        """Runs ``fn`` in a worker thread; the future resolves on the loop."""
+        future: asyncio.Future[Any] = self.loop.create_future()
+
+        def settle(ok: bool, value: Any) -> None:
+            if future.done():
+                return
+            if ok:
+                future.set_result(value)
+            else:
+                future.set_exception(value)
+
+        def target() -> None:
+            try:
+                value = fn()
+            except BaseException as e:
+                self._on_loop(settle, False, e)
+            else:
+                self._on_loop(settle, True, value)
+
+        self._spawn(target, what)
+        return future
+
+    def _complete(self, job_id: int, answer: str, what: str) -> None:
+        try:
+            self.native.complete(job_id, answer)
+        except _native.EngineError as e:
+            self.ext.log(f"{what}: {e}", logging.WARNING)
+        except RuntimeError:  # the runtime is gone (interpreter exiting)
+            pass
+
+    def _fail(self, job_id: int, message: str) -> None:
+        try:
+            self.native.fail(job_id, message)
+        except (_native.EngineError, RuntimeError):
+            pass
+
+    def _failed(self, job_id: int, what: str, e: Exception, ctx: Ctx) -> None:
+        if not ctx.cancelled.is_set():
+            self.ext._ensure_logging()
+            self.ext.logger.error("%s failed: %s", what, _message(e), exc_info=e)
+        self._fail(job_id, _message(e))
+
+    # -- events and panel input, in order ---------------------------------
+
+    async def _serial_loop(self) -> None:
+        while True:
+            while not self._serial:
+                await self._serial_wake.wait()
+                self._serial_wake.clear()
+            await self._run_serial(self._serial.popleft())
+
+    async def _run_serial(self, job: Job) -> None:
+        kind, job_id = job["kind"], int(job["id"])
+        what = kind
+        try:
+            if kind == "event":
+                what = f"event {job['name']}"
+                handler = self.ext._events.get(str(job["name"]))
+                if handler is not None:
+                    event = {"type": "event", **job["event"]}
+                    ctx = Ctx(self, None, "", self.ending)
+                    await self._call_serial(handler, what, event, ctx)
+            else:
+                panel_id = str(job["panel_id"])
+                what = f"panel {panel_id} {kind[6:]}"
+                if kind == "panel_close":
+                    with self.ext._lock:
+                        panel = self.ext._panels.pop(panel_id, None)
+                    if panel is not None and panel.on_close is not None:
+                        await self._call_serial(panel.on_close, what, panel_id)
+                else:
+                    panel = self.ext._panels.get(panel_id)
+                    if kind == "panel_key" and panel is not None and panel.on_key is not None:
+                        key = {
+                            "type": "panel_key",
+                            "panel_id": panel_id,
+                            "key": job["key"],
+                            "text": job.get("text", ""),
+                        }
+                        await self._call_serial(panel.on_key, what, key)
+                    elif kind == "panel_resize" and panel is not None and panel.on_resize:
+                        resize = {
+                            "type": "panel_resize",
+                            "panel_id": panel_id,
+                            "width": job["width"],
+                            "height": job["height"],
+                        }
+                        await self._call_serial(panel.on_resize, what, resize)
+        except asyncio.CancelledError:
+            self._fail(job_id, "cancelled")
+            raise
+        except Exception as e:
+            self.ext._ensure_logging()
+            self.ext.logger.error("%s handler failed: %s", what, _message(e), exc_info=e)
+            self._fail(job_id, _message(e))  # the engine logs it too (SDK-36)
+        else:
+            self._complete(job_id, "{}", what)
+
+    async def _call_serial(self, handler: _Handler, what: str, *args: Any) -> None:
+        if handler.is_async:
+            await handler.call(*args)
+        elif handler.thread:
+            result = await self._in_thread(lambda: handler.call(*args), what)
+            if inspect.isawaitable(result):
+                await result
+        else:
+            result = handler.call(*args)
+            if inspect.isawaitable(result):
+                await result
+

@@ -1,0 +1,897 @@
+//! `zot_ext._native`: the pyo3 binding of the zot-ext engine.
+//!
+//! This module is deliberately thin. Every protocol decision (handshake,
+//! ids, dispatch, deadlines, cancellation, `call_tool` correlation, the
+//! interception rules, writing, shutdown) stays in the Rust engine
+//! ([`zot_ext::engine`]); the Python facade (`zot_ext`) only runs user
+//! handlers. The two sides talk through a *pull model*:
+//!
+//! - the facade pulls batches of jobs (`Engine.try_next_jobs()`, woken by
+//!   `Engine.wake_fd()` through `loop.add_reader`, or the blocking
+//!   `Engine.next_jobs()` that releases the GIL), each job one JSON object
+//!   (`zot_ext::engine::Job::to_json`);
+//! - and answers each with `Engine.complete()` (the outcome as JSON) or
+//!   `Engine.fail()`.
+//!
+//! The GIL is held only to copy strings in and out; nothing in this module
+//! ever calls back into Python, so no Rust thread attaches to the
+//! interpreter (which makes interpreter finalization safe).
+//!
+//! # The runtime
+//!
+//! The module owns one tokio runtime (multi-thread, one worker), started on
+//! first use and stopped by `shutdown_runtime()`, which the facade registers
+//! with `atexit` so that it runs before the interpreter finalizes. After
+//! `fork()` the runtime's threads do not exist in the child: every entry
+//! point compares the process id with the one the runtime was started in
+//! and raises `RuntimeError` instead of hanging.
+//!
+//! # Panics
+//!
+//! A Rust panic must never reach Python as `PanicException` (a
+//! `BaseException` that escapes `except Exception`): every entry point runs
+//! under `guard`, which turns a panic into `RuntimeError`.
+
+#![warn(missing_docs)]
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyRuntimeError, PyTimeoutError, PyValueError};
+use pyo3::prelude::*;
+use tokio::runtime::Handle;
+use tokio::task::JoinHandle;
+use zot_ext::engine::{
+    CallId, CallRequest, CallToolError, Completion, DropReason, Engine as CoreEngine, EngineConfig,
+    Job, JobId, Transport,
+};
+use zot_ext::testing::{default_hello_ack, TestError, TestHost};
+use zot_protocol::{CallTool, ExtFrame, HelloAck, RawJson, RegisterCommand, RegisterTool};
+
+create_exception!(
+    _native,
+    EngineError,
+    PyException,
+    "The engine refused an operation (a registration, a frame, an answer)."
+);
+create_exception!(
+    _native,
+    CallError,
+    PyException,
+    "A call_tool failed as a call; args are (kind, message)."
+);
+create_exception!(
+    _native,
+    HarnessError,
+    PyException,
+    "The in-process test harness could not do what was asked."
+);
+
+// ---------------------------------------------------------------------------
+// Panics and the runtime
+
+/// Runs `f`, turning a Rust panic into a Python `RuntimeError`.
+fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            Err(PyRuntimeError::new_err(format!(
+                "zot_ext internal error (Rust panic): {msg}"
+            )))
+        }
+    }
+}
+
+/// Runs `f` with the GIL released (for calls that may write to the host,
+/// which can block for up to the engine's write timeout), under [`guard`].
+fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> PyResult<T> + Send) -> PyResult<T> {
+    py.detach(|| guard(f))
+}
+
+enum RtState {
+    NotStarted,
+    Running {
+        runtime: tokio::runtime::Runtime,
+        pid: u32,
+    },
+    Stopped,
+}
+
+static RUNTIME: Mutex<RtState> = Mutex::new(RtState::NotStarted);
+
+fn lock_rt() -> std::sync::MutexGuard<'static, RtState> {
+    RUNTIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn forked_error() -> PyErr {
+    PyRuntimeError::new_err(
+        "zot_ext: this process was forked after the engine's runtime started; \
+         the runtime and the engine do not survive fork(). Start the extension \
+         in the child process instead",
+    )
+}
+
+/// The module's runtime handle, starting the runtime on first use.
+fn runtime() -> PyResult<Handle> {
+    let mut st = lock_rt();
+    match &*st {
+        RtState::Running { runtime, pid } => {
+            if *pid != std::process::id() {
+                return Err(forked_error());
+            }
+            Ok(runtime.handle().clone())
+        }
+        RtState::Stopped => Err(PyRuntimeError::new_err(
+            "zot_ext: the runtime was shut down (the interpreter is exiting)",
+        )),
+        RtState::NotStarted => {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .max_blocking_threads(4)
+                .thread_name("zot-ext-rt")
+                .enable_all()
+                .build()
+                .map_err(|e| PyRuntimeError::new_err(format!("cannot start the runtime: {e}")))?;
+            let handle = runtime.handle().clone();
+            *st = RtState::Running {
+                runtime,
+                pid: std::process::id(),
+            };
+            Ok(handle)
+        }
+    }
+}
+
+/// Stops the module's runtime and joins its threads (at most about half a
+/// second). Registered with `atexit` by the facade, so it runs before the
+/// interpreter finalizes; later uses of the engine raise `RuntimeError`.
+/// Safe to call more than once, and in a forked child (where the runtime's
+/// threads do not exist: it is then abandoned, not joined).
+#[pyfunction]
+fn shutdown_runtime(py: Python<'_>) -> PyResult<()> {
+    guard(|| {
+        let old = std::mem::replace(&mut *lock_rt(), RtState::Stopped);
+        if let RtState::Running { runtime, pid } = old {
+            if pid == std::process::id() {
+                py.detach(move || runtime.shutdown_timeout(Duration::from_millis(500)));
+            } else {
+                // The threads belong to the parent: nothing to join here.
+                std::mem::forget(runtime);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Whether the runtime is running (started and not shut down).
+#[pyfunction]
+fn runtime_running() -> bool {
+    matches!(&*lock_rt(), RtState::Running { pid, .. } if *pid == std::process::id())
+}
+
+/// The `hello_ack` the test harness sends by default, as JSON (see
+/// `zot_ext::testing::default_hello_ack`).
+#[pyfunction]
+fn default_hello_ack_json() -> PyResult<String> {
+    guard(|| {
+        serde_json::to_string(&zot_protocol::HostFrame::HelloAck(default_hello_ack()))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    })
+}
+
+fn seconds(timeout: Option<f64>) -> PyResult<Option<Duration>> {
+    match timeout {
+        None => Ok(None),
+        Some(t) if t.is_finite() && t >= 0.0 => Ok(Some(Duration::from_secs_f64(t))),
+        Some(t) => Err(PyValueError::new_err(format!("invalid timeout {t}"))),
+    }
+}
+
+fn batch_json(jobs: &[Job]) -> String {
+    let mut out = String::with_capacity(64 * jobs.len() + 2);
+    out.push('[');
+    for (i, job) in jobs.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&job.to_json());
+    }
+    out.push(']');
+    out
+}
+
+// ---------------------------------------------------------------------------
+// The engine
+
+/// One engine session (a running [`zot_ext::engine::Engine`]).
+///
+/// Created with `Engine.stdio(name, version)` (the real stdin/stdout, stdout
+/// protected) or `Engine.memory(name, version, hello_ack_json)` (in-process,
+/// with the test harness as its host).
+#[pyclass(frozen, name = "Engine", module = "zot_ext._native")]
+pub struct Engine {
+    engine: CoreEngine,
+    handle: Handle,
+    pid: u32,
+}
+
+impl Engine {
+    fn check(&self) -> PyResult<()> {
+        if self.pid != std::process::id() {
+            return Err(forked_error());
+        }
+        Ok(())
+    }
+
+    fn start(name: &str, version: &str, transport: Transport, handle: Handle) -> PyResult<Self> {
+        let config = EngineConfig::new(name, version);
+        let engine = CoreEngine::start_on(&handle, config, transport)
+            .map_err(|e| EngineError::new_err(e.to_string()))?;
+        Ok(Self {
+            engine,
+            handle,
+            pid: std::process::id(),
+        })
+    }
+}
+
+fn register_err(e: impl std::fmt::Display) -> PyErr {
+    EngineError::new_err(e.to_string())
+}
+
+#[pymethods]
+impl Engine {
+    /// Starts a session over the process's stdin/stdout and writes `hello`.
+    ///
+    /// stdout is the wire: the engine keeps private duplicates of
+    /// descriptors 0 and 1 and points descriptor 1 at stderr, so stray
+    /// prints land in the extension's log. Once per process.
+    #[staticmethod]
+    fn stdio(name: &str, version: &str) -> PyResult<Self> {
+        guard(|| {
+            let handle = runtime()?;
+            let transport = Transport::stdio()
+                .map_err(|e| EngineError::new_err(format!("stdio transport: {e}")))?;
+            Self::start(name, version, transport, handle)
+        })
+    }
+
+    /// Starts a session over an in-memory transport whose host side is the
+    /// returned harness; the harness sends `hello_ack_json` (a `hello_ack`
+    /// frame) and reads the registrations up to `ready` in the background.
+    #[staticmethod]
+    fn memory(name: &str, version: &str, hello_ack_json: &str) -> PyResult<(Self, Harness)> {
+        guard(|| {
+            let ack: HelloAck = match serde_json::from_str(hello_ack_json) {
+                Ok(zot_protocol::HostFrame::HelloAck(a)) => a,
+                Ok(_) => return Err(PyValueError::new_err("not a hello_ack frame")),
+                Err(e) => return Err(PyValueError::new_err(format!("hello_ack: {e}"))),
+            };
+            let handle = runtime()?;
+            let (transport, host) = Transport::memory();
+            let engine = Self::start(name, version, transport, handle.clone())?;
+            let connect = handle.spawn(TestHost::connect(host, ack));
+            let harness = Harness {
+                state: Arc::new(tokio::sync::Mutex::new(HarnessState::Connecting(connect))),
+                handle,
+                pid: std::process::id(),
+            };
+            Ok((engine, harness))
+        })
+    }
+
+    /// The extension name.
+    #[getter]
+    fn name(&self) -> String {
+        self.engine.name().to_owned()
+    }
+
+    /// The host's `hello_ack` frame as JSON, once received.
+    fn hello_ack(&self) -> PyResult<Option<String>> {
+        guard(|| {
+            self.check()?;
+            self.engine
+                .hello_ack()
+                .map(|a| {
+                    serde_json::to_string(&zot_protocol::HostFrame::HelloAck((*a).clone()))
+                        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+                })
+                .transpose()
+        })
+    }
+
+    /// Registers a slash command (announced by `hello_done`, or written at
+    /// once after it).
+    fn register_command(&self, py: Python<'_>, name: &str, description: &str) -> PyResult<()> {
+        detached(py, || {
+            self.check()?;
+            self.engine
+                .register_command(RegisterCommand {
+                    name: name.to_owned(),
+                    description: description.to_owned(),
+                })
+                .map_err(register_err)
+        })
+    }
+
+    /// Registers a tool given as the JSON of a `register_tool` frame (the
+    /// `type` key may be omitted). The schema texts are kept byte for byte.
+    fn register_tool(&self, py: Python<'_>, tool_json: &str) -> PyResult<()> {
+        detached(py, || {
+            self.check()?;
+            let tool: RegisterTool = serde_json::from_str(tool_json)
+                .map_err(|e| PyValueError::new_err(format!("register_tool: {e}")))?;
+            self.engine.register_tool(tool).map_err(register_err)
+        })
+    }
+
+    /// Subscribes to a lifecycle event by name.
+    fn subscribe(&self, py: Python<'_>, event: &str) -> PyResult<()> {
+        detached(py, || {
+            self.check()?;
+            self.engine.subscribe(event).map_err(register_err)
+        })
+    }
+
+    /// Registers an interceptor for one of the four interceptable events.
+    fn intercept(&self, py: Python<'_>, event: &str) -> PyResult<()> {
+        detached(py, || {
+            self.check()?;
+            self.engine.intercept(event).map_err(register_err)
+        })
+    }
+
+    /// Ends the on-hello phase: writes the registrations, one `subscribe`
+    /// and `ready`.
+    fn hello_done(&self, py: Python<'_>) -> PyResult<()> {
+        detached(py, || {
+            self.check()?;
+            self.engine.hello_done().map_err(register_err)
+        })
+    }
+
+    /// Every queued job, as a JSON array (possibly `[]`), without waiting.
+    /// Also re-arms `wake_fd`.
+    fn try_next_jobs(&self) -> PyResult<String> {
+        guard(|| {
+            self.check()?;
+            Ok(batch_json(&self.engine.try_next_jobs()))
+        })
+    }
+
+    /// Waits (with the GIL released) for the next batch of jobs, at most
+    /// `timeout` seconds (`None`: no limit); `[]` on timeout.
+    #[pyo3(signature = (timeout=None))]
+    fn next_jobs(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<String> {
+        guard(|| {
+            self.check()?;
+            let limit = seconds(timeout)?;
+            let engine = self.engine.clone();
+            let handle = self.handle.clone();
+            let jobs = py.detach(move || {
+                guard(|| {
+                    Ok(handle.block_on(async move {
+                        match limit {
+                            Some(d) => tokio::time::timeout(d, engine.next_jobs())
+                                .await
+                                .unwrap_or_default(),
+                            None => engine.next_jobs().await,
+                        }
+                    }))
+                })
+            })?;
+            Ok(batch_json(&jobs))
+        })
+    }
+
+    /// A descriptor that is readable while jobs are queued (for
+    /// `loop.add_reader`); drain it with `try_next_jobs`. Owned by the
+    /// engine: do not close it.
+    fn wake_fd(&self) -> PyResult<i32> {
+        guard(|| {
+            self.check()?;
+            #[cfg(unix)]
+            {
+                self.engine
+                    .wake_fd()
+                    .map_err(|e| EngineError::new_err(format!("wake_fd: {e}")))
+            }
+            #[cfg(not(unix))]
+            {
+                Err(pyo3::exceptions::PyNotImplementedError::new_err(
+                    "wake_fd is only available on Unix",
+                ))
+            }
+        })
+    }
+
+    /// Answers a job with an outcome given as JSON (the fields of the
+    /// tool result, command response or interception response without
+    /// `id`; `{}` for event and panel jobs). Returns what became of it:
+    /// `sent`, `done`, `dropped:cancelled`, `dropped:expired` or
+    /// `dropped:closed`. Raises `EngineError` when the engine refused it
+    /// (the host then got an error reply where one was due).
+    fn complete(&self, py: Python<'_>, job: u64, outcome_json: &str) -> PyResult<&'static str> {
+        detached(py, || {
+            self.check()?;
+            completion(self.engine.complete_json(JobId(job), outcome_json))
+        })
+    }
+
+    /// Answers a job whose handler failed with `message` (an `is_error`
+    /// tool result, a command error, a blocking verdict, a log line...).
+    fn fail(&self, py: Python<'_>, job: u64, message: &str) -> PyResult<&'static str> {
+        detached(py, || {
+            self.check()?;
+            completion(self.engine.fail(JobId(job), message))
+        })
+    }
+
+    /// Whether a job was cancelled (or is not open any more).
+    fn is_cancelled(&self, job: u64) -> PyResult<bool> {
+        guard(|| {
+            self.check()?;
+            Ok(self.engine.is_cancelled(JobId(job)))
+        })
+    }
+
+    /// Sends a spontaneous frame given as JSON (`notify`, `clear_notes`,
+    /// `submit`, `submit_slash`, `open_panel`, `panel_render`,
+    /// `panel_close`).
+    fn send(&self, py: Python<'_>, frame_json: &str) -> PyResult<()> {
+        detached(py, || {
+            self.check()?;
+            self.engine
+                .send_json(frame_json)
+                .map_err(|e| EngineError::new_err(e.to_string()))
+        })
+    }
+
+    /// Starts a `call_tool` and returns its id at once; the result arrives
+    /// as one `call_result` job. `parent` is the job it is made for (a tool
+    /// job's invocation becomes the `parent_id`). Raises `CallError(kind,
+    /// message)` when nothing could be sent.
+    #[pyo3(signature = (parent, name, args_json, key=None, timeout=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn start_call(
+        &self,
+        py: Python<'_>,
+        parent: Option<u64>,
+        name: &str,
+        args_json: &str,
+        key: Option<String>,
+        timeout: Option<f64>,
+    ) -> PyResult<u64> {
+        detached(py, || {
+            self.check()?;
+            let args = RawJson::from_string(args_json.to_owned())
+                .map_err(|_| call_error(&CallToolError::InvalidRequest))?;
+            let req = CallRequest {
+                parent: parent.map(JobId),
+                name: name.to_owned(),
+                args,
+                key,
+                timeout: seconds(timeout)?,
+            };
+            self.engine
+                .start_call(req)
+                .map(|c| c.0)
+                .map_err(|e| call_error(&e))
+        })
+    }
+
+    /// Gives up on a call: `call_tool_cancel` is sent and its `call_result`
+    /// carries the `cancelled` error. Unknown or finished calls are ignored.
+    fn cancel_call(&self, py: Python<'_>, call: u64) -> PyResult<()> {
+        detached(py, || {
+            self.check()?;
+            self.engine.cancel_call(CallId(call));
+            Ok(())
+        })
+    }
+
+    /// Ends the session from the extension's side (like EOF, without
+    /// `shutdown_ack`).
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        detached(py, || {
+            self.check()?;
+            self.engine.close();
+            Ok(())
+        })
+    }
+
+    /// Writes `[<name>] message` to stderr.
+    fn log(&self, message: &str) -> PyResult<()> {
+        guard(|| {
+            self.engine.log(message);
+            Ok(())
+        })
+    }
+}
+
+fn completion(r: Result<Completion, zot_ext::engine::CompleteError>) -> PyResult<&'static str> {
+    match r {
+        Ok(Completion::Sent) => Ok("sent"),
+        Ok(Completion::Done) => Ok("done"),
+        Ok(Completion::Dropped(DropReason::Cancelled)) => Ok("dropped:cancelled"),
+        Ok(Completion::Dropped(DropReason::Expired)) => Ok("dropped:expired"),
+        Ok(Completion::Dropped(DropReason::Closed)) => Ok("dropped:closed"),
+        Err(e) => Err(EngineError::new_err(e.to_string())),
+    }
+}
+
+fn call_error(e: &CallToolError) -> PyErr {
+    CallError::new_err((e.kind(), e.to_string()))
+}
+
+// ---------------------------------------------------------------------------
+// The test harness
+
+enum HarnessState {
+    Connecting(JoinHandle<Result<TestHost, TestError>>),
+    Ready(Box<TestHost>),
+    Failed(String),
+}
+
+impl HarnessState {
+    /// Finishes the handshake if it is still running.
+    async fn connect(&mut self) -> Result<&mut TestHost, TestError> {
+        if let HarnessState::Connecting(jh) = self {
+            let next = match jh.await {
+                Ok(Ok(host)) => HarnessState::Ready(Box::new(host)),
+                Ok(Err(e)) => HarnessState::Failed(e.to_string()),
+                Err(e) => HarnessState::Failed(format!("handshake task failed: {e}")),
+            };
+            *self = next;
+        }
+        match self {
+            HarnessState::Ready(h) => Ok(h),
+            HarnessState::Failed(e) => Err(TestError::Handshake(e.clone())),
+            HarnessState::Connecting(_) => unreachable!("resolved above"),
+        }
+    }
+}
+
+type Shared = Arc<tokio::sync::Mutex<HarnessState>>;
+
+/// The host side of an in-process session (wraps
+/// [`zot_ext::testing::TestHost`]). Every method waits with the GIL
+/// released, at most `timeout` seconds (default 10; `math.inf`: no limit),
+/// and raises `TimeoutError` when that passes.
+#[pyclass(frozen, name = "Harness", module = "zot_ext._native")]
+pub struct Harness {
+    state: Shared,
+    handle: Handle,
+    pid: u32,
+}
+
+fn test_err(e: TestError) -> PyErr {
+    HarnessError::new_err(e.to_string())
+}
+
+impl Harness {
+    /// Runs `op` on the connected host, with the GIL released.
+    fn run<T, F, Fut>(&self, py: Python<'_>, timeout: f64, op: F) -> PyResult<T>
+    where
+        T: Send,
+        F: FnOnce(tokio::sync::OwnedMutexGuard<HarnessState>) -> Fut + Send,
+        Fut: std::future::Future<Output = Result<T, TestError>> + Send,
+    {
+        if self.pid != std::process::id() {
+            return Err(forked_error());
+        }
+        let limit = if timeout.is_infinite() && timeout > 0.0 {
+            None
+        } else {
+            seconds(Some(timeout))?
+        };
+        let state = self.state.clone();
+        let handle = self.handle.clone();
+        py.detach(move || {
+            guard(move || {
+                handle.block_on(async move {
+                    let work = async move {
+                        let mut g = state.lock_owned().await;
+                        g.connect().await?;
+                        op(g).await
+                    };
+                    let r = match limit {
+                        Some(d) => tokio::time::timeout(d, work).await.map_err(|_| {
+                            PyTimeoutError::new_err(format!(
+                                "the extension did not answer within {d:?}"
+                            ))
+                        })?,
+                        None => work.await,
+                    };
+                    r.map_err(test_err)
+                })
+            })
+        })
+    }
+}
+
+fn host(g: &mut HarnessState) -> &mut TestHost {
+    match g {
+        HarnessState::Ready(h) => h,
+        _ => unreachable!("connected before use"),
+    }
+}
+
+fn json_err(e: impl std::fmt::Display) -> TestError {
+    TestError::Json(e.to_string())
+}
+
+fn raw(json: String) -> Result<RawJson, TestError> {
+    RawJson::from_string(json).map_err(json_err)
+}
+
+fn encode(frame: &ExtFrame) -> Result<String, TestError> {
+    serde_json::to_string(frame).map_err(json_err)
+}
+
+fn encode_all(frames: &[ExtFrame]) -> Result<Vec<String>, TestError> {
+    frames.iter().map(encode).collect()
+}
+
+#[pymethods]
+impl Harness {
+    /// Waits for the handshake and returns what the extension registered,
+    /// as JSON: `{"hello", "commands", "tools", "events", "intercepts",
+    /// "subscribe_frames"}` (frames with their `type`).
+    #[pyo3(signature = (timeout=10.0))]
+    fn registration(&self, py: Python<'_>, timeout: f64) -> PyResult<String> {
+        self.run(py, timeout, |mut g| async move {
+            let r = host(&mut g).registration();
+            let commands: Vec<ExtFrame> = r
+                .commands
+                .iter()
+                .cloned()
+                .map(ExtFrame::RegisterCommand)
+                .collect();
+            let tools: Vec<ExtFrame> = r
+                .tools
+                .iter()
+                .cloned()
+                .map(ExtFrame::RegisterTool)
+                .collect();
+            let v = serde_json::json!({
+                "hello": ExtFrame::Hello(r.hello.clone()),
+                "commands": commands,
+                "tools": tools,
+                "events": r.events,
+                "intercepts": r.intercepts,
+                "subscribe_frames": r.subscribe_frames,
+            });
+            serde_json::to_string(&v).map_err(json_err)
+        })
+    }
+
+    /// Every line the extension wrote so far, in order (`hello` first).
+    #[pyo3(signature = (timeout=10.0))]
+    fn transcript(&self, py: Python<'_>, timeout: f64) -> PyResult<Vec<String>> {
+        self.run(py, timeout, |mut g| async move {
+            Ok(host(&mut g).transcript().to_vec())
+        })
+    }
+
+    /// Sends one line to the extension as is.
+    #[pyo3(signature = (line, timeout=10.0))]
+    fn send_json(&self, py: Python<'_>, line: String, timeout: f64) -> PyResult<()> {
+        self.run(py, timeout, |mut g| async move {
+            host(&mut g).send_json(&line).await
+        })
+    }
+
+    /// The next frame the extension wrote (frames skipped by the waiting
+    /// helpers first), as its JSON line.
+    #[pyo3(signature = (timeout=10.0))]
+    fn next_frame(&self, py: Python<'_>, timeout: f64) -> PyResult<String> {
+        self.run(py, timeout, |mut g| async move {
+            host(&mut g).next_frame_json().await
+        })
+    }
+
+    /// The next frame if one was already written, else `None`.
+    #[pyo3(signature = (timeout=10.0))]
+    fn try_next_frame(&self, py: Python<'_>, timeout: f64) -> PyResult<Option<String>> {
+        self.run(py, timeout, |mut g| async move {
+            host(&mut g)
+                .try_next_frame()
+                .as_ref()
+                .map(encode)
+                .transpose()
+        })
+    }
+
+    /// Invokes a command and waits for its `command_response` (JSON).
+    #[pyo3(signature = (name, args, timeout=10.0))]
+    fn command(
+        &self,
+        py: Python<'_>,
+        name: String,
+        args: String,
+        timeout: f64,
+    ) -> PyResult<String> {
+        self.run(py, timeout, |mut g| async move {
+            let r = host(&mut g).command(&name, &args).await?;
+            encode(&ExtFrame::CommandResponse(r))
+        })
+    }
+
+    /// Waits for the `command_response` to `id` (JSON).
+    #[pyo3(signature = (id, timeout=10.0))]
+    fn command_response(&self, py: Python<'_>, id: String, timeout: f64) -> PyResult<String> {
+        self.run(py, timeout, |mut g| async move {
+            let r = host(&mut g).command_response(&id).await?;
+            encode(&ExtFrame::CommandResponse(r))
+        })
+    }
+
+    /// Sends a `tool_call` (`args_json`: a JSON object) without waiting;
+    /// returns its id (`id`, or a fresh one).
+    #[pyo3(signature = (name, args_json, id=None, timeout=10.0))]
+    fn start_tool(
+        &self,
+        py: Python<'_>,
+        name: String,
+        args_json: String,
+        id: Option<String>,
+        timeout: f64,
+    ) -> PyResult<String> {
+        self.run(py, timeout, |mut g| async move {
+            let args = raw(args_json)?;
+            let h = host(&mut g);
+            match id {
+                Some(id) => {
+                    h.start_tool_with_id(&id, &name, &args).await?;
+                    Ok(id)
+                }
+                None => h.start_tool(&name, &args).await,
+            }
+        })
+    }
+
+    /// Waits for the `tool_result` to `id` (JSON).
+    #[pyo3(signature = (id, timeout=10.0))]
+    fn tool_result(&self, py: Python<'_>, id: String, timeout: f64) -> PyResult<String> {
+        self.run(py, timeout, |mut g| async move {
+            let r = host(&mut g).tool_result(&id).await?;
+            encode(&ExtFrame::ToolResult(r))
+        })
+    }
+
+    /// Sends `tool_cancel` for `id`.
+    #[pyo3(signature = (id, timeout=10.0))]
+    fn cancel_tool(&self, py: Python<'_>, id: String, timeout: f64) -> PyResult<()> {
+        self.run(py, timeout, |mut g| async move {
+            host(&mut g).cancel_tool(&id).await
+        })
+    }
+
+    /// Sends an `event_intercept` line and waits for its response (JSON).
+    #[pyo3(signature = (line, timeout=10.0))]
+    fn intercept(&self, py: Python<'_>, line: String, timeout: f64) -> PyResult<String> {
+        self.run(py, timeout, |mut g| async move {
+            let r = host(&mut g).intercept_json(&line).await?;
+            encode(&ExtFrame::EventInterceptResponse(r))
+        })
+    }
+
+    /// Waits for the `event_intercept_response` to `id` (JSON).
+    #[pyo3(signature = (id, timeout=10.0))]
+    fn intercept_response(&self, py: Python<'_>, id: String, timeout: f64) -> PyResult<String> {
+        self.run(py, timeout, |mut g| async move {
+            let r = host(&mut g).intercept_response(&id).await?;
+            encode(&ExtFrame::EventInterceptResponse(r))
+        })
+    }
+
+    /// Sends a `panel_key`.
+    #[pyo3(signature = (panel_id, key, text="", timeout=10.0))]
+    fn panel_key(
+        &self,
+        py: Python<'_>,
+        panel_id: String,
+        key: String,
+        text: &str,
+        timeout: f64,
+    ) -> PyResult<()> {
+        self.run(py, timeout, |mut g| async move {
+            host(&mut g).panel_key(&panel_id, &key, text).await
+        })
+    }
+
+    /// Sends the host's `panel_close`.
+    #[pyo3(signature = (panel_id, timeout=10.0))]
+    fn panel_close(&self, py: Python<'_>, panel_id: String, timeout: f64) -> PyResult<()> {
+        self.run(py, timeout, |mut g| async move {
+            host(&mut g).panel_close(&panel_id).await
+        })
+    }
+
+    /// Waits for the extension's next `call_tool` (JSON).
+    #[pyo3(signature = (timeout=10.0))]
+    fn expect_call_tool(&self, py: Python<'_>, timeout: f64) -> PyResult<String> {
+        self.run(py, timeout, |mut g| async move {
+            let c = host(&mut g).expect_call_tool().await?;
+            encode(&ExtFrame::CallTool(c))
+        })
+    }
+
+    /// Answers the `call_tool` `id` (for tool `name`) with one text block.
+    #[pyo3(signature = (id, name, text, is_error=false, timeout=10.0))]
+    fn answer_call(
+        &self,
+        py: Python<'_>,
+        id: String,
+        name: String,
+        text: String,
+        is_error: bool,
+        timeout: f64,
+    ) -> PyResult<()> {
+        self.run(py, timeout, |mut g| async move {
+            let call = CallTool {
+                id,
+                name,
+                ..CallTool::default()
+            };
+            host(&mut g).answer_call(&call, &text, is_error).await
+        })
+    }
+
+    /// Sends `shutdown` and returns every frame the extension still wrote
+    /// until its output closed (JSON lines; `shutdown_ack` last).
+    #[pyo3(signature = (timeout=10.0))]
+    fn shutdown(&self, py: Python<'_>, timeout: f64) -> PyResult<Vec<String>> {
+        self.run(py, timeout, |mut g| async move {
+            let frames = host(&mut g).shutdown().await?;
+            encode_all(&frames)
+        })
+    }
+
+    /// Closes the extension's stdin (EOF) and returns every frame it still
+    /// wrote until its output closed.
+    #[pyo3(signature = (timeout=10.0))]
+    fn close_stdin(&self, py: Python<'_>, timeout: f64) -> PyResult<Vec<String>> {
+        self.run(py, timeout, |mut g| async move {
+            let frames = host(&mut g).close_stdin().await?;
+            encode_all(&frames)
+        })
+    }
+
+    /// Every remaining frame until the extension's output closes.
+    #[pyo3(signature = (timeout=10.0))]
+    fn drain(&self, py: Python<'_>, timeout: f64) -> PyResult<Vec<String>> {
+        self.run(py, timeout, |mut g| async move {
+            let frames = host(&mut g).drain().await?;
+            encode_all(&frames)
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The module
+
+/// The native half of `zot_ext` (private: use the `zot_ext` package).
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<Engine>()?;
+    m.add_class::<Harness>()?;
+    m.add("EngineError", py.get_type::<EngineError>())?;
+    m.add("CallError", py.get_type::<CallError>())?;
+    m.add("HarnessError", py.get_type::<HarnessError>())?;
+    m.add_function(wrap_pyfunction!(shutdown_runtime, m)?)?;
+    m.add_function(wrap_pyfunction!(runtime_running, m)?)?;
+    m.add_function(wrap_pyfunction!(default_hello_ack_json, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

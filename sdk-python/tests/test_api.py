@@ -1,0 +1,822 @@
+"""The public API of zot_ext, driven in-process through zot_ext.testing."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import threading
+import time
+from typing import Any, Dict, List, Optional, TypedDict
+
+import pytest
+
+import zot_ext
+from zot_ext import (
+    CallToolError,
+    Ctx,
+    Extension,
+    HostInfo,
+    MessageVerdict,
+    PromptVerdict,
+    Response,
+    ToolCallVerdict,
+    ToolOutput,
+    ToolResultEvent,
+    TurnVerdict,
+    ZotError,
+)
+from zot_ext.testing import AsyncTestHost, TestHost, default_hello_ack
+
+
+def text_of(result: Any) -> str:
+    return str(result["content"][0]["text"])
+
+
+def test_the_installed_package_is_tested() -> None:
+    # scripts/test.d/40-python.sh sets this: the suites must import the
+    # wheel installed in the fresh venv, not the source tree.
+    if os.environ.get("ZOT_EXT_EXPECT_INSTALLED") == "1":
+        assert "site-packages" in (zot_ext.__file__ or "")
+        assert "site-packages" in (zot_ext._native.__file__ or "")
+    assert zot_ext.__version__ == "0.1.0"
+
+
+# -- sync and async handlers ------------------------------------------------
+
+
+def make_basic() -> Extension:
+    ext = Extension("basic", "1.2.3")
+
+    @ext.command("sync", "A plain def command")
+    def sync_cmd(args: str, ctx: Ctx) -> Response:
+        return Response.display(f"sync:{args}:{threading.current_thread().name}")
+
+    @ext.command("async", "An async command")
+    async def async_cmd(args: str, ctx: Ctx) -> str:
+        await asyncio.sleep(0)
+        return f"async:{args}"
+
+    @ext.command("inline", "A thread=False command", thread=False)
+    def inline_cmd(args: str) -> str:
+        return threading.current_thread().name
+
+    @ext.command("none", "Returns None")
+    def none_cmd() -> None:
+        return None
+
+    @ext.tool("stool", "A sync tool")
+    def stool(args: Dict[str, Any], ctx: Ctx) -> str:
+        return f"stool {args} {ctx.id}"
+
+    @ext.tool("atool", "An async tool")
+    async def atool(args: Dict[str, Any], ctx: Ctx) -> ToolOutput:
+        return ToolOutput.text("a").with_text("b").with_structured({"n": 1}).activate("x", "y")
+
+    @ext.tool("dict", "Returns a dict")
+    def dict_tool(args: Dict[str, Any]) -> Dict[str, Any]:
+        return {"k": [1, 2]}
+
+    @ext.tool("nothing", "Returns None")
+    def nothing(args: Dict[str, Any]) -> None:
+        return None
+
+    return ext
+
+
+def test_sync_and_async_handlers(no_leftover_threads: None) -> None:
+    with TestHost(make_basic()) as host:
+        r = host.command("sync", "x")
+        assert r["action"] == "display"
+        assert r["display"].startswith("sync:x:zot-ext command /sync")
+        assert host.command("async", "y")["display"] == "async:y"
+        assert host.command("inline")["display"] == "zot-ext test basic"
+        assert host.command("none") == {"type": "command_response", "id": "cmd-4", "action": "noop"}
+        r2 = host.tool("stool", {"a": 1})
+        assert text_of(r2) == f"stool {{'a': 1}} {r2['id']}"
+        assert host.tool("atool") == {
+            "type": "tool_result",
+            "id": "tool-6",
+            "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+            "activate_tools": ["x", "y"],
+            "structured_content": {"n": 1},
+        }
+        assert host.tool("dict")["content"] == [{"type": "text", "text": '{"k":[1,2]}'}]
+        assert host.tool("dict")["structured_content"] == {"k": [1, 2]}
+        assert host.tool("nothing")["content"] == []
+        # Unknown names are answered by the engine.
+        assert host.command("nope")["error"] == "no handler for /nope"
+        r3 = host.tool("nope")
+        assert r3["is_error"] and text_of(r3) == 'no handler for tool "nope"'
+
+
+async def test_async_harness(no_leftover_threads: None) -> None:
+    async with AsyncTestHost(make_basic()) as host:
+        assert host.registration.hello["name"] == "basic"
+        assert host.registration.hello["version"] == "1.2.3"
+        assert (await host.command("async", "z"))["display"] == "async:z"
+        assert text_of(await host.tool("stool", {})).startswith("stool {}")
+        frames = await host.shutdown()
+        assert frames == [{"type": "shutdown_ack"}]
+
+
+def test_registration_follows_the_rules() -> None:
+    ext = Extension("reg")
+    ext.command("b", "B", lambda: None)
+    ext.command("a", "A", lambda: None)
+    ext.command("B", "B again", lambda: None)  # replaces /b in place
+    ext.tool("t", "T", lambda args: None, exposure="direct", deferred=True)
+    ext.on("turn_end", lambda ev: None)
+    ext.on("session_start", lambda ev: None)
+    ext.on("turn_end", lambda ev: None)  # replaced, not moved (SDK-9)
+    ext.intercept_assistant_message(lambda m: None)
+    ext.intercept_tool_call(lambda c: None)
+    with TestHost(ext) as host:
+        reg = host.registration
+        assert [(c["name"], c.get("description")) for c in reg.commands] == [
+            ("B", "B again"),
+            ("a", "A"),
+        ]
+        assert reg.tools == [
+            {
+                "type": "register_tool",
+                "name": "t",
+                "description": "T",
+                "schema": {"type": "object"},
+                "exposure": "direct",
+                "deferred": True,
+            }
+        ]
+        assert reg.events == ["turn_end", "session_start"]
+        assert reg.intercepts == ["tool_call", "assistant_message"]
+        assert reg.subscribe_frames == 1
+        assert host.command("b")["action"] == "noop"
+
+
+# -- exceptions ---------------------------------------------------------------
+
+
+def make_failing() -> Extension:
+    ext = Extension("failing")
+
+    @ext.command("boom")
+    def boom(args: str) -> Response:
+        raise ValueError("bad command")
+
+    @ext.command("aboom")
+    async def aboom(args: str) -> Response:
+        raise KeyError("k")
+
+    @ext.tool("boom")
+    def tboom(args: Dict[str, Any]) -> str:
+        raise RuntimeError("bad tool")
+
+    @ext.tool("aboom")
+    async def taboom(args: Dict[str, Any]) -> str:
+        raise RuntimeError()
+
+    @ext.tool("badret")
+    def badret(args: Dict[str, Any]) -> Any:
+        return 42
+
+    @ext.intercept_tool_call
+    def guard(call: Any) -> ToolCallVerdict:
+        raise RuntimeError("guard broke")
+
+    @ext.intercept_before_agent_start
+    async def prompt(req: Any) -> str:
+        raise RuntimeError("prompt broke")
+
+    @ext.on("turn_start")
+    def on_turn(ev: Any) -> None:
+        raise RuntimeError("event broke")
+
+    @ext.command("alive")
+    def alive() -> str:
+        return "yes"
+
+    return ext
+
+
+def test_exceptions_become_error_results(caplog: pytest.LogCaptureFixture) -> None:
+    with TestHost(make_failing()) as host:
+        r = host.command("boom")
+        assert (r["action"], r["error"]) == ("noop", "bad command")
+        assert host.command("aboom")["error"] == "'k'"
+        t = host.tool("boom")
+        assert t["is_error"] and text_of(t) == "bad tool"
+        t = host.tool("aboom")
+        assert t["is_error"] and text_of(t) == "RuntimeError"
+        t = host.tool("badret")
+        assert t["is_error"] and "returned int" in text_of(t)
+        # A failing guard blocks (SDK-45); a failing prompt hook keeps it.
+        r1 = host.intercept({"event": "tool_call", "tool_name": "bash", "tool_args": {}})
+        assert r1.get("block") is True and r1.get("reason") == "guard broke"
+        r2 = host.intercept({"event": "before_agent_start", "system_prompt": "x"})
+        assert "system_prompt" not in r2 and r2.get("reason") == "prompt broke"
+        # A failing event handler is logged; the extension lives on (SDK-36).
+        host.event({"event": "turn_start", "step": 1})
+        assert host.command("alive")["display"] == "yes"
+    assert "tool boom failed: bad tool" in caplog.text
+    assert "event turn_start handler failed: event broke" in caplog.text
+
+
+# -- cancellation ---------------------------------------------------------------
+
+
+class Probe:
+    """Records what handlers saw, for the test thread."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.done = threading.Event()
+        self.seen: List[str] = []
+
+
+def make_cancellable(probe: Probe) -> Extension:
+    ext = Extension("cancel")
+
+    @ext.tool("sync_wait")
+    def sync_wait(args: Dict[str, Any], ctx: Ctx) -> str:
+        probe.started.set()
+        cancelled = ctx.cancelled.wait(10)
+        probe.seen.append(f"sync cancelled={cancelled}")
+        probe.done.set()
+        return "finished anyway"  # dropped by the engine (SDK-23)
+
+    @ext.tool("async_wait")
+    async def async_wait(args: Dict[str, Any], ctx: Ctx) -> str:
+        probe.started.set()
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            probe.seen.append(f"async CancelledError flag={ctx.is_cancelled()}")
+            ctx.notify("cleanup", "warn")
+            raise
+        finally:
+            probe.done.set()
+        return "never"
+
+    @ext.tool("async_ignores")
+    async def async_ignores(args: Dict[str, Any], ctx: Ctx) -> str:
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            return "swallowed"  # still dropped: the call was cancelled
+        return "never"
+
+    @ext.command("ping")
+    def ping() -> str:
+        return "pong"
+
+    return ext
+
+
+def test_cancel_a_sync_handler(no_leftover_threads: None) -> None:
+    probe = Probe()
+    with TestHost(make_cancellable(probe)) as host:
+        tid = host.start_tool("sync_wait")
+        assert probe.started.wait(5)
+        host.cancel_tool(tid)
+        assert probe.done.wait(5)
+        assert probe.seen == ["sync cancelled=True"]
+        # Nothing was sent for the cancelled call (SDK-23).
+        assert host.command("ping")["display"] == "pong"
+        assert not any(f'"id":"{tid}"' in line for line in host.transcript()[1:] if "tool_result" in line)
+
+
+def test_cancel_an_async_handler(no_leftover_threads: None) -> None:
+    probe = Probe()
+    with TestHost(make_cancellable(probe)) as host:
+        tid = host.start_tool("async_wait")
+        assert probe.started.wait(5)
+        host.cancel_tool(tid)
+        assert host.next_frame() == {"type": "notify", "level": "warn", "message": "cleanup"}
+        assert probe.seen == ["async CancelledError flag=True"]
+        tid2 = host.start_tool("async_ignores")
+        host.cancel_tool(tid2)
+        assert host.command("ping")["display"] == "pong"
+        lines = host.transcript()
+        assert not any("tool_result" in line for line in lines)
+
+
+def test_cancel_before_start_in_both_kinds_of_handler(no_leftover_threads: None) -> None:
+    probe = Probe()
+    with TestHost(make_cancellable(probe)) as host:
+        # tool_call and tool_cancel in one write: the engine records the
+        # cancellation before any handler runs (§8); the handler still
+        # starts and sees it at once.
+        host.send_json(
+            '{"type":"tool_call","id":"early-a","name":"async_wait","args":{}}\n'
+            '{"type":"tool_cancel","id":"early-a"}'
+        )
+        assert host.next_frame() == {"type": "notify", "level": "warn", "message": "cleanup"}
+        assert probe.seen == ["async CancelledError flag=True"]
+        assert probe.done.wait(5)  # the async handler's `finally` ran
+        probe.done.clear()
+        host.send_json(
+            '{"type":"tool_call","id":"early-s","name":"sync_wait","args":{}}\n'
+            '{"type":"tool_cancel","id":"early-s"}'
+        )
+        assert probe.done.wait(5)
+        assert probe.seen[-1] == "sync cancelled=True"
+        assert host.command("ping")["display"] == "pong"
+        assert not any("tool_result" in line for line in host.transcript())
+
+
+def test_shutdown_cancels_running_handlers(no_leftover_threads: None) -> None:
+    probe = Probe()
+    with TestHost(make_cancellable(probe)) as host:
+        host.start_tool("async_wait")
+        host.start_tool("sync_wait")
+        assert probe.started.wait(5)
+        time.sleep(0.05)
+        start = time.monotonic()
+        frames = host.shutdown()
+        assert time.monotonic() - start < 1.0
+        assert frames == [
+            {"type": "notify", "level": "warn", "message": "cleanup"},
+            {"type": "shutdown_ack"},
+        ]
+        assert "sync cancelled=True" in probe.seen
+
+
+def test_eof_cancels_and_ends_cleanly(no_leftover_threads: None) -> None:
+    probe = Probe()
+    host = TestHost(make_cancellable(probe))
+    host.start()
+    host.start_tool("async_wait")
+    assert probe.started.wait(5)
+    assert host.close_stdin() == [{"type": "notify", "level": "warn", "message": "cleanup"}]
+    host.finished()
+    host.close()
+
+
+def test_a_handler_ignoring_cancellation_does_not_hold_the_session() -> None:
+    release = threading.Event()
+    ext = Extension("stubborn")
+
+    @ext.tool("stuck")
+    def stuck(args: Dict[str, Any]) -> str:
+        release.wait(10)
+        return "late"
+
+    with TestHost(ext) as host:
+        host.start_tool("stuck")
+        start = time.monotonic()
+        assert host.shutdown() == [{"type": "shutdown_ack"}]
+        # The engine's grace (500 ms) bounds the wait.
+        assert time.monotonic() - start < 1.5
+    release.set()
+
+
+# -- call_tool ----------------------------------------------------------------
+
+
+def make_caller() -> Extension:
+    ext = Extension("caller")
+
+    @ext.tool("acall")
+    async def acall(args: Dict[str, Any], ctx: Ctx) -> str:
+        try:
+            r = await ctx.call_tool(
+                "echo", {"text": args.get("text", "")}, timeout=args.get("timeout"), key=args.get("key")
+            )
+        except CallToolError as e:
+            return f"error {e.kind}: {e}"
+        return f"{'ERR' if r.is_error else 'OK'} {r.text} {r.name}"
+
+    @ext.tool("scall")
+    def scall(args: Dict[str, Any], ctx: Ctx) -> str:
+        try:
+            r = ctx.call_tool_sync("echo", {"text": "s"}, timeout=args.get("timeout"))
+        except CallToolError as e:
+            return f"error {e.kind}: {e}"
+        return f"{'ERR' if r.is_error else 'OK'} {r.text}"
+
+    @ext.tool("two")
+    async def two(args: Dict[str, Any], ctx: Ctx) -> str:
+        a, b = await asyncio.gather(
+            ctx.call_tool("echo", {"text": "1"}), ctx.call_tool("echo", {"text": "2"})
+        )
+        return a.text + b.text
+
+    @ext.command("inline_sync", thread=False)
+    def inline_sync(args: str, ctx: Ctx) -> str:
+        try:
+            ctx.call_tool_sync("echo", {})
+        except ZotError as e:
+            return str(e)
+        return "no error"
+
+    return ext
+
+
+def test_call_tool_results_and_errors(no_leftover_threads: None) -> None:
+    with TestHost(make_caller()) as host:
+        tid = host.start_tool("acall", {"text": "hi"})
+        call = host.expect_call_tool()
+        assert call["name"] == "echo" and call.get("parent_id") == tid
+        assert call.get("args") == {"text": "hi"}
+        host.answer_call(call, "hi back")
+        assert text_of(host.tool_result(tid)) == "OK hi back echo"
+
+        tid = host.start_tool("acall", {"text": "x"})
+        host.answer_call(host.expect_call_tool(), "refused", is_error=True)
+        assert text_of(host.tool_result(tid)) == "ERR refused echo"
+
+        tid = host.start_tool("scall")
+        call = host.expect_call_tool()
+        assert call.get("parent_id") == tid
+        host.answer_call(call, "sync ok")
+        assert text_of(host.tool_result(tid)) == "OK sync ok"
+
+        tid = host.start_tool("two")
+        c1, c2 = host.expect_call_tool(), host.expect_call_tool()
+        assert c1["id"] != c2["id"]
+        host.answer_call(c2, "B")
+        host.answer_call(c1, "A")
+        assert text_of(host.tool_result(tid)) == "AB"
+
+        # An invalid durable key fails locally, nothing is sent (SDK-29).
+        assert text_of(host.tool("acall", {"key": "a/b"})).startswith("error invalid_key")
+
+        assert "would block the event loop" in host.command("inline_sync")["display"]
+
+
+def test_call_tool_timeouts(no_leftover_threads: None) -> None:
+    with TestHost(make_caller()) as host:
+        tid = host.start_tool("acall", {"text": "slow", "timeout": 0.2})
+        call = host.expect_call_tool()
+        r = host.tool_result(tid)
+        assert text_of(r) == "error timeout: call_tool echo timed out after 200ms"
+        # The deadline sent call_tool_cancel (SDK-30).
+        assert any(line == f'{{"type":"call_tool_cancel","id":"{call["id"]}"}}' for line in host.transcript())
+
+        tid = host.start_tool("scall", {"timeout": 0.2})
+        host.expect_call_tool()
+        assert text_of(host.tool_result(tid)).startswith("error timeout:")
+
+
+def test_call_tool_is_cancelled_with_its_tool(no_leftover_threads: None) -> None:
+    with TestHost(make_caller()) as host:
+        tid = host.start_tool("acall", {"text": "x"})
+        call = host.expect_call_tool()
+        host.cancel_tool(tid)
+        frame = host.next_frame()
+        assert frame == {"type": "call_tool_cancel", "id": call["id"]}
+        tid = host.start_tool("scall")
+        call = host.expect_call_tool()
+        host.cancel_tool(tid)
+        assert host.next_frame() == {"type": "call_tool_cancel", "id": call["id"]}
+
+
+def test_call_tool_without_host_support_fails_at_once() -> None:
+    with TestHost(make_caller(), capabilities=[]) as host:
+        assert text_of(host.tool("acall")) == "error unsupported: the host does not support call_tool"
+        assert not any('"call_tool"' in line for line in host.transcript()[1:])
+
+
+def test_call_tool_fails_when_the_session_ends(no_leftover_threads: None) -> None:
+    with TestHost(make_caller()) as host:
+        host.start_tool("acall", {"text": "x"})
+        host.expect_call_tool()
+        assert host.shutdown() == [{"type": "shutdown_ack"}]
+
+
+# -- events, interceptors, panels -------------------------------------------------
+
+
+def test_event_payloads_are_typed_dicts_in_order() -> None:
+    seen: List[Any] = []
+    ext = Extension("events")
+
+    @ext.on("tool_result")
+    def on_result(ev: ToolResultEvent, ctx: Ctx) -> None:
+        seen.append((ev["type"], ev["event"], ev["status"], ev.get("executed"), ctx.id))
+
+    @ext.on("turn_start")
+    async def on_turn(ev: zot_ext.TurnStartEvent) -> None:
+        await asyncio.sleep(0.01)
+        seen.append(("turn", ev.get("step")))
+
+    @ext.on("some_future_event", thread=False)
+    def on_future(ev: Dict[str, Any]) -> None:
+        seen.append(("future", ev.get("payload")))
+
+    @ext.command("seen")
+    async def show() -> str:
+        return repr(seen)
+
+    with TestHost(ext) as host:
+        host.event({"event": "turn_start", "step": 3, "sequence": 1})
+        host.event(
+            {
+                "event": "tool_result",
+                "status": "completed",
+                "tool_id": "t",
+                "tool_name": "x",
+                "result": {"content": [], "is_error": False},
+                "sequence": 2,
+            }
+        )
+        host.event({"event": "session_end", "reason": "shutdown"})  # not subscribed
+        host.event({"event": "some_future_event", "payload": 7})
+        host.event({"event": "tool_result", "status": "blocked", "executed": False, "sequence": 4})
+        for _ in range(100):
+            if len(seen) == 4:
+                break
+            time.sleep(0.01)
+        assert seen == [
+            ("turn", 3),
+            ("event", "tool_result", "completed", None, ""),
+            ("future", 7),
+            ("event", "tool_result", "blocked", False, ""),
+        ]
+
+
+def test_interceptors() -> None:
+    ext = Extension("guard")
+
+    @ext.intercept_tool_call
+    def guard(call: zot_ext.ToolCallIntercept, ctx: Ctx) -> Optional[ToolCallVerdict]:
+        assert call["type"] == "event_intercept" and ctx.id == call["id"]
+        if call.get("tool_name") == "rm":
+            return ToolCallVerdict.block("no")
+        if call.get("tool_name") == "ls":
+            return ToolCallVerdict.modify({"path": "/safe", "n": [1, "é"]})
+        return None
+
+    @ext.intercept_turn_start(thread=False)
+    def turn(req: zot_ext.TurnStartIntercept) -> TurnVerdict:
+        return TurnVerdict.block("stop") if req.get("step", 0) > 5 else TurnVerdict.allow()
+
+    @ext.intercept_assistant_message
+    async def msg(m: zot_ext.AssistantMessageIntercept) -> MessageVerdict:
+        return MessageVerdict.replace(m.get("text", "").upper())
+
+    @ext.intercept_before_agent_start
+    def prompt(req: zot_ext.BeforeAgentStartIntercept) -> Any:
+        return req.get("system_prompt", "") + "!"
+
+    with TestHost(ext) as host:
+        assert host.intercept({"event": "tool_call", "tool_name": "rm"}) == {
+            "type": "event_intercept_response",
+            "id": "int-1",
+            "block": True,
+            "reason": "no",
+        }
+        r = host.intercept({"event": "tool_call", "id": "x", "tool_name": "ls"})
+        assert r == {"type": "event_intercept_response", "id": "x", "modified_args": {"path": "/safe", "n": [1, "é"]}}
+        assert host.intercept({"event": "tool_call", "tool_name": "cat"}).get("block") is None
+        assert host.intercept({"event": "turn_start", "step": 6}).get("reason") == "stop"
+        assert host.intercept({"event": "assistant_message", "text": "hi"}).get("replace_text") == "HI"
+        # An unchanged text is no change (SDK-43, decided by the engine).
+        assert "replace_text" not in host.intercept({"event": "assistant_message", "text": "HI"})
+        assert host.intercept({"event": "before_agent_start", "system_prompt": "p"}).get("system_prompt") == "p!"
+
+
+def test_a_slow_async_interceptor_still_answers() -> None:
+    # (Answers later than the host's 5 s deadline are dropped by the engine,
+    # which tests that itself.)
+    ext = Extension("slow")
+
+    @ext.intercept_turn_start
+    async def turn(req: Any) -> TurnVerdict:
+        await asyncio.sleep(0.05)
+        return TurnVerdict.block("slow")
+
+    with TestHost(ext) as host:
+        assert host.intercept({"event": "turn_start", "step": 1}).get("reason") == "slow"
+
+
+def test_panels_route_keys_in_order_and_forget_closed_panels() -> None:
+    ext = Extension("panels")
+    log: List[str] = []
+
+    @ext.command("open")
+    def open_(args: str) -> Response:
+        ext.on_panel_key("p", lambda key: log.append(f"{key['key']}{key.get('text', '')}"))
+        ext.on_panel_close("p", lambda panel_id: log.append(f"closed {panel_id}"))
+        return Response.open_panel("p", title="T", lines=["a"], footer="f")
+
+    @ext.command("spont")
+    def spont() -> None:
+        ext.open_panel("q", title="Q", lines=["1", "2"])
+        ext.render_panel("q", lines=["3"], footer="ff")
+        ext.close_panel("q")
+
+    @ext.command("log")
+    async def show() -> str:
+        return ",".join(log)
+
+    with TestHost(ext) as host:
+        r = host.command("open")
+        assert r.get("open_panel") == {"id": "p", "title": "T", "lines": ["a"], "footer": "f"}
+        for k in ["up", "down", "esc"]:
+            host.panel_key("p", k)
+        host.panel_key("p", "rune", "x")
+        host.panel_key("other", "up")  # no handler: ignored (SDK-46)
+        host.send_json('{"type":"panel_resize","panel_id":"p","width":80,"height":20}')
+        host.panel_close("p")
+        host.panel_key("p", "up")  # forgotten
+        host.command("spont")
+        time.sleep(0.2)
+        assert host.command("log")["display"] == "up,down,esc,runex,closed p"
+        lines = [ln for ln in host.transcript() if '"q"' in ln]
+        assert lines == [
+            '{"type":"open_panel","panel":{"id":"q","title":"Q","lines":["1","2"]}}',
+            '{"type":"panel_render","panel_id":"q","lines":["3"],"footer":"ff"}',
+            '{"type":"panel_close","panel_id":"q"}',
+        ]
+
+
+def test_on_hello_sees_the_host_and_registers_more() -> None:
+    ext = Extension("hello")
+    got: List[HostInfo] = []
+
+    @ext.on_hello
+    async def hello(host: HostInfo) -> None:
+        got.append(host)
+        ext.command("late", "Registered in on_hello", lambda: host.cwd)
+
+    with TestHost(ext, cwd="/proj", data_dir="/data", capabilities=["call_tool", "call_tool_durable"]) as host:
+        assert [c["name"] for c in host.registration.commands] == ["late"]
+        assert host.command("late")["display"] == "/proj"
+        info = got[0]
+        assert (info.cwd, info.data_dir, info.zot_version) == ("/proj", "/data", "test")
+        assert info.supports_call_tool and info.supports_durable_calls
+        assert info.raw["type"] == "hello_ack"
+
+
+def test_registering_after_ready_is_announced_at_once() -> None:
+    ext = Extension("late")
+
+    @ext.command("add")
+    def add(args: str) -> None:
+        ext.command(args, "added", lambda: "new")
+        ext.tool(args, "added", lambda a: "t")
+
+    with TestHost(ext) as host:
+        host.command("add", "extra")
+        assert host.command("extra")["display"] == "new"
+        assert text_of(host.tool("extra")) == "t"
+        lines = host.transcript()
+        assert '{"type":"register_command","name":"extra","description":"added"}' in lines
+
+
+def test_spontaneous_frames_and_errors_when_not_running() -> None:
+    ext = Extension("spont")
+    with pytest.raises(ZotError, match="not running"):
+        ext.notify("x")
+
+    @ext.command("go")
+    def go(args: str, ctx: Ctx) -> None:
+        ctx.notify("n1")
+        ext.notify("n2", "success")
+        ext.clear_notes()
+        ext.submit("prompt")
+        ext.submit_slash("/cmd")
+
+    with TestHost(ext) as host:
+        host.command("go")
+        assert host.transcript()[-6:] == [
+            '{"type":"notify","level":"info","message":"n1"}',
+            '{"type":"notify","level":"success","message":"n2"}',
+            '{"type":"clear_notes"}',
+            '{"type":"submit","text":"prompt"}',
+            '{"type":"submit_slash","text":"/cmd"}',
+            '{"type":"command_response","id":"cmd-1","action":"noop"}',
+        ]
+
+
+def test_tool_prompt_is_validated_by_the_engine() -> None:
+    ext = Extension("tp")
+    ext.command("good", "", lambda: Response.tool_prompt("echo", {"text": "hi"}, "go"))
+    ext.command("bad", "", lambda: Response.tool_prompt("", {"text": "hi"}, "go"))
+    with TestHost(ext) as host:
+        assert host.command("good").get("tool_args") == {"text": "hi"}
+        bad = host.command("bad")
+        assert bad["action"] == "noop" and bad.get("error")
+
+
+def test_a_second_serve_of_a_running_extension_is_refused() -> None:
+    ext = make_basic()
+    with TestHost(ext):
+        with pytest.raises(ZotError, match="already running"):
+            TestHost(ext, timeout=2).start()
+
+
+def test_an_extension_can_be_served_again_after_the_end() -> None:
+    ext = make_basic()
+    for _ in range(2):
+        with TestHost(ext) as host:
+            assert host.command("async", "again")["display"] == "async:again"
+
+
+def test_default_hello_ack() -> None:
+    ack = default_hello_ack(cwd="/x")
+    assert ack["type"] == "hello_ack" and ack["cwd"] == "/x" and ack.get("capabilities") == ["call_tool"]
+
+
+# -- typed arguments ------------------------------------------------------------
+
+
+class Point(TypedDict):
+    x: int
+    y: float
+
+
+@dataclasses.dataclass
+class Move:
+    """Move somewhere."""
+
+    to: Point
+    speed: float = 1.0
+    label: Optional[str] = None
+
+
+def test_typed_arguments_are_checked_and_converted() -> None:
+    ext = Extension("typed")
+
+    @ext.tool("move", "Move")
+    def move(args: Move, ctx: Ctx) -> str:
+        assert isinstance(args, Move)
+        return f"{args.to['x']},{args.to['y']:.1f} at {args.speed} {args.label}"
+
+    @ext.tool("point", "Point")
+    async def point(args: Point) -> str:
+        return f"{args['x']}/{args['y']}"
+
+    with TestHost(ext) as host:
+        assert host.registration.tools[0]["schema"] == {
+            "type": "object",
+            "properties": {
+                "to": {
+                    "type": "object",
+                    "properties": {"x": {"type": "integer"}, "y": {"type": "number"}},
+                    "required": ["x", "y"],
+                },
+                "speed": {"type": "number"},
+                "label": {"type": "string"},
+            },
+            "required": ["to"],
+            "description": "Move somewhere.",
+        }
+        assert text_of(host.tool("move", {"to": {"x": 1, "y": 2}})) == "1,2.0 at 1.0 None"
+        assert text_of(host.tool("point", {"x": 3, "y": 4.5})) == "3/4.5"
+        bad = host.tool("point", {"x": "3", "y": 1})
+        assert bad["is_error"] and text_of(bad) == "invalid arguments: arguments.x: expected an integer, got str"
+        missing = host.tool("move", {})
+        assert text_of(missing) == "invalid arguments: missing field 'to'"
+
+
+try:
+    import pydantic
+except ImportError:  # pragma: no cover - pydantic is optional
+    pydantic = None
+else:
+
+    class City(pydantic.BaseModel):
+        name: str
+        days: int = 1
+
+
+@pytest.mark.skipif(pydantic is None, reason="pydantic is not installed")
+def test_pydantic_models_when_installed() -> None:
+    ext = Extension("pyd")
+
+    @ext.tool("forecast", "Forecast")
+    def forecast(args: City) -> str:
+        return f"{args.name} x{args.days}"
+
+    with TestHost(ext) as host:
+        schema = host.registration.tools[0]["schema"]
+        assert schema["properties"]["name"]["type"] == "string"
+        assert schema["required"] == ["name"]
+        assert text_of(host.tool("forecast", {"name": "Oslo"})) == "Oslo x1"
+        bad = host.tool("forecast", {"days": 2})
+        assert bad["is_error"] and "name" in text_of(bad)
+
+
+def test_results_helpers_match_the_rust_ones() -> None:
+    assert ToolOutput.text("a").outcome() == {"content": [{"type": "text", "text": "a"}]}
+    assert ToolOutput.error("e").outcome() == {
+        "content": [{"type": "text", "text": "e"}],
+        "is_error": True,
+    }
+    assert ToolOutput.structured({"sum": 3}).outcome() == {
+        "content": [{"type": "text", "text": '{"sum":3}'}],
+        "structured_content": {"sum": 3},
+    }
+    assert ToolOutput.image_bytes("image/png", b"\x89PNG").content == [
+        {"type": "image", "mime_type": "image/png", "data": "iVBORw=="}
+    ]
+    assert ToolOutput.text("x").with_error().is_error
+    assert Response.display("d").outcome() == {"action": "display", "display": "d"}
+    assert Response.error("e").outcome() == {"action": "noop", "error": "e"}
+    assert Response.insert("i").outcome() == {"action": "insert", "insert": "i"}
+    assert Response.prompt("p").outcome() == {"action": "prompt", "prompt": "p"}
+    assert PromptVerdict.remove() == PromptVerdict.replace("")
+    assert PromptVerdict.keep().outcome() == {}
+    assert ToolCallVerdict.block("r").outcome() == {"block": True, "reason": "r"}

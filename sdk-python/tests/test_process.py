@@ -1,0 +1,455 @@
+"""Extensions as real child processes over stdin/stdout: the conformance
+extension started the way a host starts it, clean exits on shutdown and EOF,
+stdout protection, Ctrl-C, fork, and a byte-for-byte comparison with the
+Rust conformance extension."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFORMANCE = ROOT / "tests" / "conformance" / "python"
+ACK = (
+    '{"type":"hello_ack","protocol_version":1,"capabilities":["call_tool"],"zot_version":"test",'
+    '"provider":"p","model":"m","cwd":"/proj","extension_dir":"/ext","data_dir":"/data"}'
+)
+
+
+class Child:
+    """A child process speaking the protocol; lines are read by a thread."""
+
+    def __init__(self, argv: Sequence[str], cwd: Optional[Path] = None, env: Optional[Dict[str, str]] = None) -> None:
+        self.proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=str(cwd) if cwd else None,
+            env=env,
+            start_new_session=True,
+        )
+        self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
+        self.stderr: List[str] = []
+        self.transcript: List[str] = []
+        threading.Thread(target=self._read_out, daemon=True).start()
+        threading.Thread(target=self._read_err, daemon=True).start()
+
+    def _read_out(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            self.lines.put(raw.decode("utf-8").rstrip("\n"))
+        self.lines.put(None)
+
+    def _read_err(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            self.stderr.append(raw.decode("utf-8", "replace").rstrip("\n"))
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line.encode("utf-8") + b"\n")
+        self.proc.stdin.flush()
+
+    def close_stdin(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+
+    def read(self, timeout: float = 10.0) -> Optional[str]:
+        line = self.lines.get(timeout=timeout)
+        if line is not None:
+            self.transcript.append(line)
+        return line
+
+    def read_until(self, done: Callable[[Dict[str, Any]], bool], timeout: float = 10.0) -> List[str]:
+        out = []
+        while True:
+            line = self.read(timeout)
+            assert line is not None, f"output closed; stderr: {self.stderr}"
+            out.append(line)
+            if done(json.loads(line)):
+                return out
+
+    def read_all(self, timeout: float = 10.0) -> List[str]:
+        out = []
+        while True:
+            line = self.read(timeout)
+            if line is None:
+                return out
+            out.append(line)
+
+    def handshake(self) -> List[str]:
+        first = self.read()
+        assert first is not None and first.startswith('{"type":"hello"'), self.stderr
+        self.send(ACK)
+        return [first, *self.read_until(lambda f: f["type"] == "ready")]
+
+    def wait(self, timeout: float) -> int:
+        return self.proc.wait(timeout)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(5)
+
+
+def conformance_child(**kw: Any) -> Child:
+    return Child([sys.executable, str(CONFORMANCE / "conformance.py")], **kw)
+
+
+@pytest.fixture
+def child() -> Any:
+    c = conformance_child()
+    yield c
+    c.kill()
+
+
+def test_shutdown_acks_and_exits_0_within_a_second(child: Child) -> None:
+    child.handshake()
+    child.send('{"type":"tool_call","id":"t1","name":"sleep","args":{"ms":60000}}')
+    child.send('{"type":"tool_call","id":"t2","name":"ask","args":{}}')
+    time.sleep(0.2)
+    start = time.monotonic()
+    child.send('{"type":"shutdown"}')
+    rest = child.read_all()
+    assert child.wait(2) == 0
+    elapsed = time.monotonic() - start
+    assert elapsed < 1.0, elapsed
+    assert sorted(rest[:-1]) == [
+        '{"type":"notify","level":"warn","message":"ask cancelled"}',
+        '{"type":"notify","level":"warn","message":"cancelled 60000"}',
+    ]
+    assert rest[-1] == '{"type":"shutdown_ack"}'
+    assert any("[conformance] conformance started" in line for line in child.stderr)
+
+
+def test_eof_exits_0_within_a_second(child: Child) -> None:
+    child.handshake()
+    child.send('{"type":"tool_call","id":"t1","name":"ask","args":{}}')
+    time.sleep(0.2)
+    start = time.monotonic()
+    child.close_stdin()
+    assert child.read_all() == ['{"type":"notify","level":"warn","message":"ask cancelled"}']
+    assert child.wait(2) == 0
+    assert time.monotonic() - start < 1.0
+
+
+def test_eof_before_hello_ack_fails_the_start(child: Child) -> None:
+    assert child.read() is not None  # hello
+    child.close_stdin()
+    assert child.read_all() == []
+    assert child.wait(3) == 1
+    assert any("hello_ack" in line for line in child.stderr)
+
+
+def test_the_manifest_starts_it_from_any_directory(tmp_path: Path) -> None:
+    manifest = json.loads((CONFORMANCE / "extension.json").read_text())
+    assert manifest["name"] == "conformance" and manifest["version"] == "1.0.0"
+    exe = manifest["exec"]
+    assert exe.startswith("./")
+    argv = [str(CONFORMANCE / exe), *manifest.get("args", [])]
+    # A host runs it with the extension directory as cwd; any other works too.
+    env = dict(os.environ)
+    venv = ROOT / "target" / "python-sdk-venv" / "bin" / "python"
+    if not venv.exists():
+        env["ZOT_EXT_PYTHON"] = sys.executable  # not built by the test script
+    c = Child(argv, cwd=tmp_path, env=env)
+    try:
+        lines = c.handshake()
+        assert lines[0].startswith('{"type":"hello","name":"conformance"')
+        c.send('{"type":"command_invoked","id":"1","name":"cwd","args":""}')
+        assert c.read_until(lambda f: f["type"] == "command_response") == [
+            '{"type":"command_response","id":"1","action":"display","display":"/proj"}'
+        ]
+        c.send('{"type":"shutdown"}')
+        assert c.read_all() == ['{"type":"shutdown_ack"}']
+        assert c.wait(2) == 0
+    finally:
+        c.kill()
+
+
+def script(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "ext.py"
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def test_stdout_is_protected_and_no_threads_block_the_exit(tmp_path: Path) -> None:
+    path = script(
+        tmp_path,
+        """
+        import os, sys, threading, time
+        from zot_ext import Extension, Ctx
+
+        ext = Extension("printer", "1.0.0")
+
+        @ext.command("p")
+        def p(args: str, ctx: Ctx) -> str:
+            print("print from a handler")
+            sys.stdout.flush()
+            os.write(1, b"raw write to fd 1\\n")
+            return "ok"
+
+        @ext.tool("stuck")
+        def stuck(args: dict) -> str:
+            time.sleep(30)  # ignores cancellation: a daemon thread
+            return "late"
+
+        ext.run()
+        print("after run", threading.active_count(), file=sys.stderr)
+        """,
+    )
+    c = Child([sys.executable, str(path)])
+    try:
+        c.handshake()
+        c.send('{"type":"command_invoked","id":"1","name":"p","args":""}')
+        assert c.read_until(lambda f: f["type"] == "command_response") == [
+            '{"type":"command_response","id":"1","action":"display","display":"ok"}'
+        ]
+        c.send('{"type":"tool_call","id":"s","name":"stuck","args":{}}')
+        time.sleep(0.1)
+        start = time.monotonic()
+        c.send('{"type":"shutdown"}')
+        assert c.read_all() == ['{"type":"shutdown_ack"}']
+        assert c.wait(3) == 0
+        assert time.monotonic() - start < 1.5
+        err = "\n".join(c.stderr)
+        assert "print from a handler" in err and "raw write to fd 1" in err
+        assert "after run" in err
+    finally:
+        c.kill()
+
+
+def test_no_threads_are_left_after_run(tmp_path: Path) -> None:
+    path = script(
+        tmp_path,
+        """
+        import asyncio, sys, threading
+        from zot_ext import Ctx, Extension
+
+        ext = Extension("threads", "1.0.0")
+
+        @ext.tool("wait_sync")
+        def wait_sync(args: dict, ctx: Ctx) -> str:
+            ctx.cancelled.wait(30)
+            return "cancelled"
+
+        @ext.tool("wait_async")
+        async def wait_async(args: dict, ctx: Ctx) -> str:
+            await asyncio.sleep(30)
+            return "never"
+
+        @ext.on("turn_start")
+        def on_turn(ev: dict) -> None:
+            pass
+
+        ext.run()
+        print("threads", sorted(t.name for t in threading.enumerate()), file=sys.stderr, flush=True)
+        """,
+    )
+    for end in ["shutdown", "eof"]:
+        c = Child([sys.executable, str(path)])
+        try:
+            c.handshake()
+            c.send('{"type":"event","event":"turn_start","step":1}')
+            c.send('{"type":"tool_call","id":"1","name":"wait_sync","args":{}}')
+            c.send('{"type":"tool_call","id":"2","name":"wait_async","args":{}}')
+            time.sleep(0.2)
+            start = time.monotonic()
+            if end == "shutdown":
+                c.send('{"type":"shutdown"}')
+                assert c.read_all() == ['{"type":"shutdown_ack"}']
+            else:
+                c.close_stdin()
+                assert c.read_all() == []
+            assert c.wait(2) == 0
+            assert time.monotonic() - start < 1.0
+            assert "threads ['MainThread']" in c.stderr, c.stderr
+        finally:
+            c.kill()
+
+
+def test_ctrl_c_exits_cleanly(tmp_path: Path) -> None:
+    path = script(
+        tmp_path,
+        """
+        from zot_ext import Extension
+        ext = Extension("interrupted", "1.0.0")
+        ext.command("x", "", lambda: "x")
+        ext.run()
+        print("run returned", flush=True)
+        """,
+    )
+    c = Child([sys.executable, str(path)])
+    try:
+        c.handshake()
+        time.sleep(0.1)
+        c.proc.send_signal(signal.SIGINT)
+        assert c.wait(3) == 0
+        assert any("run returned" in line for line in c.stderr), c.stderr
+        assert not any("Traceback" in line for line in c.stderr), c.stderr
+    finally:
+        c.kill()
+
+
+def test_the_engine_refuses_to_run_after_fork(tmp_path: Path) -> None:
+    path = script(
+        tmp_path,
+        """
+        import os, sys
+        import zot_ext
+        from zot_ext.testing import TestHost
+
+        ext = zot_ext.Extension("forky", "1.0.0")
+        ext.command("x", "", lambda: "x")
+        with TestHost(ext) as host:  # starts the runtime in the parent
+            assert host.command("x")["display"] == "x"
+        pid = os.fork()
+        if pid == 0:
+            try:
+                TestHost(ext).start()
+            except RuntimeError as e:
+                print("child:", e, file=sys.stderr, flush=True)
+                os._exit(7)
+            os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        print("child status", os.waitstatus_to_exitcode(status), file=sys.stderr, flush=True)
+        """,
+    )
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork")
+    c = Child([sys.executable, str(path)])
+    try:
+        assert c.wait(10) == 0
+        time.sleep(0.1)
+        err = "\n".join(c.stderr)
+        assert "child status 7" in err, err
+        assert "forked after the engine's runtime started" in err
+    finally:
+        c.kill()
+
+
+# -- the same session against the Rust conformance extension -----------------
+
+RUST_BIN = os.environ.get("ZOT_EXT_RUST_CONFORMANCE", str(ROOT / "target" / "debug" / "conformance-rust"))
+
+
+def is_type(t: str, id: Optional[str] = None) -> Callable[[Dict[str, Any]], bool]:
+    return lambda f: f["type"] == t and (id is None or f.get("id") == id)
+
+
+def session(c: Child) -> List[List[str]]:
+    """One scripted session; returns what the extension wrote per step."""
+    steps: List[List[str]] = [c.handshake()]
+
+    def step(lines: Sequence[str], done: Callable[[Dict[str, Any]], bool]) -> None:
+        for line in lines:
+            c.send(line)
+        steps.append(c.read_until(done))
+
+    def command(id: str, name: str, args: str = "") -> None:
+        step(
+            [json.dumps({"type": "command_invoked", "id": id, "name": name, "args": args})],
+            is_type("command_response", id),
+        )
+
+    def tool(id: str, name: str, args: Dict[str, Any]) -> None:
+        step(
+            [json.dumps({"type": "tool_call", "id": id, "name": name, "args": args})],
+            is_type("tool_result", id),
+        )
+
+    for i, (name, args) in enumerate(
+        [
+            ("echo", "a  b"), ("Greet", "Ada"), ("insert", "t"), ("cwd", ""), ("datadir", ""),
+            ("oops", "x"), ("commit", "msg \"q\" é"), ("note", "n"), ("clear", ""),
+            ("submit", "go"), ("nope", ""), ("ECHO", "case"),
+        ]
+    ):  # fmt: skip
+        command(f"c{i}", name, args)
+    for i, (name, targs) in enumerate(
+        [
+            ("echo", {"text": "hi"}), ("echo", {}), ("echo", {"text": 5}), ("add", {"a": 2, "b": 40}),
+            ("fail", {}), ("lazy", {}), ("loader", {}), ("image", {}), ("big", {"bytes": 100}),
+            ("missing", {}), ("sleep", {"ms": 10}),
+        ]
+    ):  # fmt: skip
+        tool(f"t{i}", name, targs)
+    from test_conformance import INTERCEPTS
+
+    for request, _ in INTERCEPTS:
+        step([request], is_type("event_intercept_response"))
+    step(
+        ['{"type":"event_intercept","id":"u","event":"future_thing"}'],
+        is_type("event_intercept_response"),
+    )
+    events = [
+        '{"type":"event","event":"session_start","session_id":"s","cwd":"/","sequence":1}',
+        '{"type":"event","event":"turn_start","step":1,"sequence":2}',
+        '{"type":"event","event":"some_future_event","sequence":3}',
+        '{"type":"event","event":"session_end","reason":"shutdown","sequence":5}',
+    ]
+    step([*events, '{"type":"command_invoked","id":"ev","name":"events","args":""}'], is_type("command_response", "ev"))
+    command("p1", "panel")
+    keys = [
+        json.dumps({"type": "panel_key", "panel_id": "conf-panel", "key": k, "text": t})
+        for k, t in [("up", ""), ("up", ""), ("down", ""), ("left", ""), ("rune", "q")]
+    ]
+    step(keys, is_type("panel_close"))
+    command("p2", "panel")
+    step(
+        [
+            '{"type":"panel_close","panel_id":"conf-panel"}',
+            '{"type":"panel_key","panel_id":"conf-panel","key":"up"}',
+            '{"type":"command_invoked","id":"p3","name":"echo","args":"after"}',
+        ],
+        is_type("command_response", "p3"),
+    )
+    step(['{"type":"tool_call","id":"k1","name":"compose","args":{"text":"hi"}}'], is_type("call_tool"))
+    step(
+        ['{"type":"tool_result","id":"c1","name":"echo","content":[{"type":"text","text":"inner:hi"}]}'],
+        is_type("tool_result", "k1"),
+    )
+    step(['{"type":"command_invoked","id":"ce","name":"callecho","args":"yo"}'], is_type("call_tool"))
+    step(
+        ['{"type":"tool_result","id":"c2","name":"echo","content":[{"type":"text","text":"no"}],"is_error":true}'],
+        is_type("command_response", "ce"),
+    )
+    step(
+        [
+            '{"type":"tool_call","id":"s1","name":"sleep","args":{"ms":60000}}',
+            '{"type":"tool_cancel","id":"s1"}',
+        ],
+        is_type("notify"),
+    )
+    step(['{"type":"tool_call","id":"a1","name":"ask","args":{}}', '{"type":"tool_cancel","id":"a1"}'], is_type("notify"))
+    step(['{"type":"tool_call","id":"s2","name":"sleep","args":{"ms":60000}}', '{"type":"shutdown"}'], is_type("shutdown_ack"))
+    steps.append(c.read_all())
+    assert c.wait(2) == 0
+    return steps
+
+
+@pytest.mark.skipif(not Path(RUST_BIN).exists(), reason="conformance-rust is not built (cargo build -p conformance-rust)")
+def test_the_python_extension_writes_what_the_rust_one_writes() -> None:
+    rust = Child([RUST_BIN])
+    py = conformance_child()
+    try:
+        want = session(rust)
+        got = session(py)
+    finally:
+        rust.kill()
+        py.kill()
+    assert len(got) == len(want)
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert g == w, f"step {i}"
