@@ -182,3 +182,20 @@ def test_composer() -> None:
         r = host.tool("read_many", {"paths": ["a"]})
         assert r.get("is_error") and "does not support call_tool" in text(r)
         assert host.command("wc", "a")["error"] == "read not done: the host does not support call_tool"
+
+
+def test_briefing_calls_forecast_for_every_city() -> None:
+    ext: Extension = load("briefing", "briefing").ext
+    with TestHost(ext) as host:
+        tid = host.start_tool("briefing", {"cities": ["Lisbon", "Oslo"]})
+        calls = [host.expect_call_tool(), host.expect_call_tool()]
+        assert all(c.get("name") == "forecast" and c.get("parent_id") == tid for c in calls)
+        for c in calls:
+            city = (c.get("args") or {})["city"]
+            if city == "Oslo":
+                host.answer_call(c, "no data for Oslo", is_error=True)
+            else:
+                host.answer_call(c, f"{city}:\nday 1: 20 °C, sunny")
+        r = host.tool_result(tid)
+        assert text(r) == "Lisbon: day 1: 20 °C, sunny\nOslo: no forecast (no data for Oslo)"
+        assert host.tool("briefing", {"cities": []}).get("is_error")
