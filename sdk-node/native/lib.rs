@@ -1,0 +1,672 @@
+//! napi-rs binding of the zot-ext engine: the native half of the npm package
+//! `zot-ext`.
+//!
+//! This module is private to the package: users import the TypeScript facade
+//! (`sdk-node/src/*.ts`), never these classes. It is a thin layer over
+//! [`zot_ext::engine::Engine`] and keeps the engine's pull model:
+//!
+//! - [`NativeEngine::next_jobs`] is an `async fn`: JavaScript awaits a batch
+//!   of jobs (a JSON array of [`Job::to_json`] objects). While that promise
+//!   is pending it keeps Node's event loop alive; once a batch ends with
+//!   `finished` the dispatcher stops pulling and the process can exit on its
+//!   own.
+//! - Every job with an id is answered with [`NativeEngine::complete`]
+//!   (outcome JSON, see [`Engine::complete_json`]) or [`NativeEngine::fail`].
+//! - `call_tool` uses the job form ([`Engine::start_call`]): the result comes
+//!   back as a `call_result` job, so no JavaScript callback is ever called
+//!   from Rust (no threadsafe functions that could keep Node alive or lose a
+//!   cancellation).
+//!
+//! Everything crosses the boundary as JSON text or plain numbers; every
+//! protocol decision (ids, deadlines, cancellation, call matching, writing)
+//! stays in the engine. [`NativeTestHost`] exposes the engine's in-process
+//! harness ([`zot_ext::testing::TestHost`]) for `zot-ext/testing`.
+
+#![deny(clippy::all)]
+#![warn(missing_docs)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use napi::bindgen_prelude::within_runtime_if_available;
+use napi::{Error, Result, Status};
+use napi_derive::napi;
+use serde::Deserialize;
+use zot_ext::engine::{
+    CallId, CallRequest, Completion, DropReason, Engine, EngineConfig, Job, JobId, MemoryHost,
+    Transport,
+};
+use zot_ext::testing::{default_hello_ack, TestError, TestHost};
+use zot_protocol::validate::{validate_command_name, validate_exposure, validate_tool_name};
+use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
+use zot_protocol::{
+    ExtFrame, Frame, HelloAck, NotifyLevel, PanelRender, PanelSpec, RawJson, RegisterCommand,
+    RegisterTool,
+};
+
+fn err(msg: impl std::fmt::Display) -> Error {
+    Error::new(Status::GenericFailure, msg.to_string())
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A job id from JavaScript (a non-negative integral number).
+fn job_id(id: f64) -> Result<JobId> {
+    if id.is_finite() && id >= 0.0 && id.fract() == 0.0 && id <= 9_007_199_254_740_991.0 {
+        Ok(JobId(id as u64))
+    } else {
+        Err(err(format!("invalid job id {id}")))
+    }
+}
+
+fn millis(ms: Option<f64>) -> Option<Duration> {
+    ms.filter(|m| m.is_finite() && *m >= 0.0)
+        .map(|m| Duration::from_secs_f64(m / 1000.0))
+}
+
+/// A batch of jobs as one JSON array.
+fn batch_json(jobs: &[Job]) -> String {
+    let mut out = String::from("[");
+    for (i, job) in jobs.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&job.to_json());
+    }
+    out.push(']');
+    out
+}
+
+fn completion_name(c: Completion) -> &'static str {
+    match c {
+        Completion::Sent => "sent",
+        Completion::Done => "done",
+        Completion::Dropped(DropReason::Cancelled) => "dropped:cancelled",
+        Completion::Dropped(DropReason::Expired) => "dropped:expired",
+        Completion::Dropped(DropReason::Closed) => "dropped:closed",
+    }
+}
+
+/// Engine settings that tests may shorten; every field defaults to the
+/// engine's (the spec's) value.
+#[napi(object)]
+#[derive(Debug, Clone, Default)]
+pub struct EngineOptions {
+    /// How long handlers get after shutdown/EOF to send their last frames.
+    pub shutdown_grace_ms: Option<f64>,
+    /// The interception deadline.
+    pub intercept_timeout_ms: Option<f64>,
+    /// With stdio only: exit the process this long after shutdown/EOF began,
+    /// whatever still runs; a negative value disables the watchdog.
+    pub exit_watchdog_ms: Option<f64>,
+}
+
+fn config(name: String, version: String, opts: Option<EngineOptions>) -> EngineConfig {
+    let mut c = EngineConfig::new(name, version);
+    let opts = opts.unwrap_or_default();
+    if let Some(d) = millis(opts.shutdown_grace_ms) {
+        c.shutdown_grace = d;
+    }
+    if let Some(d) = millis(opts.intercept_timeout_ms) {
+        c.intercept_timeout = d;
+    }
+    match opts.exit_watchdog_ms {
+        Some(ms) if ms < 0.0 => c.exit_watchdog = None,
+        other => {
+            if let Some(d) = millis(other) {
+                c.exit_watchdog = Some(d);
+            }
+        }
+    }
+    c
+}
+
+/// Starts an engine on napi-rs's tokio runtime.
+fn start(config: EngineConfig, transport: Transport) -> Result<Engine> {
+    within_runtime_if_available(|| Engine::start(config, transport)).map_err(err)
+}
+
+/// One running engine (one extension session).
+#[napi]
+pub struct NativeEngine {
+    engine: Engine,
+    /// The host side of the memory transport, until a test host takes it.
+    memory: Mutex<Option<MemoryHost>>,
+}
+
+/// What `startCall` gets: a `call_tool` request.
+#[derive(Deserialize)]
+struct CallJson {
+    #[serde(default)]
+    parent: Option<u64>,
+    name: String,
+    #[serde(default)]
+    args: Option<RawJson>,
+    #[serde(default)]
+    key: Option<String>,
+    #[serde(default)]
+    timeout_ms: Option<f64>,
+}
+
+#[napi]
+impl NativeEngine {
+    /// Starts a session on the process's stdin/stdout (stdout protected:
+    /// descriptor 1 then points at stderr). Writes `hello` at once.
+    #[napi(factory, catch_unwind)]
+    pub fn stdio(name: String, version: String, options: Option<EngineOptions>) -> Result<Self> {
+        let transport = Transport::stdio().map_err(err)?;
+        let engine = start(config(name, version, options), transport)?;
+        Ok(Self {
+            engine,
+            memory: Mutex::new(None),
+        })
+    }
+
+    /// Starts a session on an in-memory transport, for tests; the host side
+    /// is taken by a [`NativeTestHost`].
+    #[napi(factory, catch_unwind)]
+    pub fn memory(name: String, version: String, options: Option<EngineOptions>) -> Result<Self> {
+        let (transport, host) = Transport::memory();
+        let engine = start(config(name, version, options), transport)?;
+        Ok(Self {
+            engine,
+            memory: Mutex::new(Some(host)),
+        })
+    }
+
+    /// The extension name.
+    #[napi(getter, catch_unwind)]
+    pub fn name(&self) -> String {
+        self.engine.name().to_owned()
+    }
+
+    /// Waits for the next batch of jobs: a JSON array of job objects (see
+    /// `Job::to_json`). After the batch ending in `finished`, empty arrays
+    /// come back at once.
+    #[napi(catch_unwind)]
+    pub async fn next_jobs(&self) -> String {
+        batch_json(&self.engine.next_jobs().await)
+    }
+
+    /// Whatever is queued right now (possibly `[]`), without waiting.
+    #[napi(catch_unwind)]
+    pub fn try_next_jobs(&self) -> String {
+        batch_json(&self.engine.try_next_jobs())
+    }
+
+    /// Answers a job with its outcome as JSON (ignored for event and panel
+    /// jobs). Returns what became of it: `sent`, `done` or
+    /// `dropped:cancelled|expired|closed`; throws when the engine refused
+    /// the answer (in which case it already sent an error reply if one was
+    /// due).
+    #[napi(catch_unwind)]
+    pub fn complete(&self, job: f64, outcome: String) -> Result<String> {
+        self.engine
+            .complete_json(job_id(job)?, &outcome)
+            .map(completion_name)
+            .map(str::to_owned)
+            .map_err(err)
+    }
+
+    /// Answers a job whose handler failed with `message`.
+    #[napi(catch_unwind)]
+    pub fn fail(&self, job: f64, message: String) -> Result<String> {
+        self.engine
+            .fail(job_id(job)?, &message)
+            .map(completion_name)
+            .map(str::to_owned)
+            .map_err(err)
+    }
+
+    /// Whether a job was cancelled (or is not open any more).
+    #[napi(catch_unwind)]
+    pub fn is_cancelled(&self, job: f64) -> Result<bool> {
+        Ok(self.engine.is_cancelled(job_id(job)?))
+    }
+
+    /// The host's `hello_ack` as JSON, once received.
+    #[napi(catch_unwind)]
+    pub fn hello_ack(&self) -> Option<String> {
+        self.engine
+            .hello_ack()
+            .map(|a| serde_json::to_string(&*a).unwrap_or_default())
+    }
+
+    /// Registers a slash command.
+    #[napi(catch_unwind)]
+    pub fn register_command(&self, name: String, description: String) -> Result<()> {
+        self.engine
+            .register_command(RegisterCommand { name, description })
+            .map_err(err)
+    }
+
+    /// Registers a tool given as the fields of `register_tool` (JSON; key
+    /// order of the schemas is kept byte for byte).
+    #[napi(catch_unwind)]
+    pub fn register_tool(&self, spec: String) -> Result<()> {
+        let tool: RegisterTool = serde_json::from_str(&spec).map_err(err)?;
+        self.engine.register_tool(tool).map_err(err)
+    }
+
+    /// Subscribes to a lifecycle event by name.
+    #[napi(catch_unwind)]
+    pub fn subscribe(&self, event: String) -> Result<()> {
+        self.engine.subscribe(&event).map_err(err)
+    }
+
+    /// Registers an interceptor for one of the four interceptable events.
+    #[napi(catch_unwind)]
+    pub fn intercept(&self, event: String) -> Result<()> {
+        self.engine.intercept(&event).map_err(err)
+    }
+
+    /// Ends the on-hello phase: every registration, `subscribe`, `ready`.
+    #[napi(catch_unwind)]
+    pub fn hello_done(&self) -> Result<()> {
+        self.engine.hello_done().map_err(err)
+    }
+
+    /// Sends a spontaneous frame given as JSON (`notify`, `clear_notes`,
+    /// `submit`, `submit_slash`, `open_panel`, `panel_render`,
+    /// `panel_close`).
+    #[napi(catch_unwind)]
+    pub fn send(&self, frame: String) -> Result<()> {
+        self.engine.send_json(&frame).map_err(err)
+    }
+
+    /// Sends `notify`.
+    #[napi(catch_unwind)]
+    pub fn notify(&self, level: String, message: String) -> Result<()> {
+        self.engine
+            .notify(NotifyLevel::from(level), message)
+            .map_err(err)
+    }
+
+    /// Sends `clear_notes`.
+    #[napi(catch_unwind)]
+    pub fn clear_notes(&self) -> Result<()> {
+        self.engine.clear_notes().map_err(err)
+    }
+
+    /// Sends `submit`.
+    #[napi(catch_unwind)]
+    pub fn submit(&self, text: String) -> Result<()> {
+        self.engine.submit(text).map_err(err)
+    }
+
+    /// Sends the spontaneous `open_panel` (the panel spec as JSON).
+    #[napi(catch_unwind)]
+    pub fn open_panel(&self, panel: String) -> Result<()> {
+        let panel: PanelSpec = serde_json::from_str(&panel).map_err(err)?;
+        self.engine.open_panel(panel).map_err(err)
+    }
+
+    /// Sends `panel_render` (its fields as JSON).
+    #[napi(catch_unwind)]
+    pub fn render_panel(&self, render: String) -> Result<()> {
+        let render: PanelRender = serde_json::from_str(&render).map_err(err)?;
+        self.engine.render_panel(render).map_err(err)
+    }
+
+    /// Sends `panel_close`.
+    #[napi(catch_unwind)]
+    pub fn close_panel(&self, panel_id: String) -> Result<()> {
+        self.engine.close_panel(panel_id).map_err(err)
+    }
+
+    /// Starts a `call_tool` (`{"parent"?, "name", "args", "key"?,
+    /// "timeout_ms"?}`). Returns `{"call": n}` (the result arrives as a
+    /// `call_result` job) or `{"error", "error_kind"}` when nothing was sent.
+    #[napi(catch_unwind)]
+    pub fn start_call(&self, request: String) -> Result<String> {
+        let req: CallJson = serde_json::from_str(&request).map_err(err)?;
+        let call = CallRequest {
+            parent: req.parent.map(JobId),
+            name: req.name,
+            args: req.args.unwrap_or_else(RawJson::empty_object),
+            key: req.key,
+            timeout: millis(req.timeout_ms),
+        };
+        let out = match self.engine.start_call(call) {
+            Ok(CallId(n)) => serde_json::json!({ "call": n }),
+            Err(e) => serde_json::json!({ "error": e.to_string(), "error_kind": e.kind() }),
+        };
+        Ok(out.to_string())
+    }
+
+    /// Gives up on a call: `call_tool_cancel` is sent and its `call_result`
+    /// carries the `cancelled` error. Unknown or finished calls are ignored.
+    #[napi(catch_unwind)]
+    pub fn cancel_call(&self, call: f64) -> Result<()> {
+        self.engine.cancel_call(CallId(job_id(call)?.0));
+        Ok(())
+    }
+
+    /// Ends the session from the extension's side (like EOF, without
+    /// `shutdown_ack`).
+    #[napi(catch_unwind)]
+    pub fn close(&self) {
+        self.engine.close();
+    }
+
+    /// Writes `[<name>] message` to stderr.
+    #[napi(catch_unwind)]
+    pub fn log(&self, message: String) {
+        self.engine.log(&message);
+    }
+}
+
+/// Writes `[<name>] message` to stderr, one prefixed line per line of
+/// `message` (the engine's format), for logging before a session runs.
+#[napi(catch_unwind)]
+pub fn log_line(name: String, message: String) {
+    use std::io::Write;
+    let mut out = std::io::stderr().lock();
+    if message.is_empty() {
+        let _ = writeln!(out, "[{name}] ");
+    }
+    for l in message.lines() {
+        let _ = writeln!(out, "[{name}] {l}");
+    }
+}
+
+/// Checks a command name against the protocol's rules (throws if invalid).
+#[napi(catch_unwind)]
+pub fn check_command(name: String) -> Result<()> {
+    validate_command_name(&name).map_err(err)
+}
+
+/// Checks a tool registration (the fields of `register_tool` as JSON):
+/// name, exposure and schema (throws if invalid).
+#[napi(catch_unwind)]
+pub fn check_tool(spec: String) -> Result<()> {
+    let tool: RegisterTool = serde_json::from_str(&spec).map_err(err)?;
+    validate_tool_name(&tool.name).map_err(err)?;
+    if let Some(e) = &tool.exposure {
+        validate_exposure(e).map_err(err)?;
+    }
+    if !tool.schema.is_object() {
+        return Err(err(format!(
+            "the schema of tool {:?} must be a JSON object",
+            tool.name
+        )));
+    }
+    if tool.output_schema.as_ref().is_some_and(|s| !s.is_object()) {
+        return Err(err(format!(
+            "the output schema of tool {:?} must be a JSON object",
+            tool.name
+        )));
+    }
+    Ok(())
+}
+
+/// Checks that `event` can be intercepted (throws if not).
+#[napi(catch_unwind)]
+pub fn check_intercept(event: String) -> Result<()> {
+    if INTERCEPTABLE_EVENT_NAMES.contains(&event.as_str()) {
+        Ok(())
+    } else {
+        Err(err(format!(
+            "{event:?} cannot be intercepted (only {})",
+            INTERCEPTABLE_EVENT_NAMES.join(", ")
+        )))
+    }
+}
+
+fn test_err(e: TestError) -> Error {
+    err(e)
+}
+
+fn frame_json(frame: &ExtFrame) -> Result<String> {
+    serde_json::to_string(frame).map_err(err)
+}
+
+fn frames_json(frames: &[ExtFrame]) -> Result<String> {
+    serde_json::to_string(frames).map_err(err)
+}
+
+type Shared = Arc<tokio::sync::Mutex<Option<TestHost>>>;
+
+/// The host side of an in-memory session: [`TestHost`] for
+/// `zot-ext/testing`. Frames cross as JSON text.
+#[napi]
+pub struct NativeTestHost {
+    pending: Mutex<Option<MemoryHost>>,
+    host: Shared,
+}
+
+/// The connected [`TestHost`], locked for one operation.
+struct Connected(tokio::sync::OwnedMutexGuard<Option<TestHost>>);
+
+impl std::ops::Deref for Connected {
+    type Target = TestHost;
+    fn deref(&self) -> &TestHost {
+        self.0.as_ref().expect("checked when locked")
+    }
+}
+
+impl std::ops::DerefMut for Connected {
+    fn deref_mut(&mut self) -> &mut TestHost {
+        self.0.as_mut().expect("checked when locked")
+    }
+}
+
+async fn connected(shared: &Shared) -> Result<Connected> {
+    let guard = shared.clone().lock_owned().await;
+    if guard.is_none() {
+        return Err(err("the test host is not connected (call handshake first)"));
+    }
+    Ok(Connected(guard))
+}
+
+#[napi]
+impl NativeTestHost {
+    /// Takes the host side of a memory engine's transport.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(engine: &NativeEngine) -> Result<Self> {
+        let host = lock(&engine.memory)
+            .take()
+            .ok_or_else(|| err("this engine has no unclaimed memory transport"))?;
+        Ok(Self {
+            pending: Mutex::new(Some(host)),
+            host: Arc::default(),
+        })
+    }
+
+    /// Reads `hello`, sends `hello_ack` (the harness default with the
+    /// fields of `ack`, a JSON object, laid over it) and reads the
+    /// registrations up to `ready`. Returns the registration as JSON.
+    #[napi(catch_unwind)]
+    pub async fn handshake(&self, ack: String) -> Result<String> {
+        let mut merged = serde_json::to_value(default_hello_ack()).map_err(err)?;
+        let overrides: serde_json::Value = serde_json::from_str(&ack).map_err(err)?;
+        if let (Some(base), Some(extra)) = (merged.as_object_mut(), overrides.as_object()) {
+            for (k, v) in extra {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+        let ack: HelloAck = serde_json::from_value(merged).map_err(err)?;
+        let memory = lock(&self.pending)
+            .take()
+            .ok_or_else(|| err("handshake was already done"))?;
+        let host = TestHost::connect(memory, ack).await.map_err(test_err)?;
+        let reg = host.registration();
+        // Written field by field: the frames keep their wire key order (and
+        // the schemas their bytes), which a `json!` map would sort.
+        let json = format!(
+            r#"{{"hello":{},"commands":{},"tools":{},"events":{},"intercepts":{},"subscribe_frames":{}}}"#,
+            serde_json::to_string(&reg.hello).map_err(err)?,
+            serde_json::to_string(&reg.commands).map_err(err)?,
+            serde_json::to_string(&reg.tools).map_err(err)?,
+            serde_json::to_string(&reg.events).map_err(err)?,
+            serde_json::to_string(&reg.intercepts).map_err(err)?,
+            reg.subscribe_frames,
+        );
+        *self.host.lock().await = Some(host);
+        Ok(json)
+    }
+
+    /// Every line the extension wrote so far, as a JSON array of strings.
+    #[napi(catch_unwind)]
+    pub async fn transcript(&self) -> Result<String> {
+        let h = connected(&self.host).await?;
+        serde_json::to_string(h.transcript()).map_err(err)
+    }
+
+    /// Sends one line as is.
+    #[napi(catch_unwind)]
+    pub async fn send_json(&self, line: String) -> Result<()> {
+        let mut h = connected(&self.host).await?;
+        h.send_json(&line).await.map_err(test_err)
+    }
+
+    /// Invokes a command and waits for its `command_response` (JSON).
+    #[napi(catch_unwind)]
+    pub async fn command(&self, name: String, args: String) -> Result<String> {
+        let mut h = connected(&self.host).await?;
+        let r = h.command(&name, &args).await.map_err(test_err)?;
+        frame_json(&ExtFrame::CommandResponse(r))
+    }
+
+    /// Waits for the `command_response` to `id` (JSON).
+    #[napi(catch_unwind)]
+    pub async fn command_response(&self, id: String) -> Result<String> {
+        let mut h = connected(&self.host).await?;
+        let r = h.command_response(&id).await.map_err(test_err)?;
+        frame_json(&ExtFrame::CommandResponse(r))
+    }
+
+    /// Sends a `tool_call` (args as JSON) without waiting; returns its id.
+    /// `id` chooses the id (generated otherwise).
+    #[napi(catch_unwind)]
+    pub async fn start_tool(
+        &self,
+        name: String,
+        args: String,
+        id: Option<String>,
+    ) -> Result<String> {
+        let args = RawJson::from_string(args).map_err(err)?;
+        let mut h = connected(&self.host).await?;
+        match id {
+            Some(id) => h
+                .start_tool_with_id(&id, &name, args)
+                .await
+                .map(|()| id)
+                .map_err(test_err),
+            None => h.start_tool(&name, args).await.map_err(test_err),
+        }
+    }
+
+    /// Waits for the `tool_result` to `id` (JSON).
+    #[napi(catch_unwind)]
+    pub async fn tool_result(&self, id: String) -> Result<String> {
+        let mut h = connected(&self.host).await?;
+        let r = h.tool_result(&id).await.map_err(test_err)?;
+        frame_json(&ExtFrame::ToolResult(r))
+    }
+
+    /// Sends `tool_cancel` for `id`.
+    #[napi(catch_unwind)]
+    pub async fn cancel_tool(&self, id: String) -> Result<()> {
+        let mut h = connected(&self.host).await?;
+        h.cancel_tool(&id).await.map_err(test_err)
+    }
+
+    /// Sends an `event_intercept` (JSON) and waits for its response (JSON).
+    #[napi(catch_unwind)]
+    pub async fn intercept(&self, request: String) -> Result<String> {
+        let mut h = connected(&self.host).await?;
+        let r = h.intercept_json(&request).await.map_err(test_err)?;
+        frame_json(&ExtFrame::EventInterceptResponse(r))
+    }
+
+    /// Sends a `panel_key`.
+    #[napi(catch_unwind)]
+    pub async fn panel_key(&self, panel_id: String, key: String, text: String) -> Result<()> {
+        let mut h = connected(&self.host).await?;
+        h.panel_key(&panel_id, &key, &text).await.map_err(test_err)
+    }
+
+    /// Sends the host's `panel_close`.
+    #[napi(catch_unwind)]
+    pub async fn panel_close(&self, panel_id: String) -> Result<()> {
+        let mut h = connected(&self.host).await?;
+        h.panel_close(&panel_id).await.map_err(test_err)
+    }
+
+    /// Waits for the extension's next `call_tool` (JSON).
+    #[napi(catch_unwind)]
+    pub async fn expect_call_tool(&self) -> Result<String> {
+        let mut h = connected(&self.host).await?;
+        let c = h.expect_call_tool().await.map_err(test_err)?;
+        frame_json(&ExtFrame::CallTool(c))
+    }
+
+    /// Answers a `call_tool` (given as the JSON `expectCallTool` returned)
+    /// with one text block.
+    #[napi(catch_unwind)]
+    pub async fn answer_call(&self, call: String, text: String, is_error: bool) -> Result<()> {
+        let call = match ExtFrame::decode_str(&call).map_err(err)? {
+            ExtFrame::CallTool(c) => c,
+            other => return Err(err(format!("not a call_tool frame: {}", other.type_name()))),
+        };
+        let mut h = connected(&self.host).await?;
+        h.answer_call(&call, &text, is_error)
+            .await
+            .map_err(test_err)
+    }
+
+    /// The next frame the extension wrote (frames skipped by the waiting
+    /// helpers first), as its JSON line.
+    #[napi(catch_unwind)]
+    pub async fn next_frame(&self) -> Result<String> {
+        let mut h = connected(&self.host).await?;
+        h.next_frame_json().await.map_err(test_err)
+    }
+
+    /// The next frame if one was already written (never waits), as JSON.
+    #[napi(catch_unwind)]
+    pub async fn try_next_frame(&self) -> Result<Option<String>> {
+        let mut h = connected(&self.host).await?;
+        h.try_next_frame().as_ref().map(frame_json).transpose()
+    }
+
+    /// Reads until a frame of type `frame_type` comes (others stay queued
+    /// for `nextFrame`); returns it as JSON.
+    #[napi(catch_unwind)]
+    pub async fn wait_for_type(&self, frame_type: String) -> Result<String> {
+        let mut h = connected(&self.host).await?;
+        let f = h
+            .wait_for(|f| (f.type_name() == frame_type).then(|| f.clone()))
+            .await
+            .map_err(test_err)?;
+        frame_json(&f)
+    }
+
+    /// Sends `shutdown`; returns every remaining frame (JSON array) once the
+    /// extension's output closed (`shutdown_ack` last).
+    #[napi(catch_unwind)]
+    pub async fn shutdown(&self) -> Result<String> {
+        let mut h = connected(&self.host).await?;
+        let frames = h.shutdown().await.map_err(test_err)?;
+        frames_json(&frames)
+    }
+
+    /// Closes the extension's stdin (EOF); returns every remaining frame.
+    #[napi(catch_unwind)]
+    pub async fn close_stdin(&self) -> Result<String> {
+        let mut h = connected(&self.host).await?;
+        let frames = h.close_stdin().await.map_err(test_err)?;
+        frames_json(&frames)
+    }
+
+    /// Every remaining frame until the extension's output closes.
+    #[napi(catch_unwind)]
+    pub async fn drain(&self) -> Result<String> {
+        let mut h = connected(&self.host).await?;
+        let frames = h.drain().await.map_err(test_err)?;
+        frames_json(&frames)
+    }
+}

@@ -1,0 +1,733 @@
+// `Extension`: registration and the dispatcher of the engine's jobs.
+//
+// The engine (Rust) owns the protocol: it writes `hello`, decodes frames,
+// keeps ids, deadlines and cancellation state, matches `call_tool` results
+// and writes every frame. This file only pulls batches of jobs
+// (`nextJobs()`), runs the user's handlers and answers each job with
+// `complete(id, outcome)` or `fail(id, message)`:
+//
+// - commands, tools and interceptors run concurrently;
+// - events and panel input run in arrival order, one at a time (SDK-35); a
+//   synchronous handler runs at once, so a burst is handled before the
+//   batch's later jobs start;
+// - `cancel` jobs abort the job's `AbortSignal` (a cancel in the same batch
+//   as its job aborts the signal before the handler starts);
+// - `call_result` jobs settle `callTool` promises;
+// - `finished` ends `run()`. While `nextJobs()` is pending it keeps Node's
+//   loop alive; after `finished` nothing does, so the process exits on its
+//   own once the user's handlers are done.
+
+import type {
+  AssistantMessageIntercept,
+  BeforeAgentStartIntercept,
+  InterceptEventName,
+  LifecycleEventName,
+  NotifyLevel,
+  PanelSpec,
+  ToolCallIntercept,
+  TurnStartIntercept,
+} from "./generated/protocol";
+import { native, type EngineOptions, type NativeEngine } from "./native";
+import type { CallToolResult, JsonObject, Verdict } from "./results";
+import type {
+  AssistantMessageInterceptor,
+  Awaitable,
+  BeforeAgentStartInterceptor,
+  CallOptions,
+  CallToolErrorKind,
+  CommandHandler,
+  Context,
+  EventHandler,
+  EventOf,
+  HostInfo,
+  PanelKeyInput,
+  PanelSize,
+  PanelUpdate,
+  ToolCallInterceptor,
+  ToolHandler,
+  ToolSpec,
+  TurnStartInterceptor,
+} from "./types";
+
+/** A `callTool` that failed as a call: see {@link CallToolError.kind}. */
+export class CallToolError extends Error {
+  /** Why: `timeout`, `cancelled`, `closed`, `unsupported`, `invalid_key`, ... */
+  readonly kind: CallToolErrorKind;
+
+  constructor(message: string, kind: CallToolErrorKind) {
+    super(message);
+    this.name = "CallToolError";
+    this.kind = kind;
+  }
+}
+
+// The engine's jobs (`Job::to_json`).
+type Job =
+  | { kind: "hello"; hello_ack: HostInfo }
+  | { kind: "command"; id: number; invocation: string; name: string; args: string }
+  | { kind: "tool"; id: number; invocation: string; name: string; args: JsonObject; interactive: boolean }
+  | { kind: "event"; id: number; name: string; event: JsonObject }
+  | { kind: "intercept"; id: number; name: string; request: JsonObject }
+  | { kind: "panel_key"; id: number; panel_id: string; key: string; text: string }
+  | { kind: "panel_close"; id: number; panel_id: string }
+  | { kind: "panel_resize"; id: number; panel_id: string; width: number; height: number }
+  | { kind: "cancel"; id: number }
+  | { kind: "call_result"; call: number; result?: CallToolResult; error?: string; error_kind?: string }
+  | { kind: "shutdown" }
+  | { kind: "finished"; error?: string };
+
+type SerialJob = Extract<Job, { kind: "event" | "panel_key" | "panel_close" | "panel_resize" }>;
+
+interface PanelHandlers {
+  onKey?: ((key: PanelKeyInput) => Awaitable<void>) | undefined;
+  onClose?: (() => Awaitable<void>) | undefined;
+  onResize?: ((size: PanelSize) => Awaitable<void>) | undefined;
+}
+
+interface PendingCall {
+  resolve(result: CallToolResult): void;
+  reject(error: CallToolError): void;
+  cleanup(): void;
+}
+
+type AnyInterceptor = (request: never, ctx: Context) => Awaitable<Verdict | void>;
+
+function message(e: unknown): string {
+  if (e instanceof Error) {
+    return e.message;
+  }
+  return typeof e === "string" ? e : String(e);
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return (
+    (typeof v === "object" || typeof v === "function") &&
+    v !== null &&
+    typeof (v as { then?: unknown }).then === "function"
+  );
+}
+
+/** Calls `f`, turning a synchronous throw into a rejection. */
+function attempt<T>(f: () => Awaitable<T>): Promise<T> {
+  try {
+    return Promise.resolve(f());
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+/** The engine's interception outcome for a verdict of the `event` interceptor. */
+function interceptOutcome(event: string, v: Verdict | void): JsonObject {
+  if (v === undefined || v === null) {
+    return {};
+  }
+  switch (v.verdict) {
+    case "block":
+      return { block: true, reason: v.reason };
+    case "modify":
+      return { modified_args: v.args };
+    case "replace":
+      return "text" in v ? { replace_text: v.text } : event === "before_agent_start" ? { system_prompt: v.prompt } : {};
+    default:
+      return {};
+  }
+}
+
+/**
+ * A zot extension: register commands, tools, event handlers, interceptors
+ * and panels, then `run()`.
+ *
+ * ```ts
+ * import { Extension, Response, ToolOutput } from "zot-ext";
+ *
+ * const ext = new Extension("hello", "1.0.0")
+ *   .command("hi", "Say hi", (args) => Response.display(`hi ${args}`))
+ *   .tool({ name: "greet", description: "Greet someone", schema: { type: "object", properties: { name: { type: "string" } } } },
+ *     (args: { name?: string }) => ToolOutput.text(`Hello, ${args.name ?? "you"}!`));
+ * await ext.run();
+ * ```
+ *
+ * Registration mistakes (an invalid name, a schema that is not an object)
+ * throw at once. Registrations made in an {@link Extension.onHello} hook
+ * are announced with the others; later ones are sent at once.
+ */
+export class Extension {
+  /** `hello.name` (should equal the manifest's `name`). */
+  readonly name: string;
+  /** `hello.version`. */
+  readonly version: string;
+
+  private readonly commands = new Map<string, { description: string; handler: CommandHandler }>();
+  private readonly tools = new Map<string, { spec: string; handler: ToolHandler<JsonObject> }>();
+  private readonly events = new Map<string, EventHandler<never>>();
+  private readonly intercepts = new Map<InterceptEventName, AnyInterceptor>();
+  private readonly helloHooks: Array<(info: HostInfo) => Awaitable<void>> = [];
+  private readonly panels = new Map<string, PanelHandlers>();
+
+  private engine: NativeEngine | undefined;
+  private hostInfo: HostInfo | undefined;
+  private started = false;
+  private readonly controllers = new Map<number, AbortController>();
+  private readonly calls = new Map<number, PendingCall>();
+  private readonly session = new AbortController();
+  private readonly serialQueue: SerialJob[] = [];
+  private serialBusy = false;
+
+  constructor(name: string, version: string) {
+    this.name = name;
+    this.version = version;
+  }
+
+  /** The host's `hello_ack`, once the handshake happened. */
+  get host(): HostInfo | undefined {
+    return this.hostInfo;
+  }
+
+  /** Registers a slash command (replacing one of the same name). */
+  command(name: string, description: string, handler: CommandHandler): this {
+    native().checkCommand(name);
+    this.commands.set(name, { description, handler });
+    if (this.engine !== undefined) {
+      this.running().registerCommand(name, description);
+    }
+    return this;
+  }
+
+  /**
+   * Registers a tool (replacing one of the same name). `A` types the
+   * arguments for the handler; they are not validated against the schema.
+   */
+  tool<A extends object = JsonObject>(spec: ToolSpec, handler: ToolHandler<A>): this {
+    const json = JSON.stringify({
+      name: spec.name,
+      description: spec.description,
+      schema: spec.schema,
+      output_schema: spec.outputSchema,
+      namespace: spec.namespace,
+      namespace_description: spec.namespaceDescription,
+      namespace_instructions: spec.namespaceInstructions,
+      exposure: spec.exposure,
+      deferred: spec.deferred,
+      interactive: spec.interactive,
+    });
+    native().checkTool(json);
+    this.tools.set(spec.name, { spec: json, handler: handler as ToolHandler<JsonObject> });
+    if (this.engine !== undefined) {
+      this.running().registerTool(json);
+    }
+    return this;
+  }
+
+  /**
+   * Handles a lifecycle event. The payload is typed by the event name; any
+   * other name subscribes to an event this protocol version does not list.
+   * Registering again replaces the handler without moving the event in
+   * `subscribe.events`.
+   */
+  on<N extends LifecycleEventName>(event: N, handler: EventHandler<EventOf<N>>): this;
+  on(event: string, handler: EventHandler<EventOf<string>>): this;
+  on(event: string, handler: EventHandler<never>): this {
+    if (event === "") {
+      throw new Error("event names must not be empty");
+    }
+    this.events.set(event, handler);
+    if (this.engine !== undefined) {
+      this.running().subscribe(event);
+    }
+    return this;
+  }
+
+  private interceptor(event: InterceptEventName, handler: AnyInterceptor): this {
+    native().checkIntercept(event);
+    this.intercepts.set(event, handler);
+    if (this.engine !== undefined) {
+      this.running().intercept(event);
+    }
+    return this;
+  }
+
+  /** Intercepts tool calls: allow, block, or rewrite the arguments. */
+  interceptToolCall(handler: ToolCallInterceptor): this {
+    return this.interceptor("tool_call", handler);
+  }
+
+  /** Intercepts model steps: allow or block. */
+  interceptTurnStart(handler: TurnStartInterceptor): this {
+    return this.interceptor("turn_start", handler);
+  }
+
+  /** Intercepts the assistant's visible text: allow, block or replace. */
+  interceptAssistantMessage(handler: AssistantMessageInterceptor): this {
+    return this.interceptor("assistant_message", handler);
+  }
+
+  /** Intercepts the system prompt before the agent starts: keep or replace. */
+  interceptBeforeAgentStart(handler: BeforeAgentStartInterceptor): this {
+    return this.interceptor("before_agent_start", handler);
+  }
+
+  /**
+   * Runs `hook` after the host's `hello_ack` and before anything is
+   * announced; registrations made in it are announced with the others.
+   */
+  onHello(hook: (info: HostInfo) => Awaitable<void>): this {
+    this.helloHooks.push(hook);
+    return this;
+  }
+
+  /**
+   * Routes `panel_key` for `panelId` to `onKey` and the host's `panel_close`
+   * to `onClose` (after which the panel's handlers are forgotten). Input
+   * runs in arrival order, one key at a time; keys for panels without
+   * handlers are ignored.
+   */
+  onPanelKey(
+    panelId: string,
+    onKey: (key: PanelKeyInput) => Awaitable<void>,
+    onClose?: () => Awaitable<void>,
+  ): this {
+    const p = this.panel(panelId);
+    p.onKey = onKey;
+    if (onClose !== undefined) {
+      p.onClose = onClose;
+    }
+    return this;
+  }
+
+  /** Calls `onClose` when the host closes `panelId` (Esc / Ctrl+C). */
+  onPanelClose(panelId: string, onClose: () => Awaitable<void>): this {
+    this.panel(panelId).onClose = onClose;
+    return this;
+  }
+
+  /** Routes `panel_resize` for `panelId` (no stored host sends it). */
+  onPanelResize(panelId: string, onResize: (size: PanelSize) => Awaitable<void>): this {
+    this.panel(panelId).onResize = onResize;
+    return this;
+  }
+
+  /** Forgets every handler of `panelId`. */
+  forgetPanel(panelId: string): void {
+    this.panels.delete(panelId);
+  }
+
+  private panel(panelId: string): PanelHandlers {
+    let p = this.panels.get(panelId);
+    if (p === undefined) {
+      p = {};
+      this.panels.set(panelId, p);
+    }
+    return p;
+  }
+
+  private running(): NativeEngine {
+    if (this.engine === undefined) {
+      throw new Error(`zot-ext: extension ${this.name} is not running`);
+    }
+    return this.engine;
+  }
+
+  /** Shows a note (`notify`). Throws when the session is not running. */
+  notify(level: NotifyLevel, message: string): void {
+    this.running().notify(level, message);
+  }
+
+  /** Removes this extension's notes (`clear_notes`). */
+  clearNotes(): void {
+    this.running().clearNotes();
+  }
+
+  /** Submits a prompt as if typed (`submit`; interactive hosts only). */
+  submit(text: string): void {
+    this.running().submit(text);
+  }
+
+  /** Opens a panel outside any command (spontaneous `open_panel`). */
+  openPanel(panel: PanelSpec): void {
+    this.running().openPanel(JSON.stringify(panel));
+  }
+
+  /** Redraws a panel: new body rows, or the fields to change. */
+  renderPanel(panelId: string, update: readonly string[] | PanelUpdate): void {
+    const fields: PanelUpdate = Array.isArray(update) ? { lines: [...(update as readonly string[])] } : (update as PanelUpdate);
+    this.running().renderPanel(JSON.stringify({ panel_id: panelId, ...fields }));
+  }
+
+  /** Closes a panel (`panel_close`) and forgets its handlers. */
+  closePanel(panelId: string): void {
+    this.forgetPanel(panelId);
+    this.running().closePanel(panelId);
+  }
+
+  /** Writes `[<name>] message` to stderr (stdout is the wire). */
+  log(message: string): void {
+    if (this.engine !== undefined) {
+      this.engine.log(message);
+    } else {
+      native().logLine(this.name, message);
+    }
+  }
+
+  /**
+   * Calls a host tool outside any handler (no `parent_id`). Inside a
+   * handler use `ctx.callTool`, which links the call to the invocation.
+   */
+  callTool(name: string, args: JsonObject = {}, options: CallOptions = {}): Promise<CallToolResult> {
+    return this.startCall(undefined, name, args, options);
+  }
+
+  /**
+   * Runs the extension on stdin/stdout until the host sends `shutdown` or
+   * closes stdin. Resolves once the session is over; rejects when it failed
+   * (e.g. the first host line was not `hello_ack`).
+   */
+  run(): Promise<void> {
+    let engine: NativeEngine;
+    try {
+      this.claim();
+      engine = native().NativeEngine.stdio(this.name, this.version, undefined);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.serve(engine);
+  }
+
+  /**
+   * @internal Starts the extension on an in-memory engine (the testing
+   * harness); returns the engine and the session's promise.
+   */
+  _serveInMemory(options: EngineOptions): { engine: NativeEngine; finished: Promise<void> } {
+    this.claim();
+    const engine = native().NativeEngine.memory(this.name, this.version, options);
+    return { engine, finished: this.serve(engine) };
+  }
+
+  private claim(): void {
+    if (this.started) {
+      throw new Error(`zot-ext: extension ${this.name} is already running`);
+    }
+    this.started = true;
+  }
+
+  private async serve(engine: NativeEngine): Promise<void> {
+    this.engine = engine;
+    this.registerAll(engine);
+    for (;;) {
+      const batch = JSON.parse(await engine.nextJobs()) as Job[];
+      const cancelled = new Set<number>();
+      for (const job of batch) {
+        if (job.kind === "cancel") {
+          cancelled.add(job.id);
+        }
+      }
+      for (const job of batch) {
+        if (job.kind === "hello") {
+          await this.hello(engine, job.hello_ack);
+        } else if (job.kind === "finished") {
+          this.finish();
+          if (job.error !== undefined) {
+            throw new Error(`zot-ext: ${job.error}`);
+          }
+          return;
+        } else {
+          this.dispatch(engine, job, cancelled);
+        }
+      }
+    }
+  }
+
+  /**
+   * Hands every registration made before `run` to the engine, right after
+   * it starts (so the engine knows the handlers while it reads the first
+   * frames). Later registrations go to the engine at once: the engine holds
+   * them until `helloDone` announces everything, or writes them right away
+   * after that.
+   */
+  private registerAll(engine: NativeEngine): void {
+    const refused = (what: string, e: unknown): void => this.log(`${what} not registered: ${message(e)}`);
+    for (const [name, c] of this.commands) {
+      try {
+        engine.registerCommand(name, c.description);
+      } catch (e) {
+        refused(`command ${JSON.stringify(name)}`, e);
+      }
+    }
+    for (const [name, t] of this.tools) {
+      try {
+        engine.registerTool(t.spec);
+      } catch (e) {
+        refused(`tool ${JSON.stringify(name)}`, e);
+      }
+    }
+    for (const name of this.events.keys()) {
+      try {
+        engine.subscribe(name);
+      } catch (e) {
+        refused(`event ${JSON.stringify(name)}`, e);
+      }
+    }
+    for (const name of this.intercepts.keys()) {
+      try {
+        engine.intercept(name);
+      } catch (e) {
+        refused(`interceptor ${JSON.stringify(name)}`, e);
+      }
+    }
+  }
+
+  private async hello(engine: NativeEngine, ack: HostInfo): Promise<void> {
+    this.hostInfo = ack;
+    for (const hook of this.helloHooks) {
+      try {
+        await hook(ack);
+      } catch (e) {
+        this.log(`on-hello hook failed: ${message(e)}`);
+      }
+    }
+    try {
+      engine.helloDone();
+    } catch (e) {
+      this.log(`handshake not completed: ${message(e)}`);
+    }
+  }
+
+  private finish(): void {
+    this.session.abort();
+    for (const c of this.controllers.values()) {
+      c.abort();
+    }
+    this.controllers.clear();
+    for (const [, call] of this.calls) {
+      call.cleanup();
+      call.reject(new CallToolError("the connection to the host closed", "closed"));
+    }
+    this.calls.clear();
+  }
+
+  private dispatch(engine: NativeEngine, job: Exclude<Job, { kind: "hello" | "finished" }>, cancelled: Set<number>): void {
+    switch (job.kind) {
+      case "command": {
+        const c = this.commands.get(job.name);
+        if (c === undefined) {
+          this.report("command", job.name, () => engine.fail(job.id, `no handler for /${job.name}`));
+          return;
+        }
+        this.runJob(engine, job.id, job.invocation, cancelled, "command", `/${job.name}`, (ctx) =>
+          c.handler(job.args, ctx),
+        );
+        return;
+      }
+      case "tool": {
+        const t = this.tools.get(job.name);
+        if (t === undefined) {
+          this.report("tool", job.name, () => engine.fail(job.id, `no handler for tool ${JSON.stringify(job.name)}`));
+          return;
+        }
+        this.runJob(engine, job.id, job.invocation, cancelled, "tool", job.name, (ctx) => t.handler(job.args, ctx), (r) =>
+          typeof r === "string" ? { content: [{ type: "text", text: r }] } : r,
+        );
+        return;
+      }
+      case "intercept": {
+        const request: JsonObject = { type: "event_intercept", ...job.request };
+        const f = this.intercepts.get(job.name as InterceptEventName);
+        if (f === undefined) {
+          this.report("interceptor", job.name, () => engine.complete(job.id, "{}"));
+          return;
+        }
+        const handler = f as (
+          r: ToolCallIntercept | TurnStartIntercept | AssistantMessageIntercept | BeforeAgentStartIntercept | JsonObject,
+          ctx: Context,
+        ) => Awaitable<Verdict | void>;
+        const invocation = typeof request["id"] === "string" ? request["id"] : "";
+        this.runJob(engine, job.id, invocation, cancelled, "interceptor", job.name, (ctx) => handler(request, ctx), (v) =>
+          interceptOutcome(job.name, v as Verdict | void),
+        );
+        return;
+      }
+      case "event":
+      case "panel_key":
+      case "panel_close":
+      case "panel_resize":
+        this.serialQueue.push(job);
+        this.pumpSerial(engine);
+        return;
+      case "cancel":
+        this.controllers.get(job.id)?.abort();
+        return;
+      case "call_result": {
+        const call = this.calls.get(job.call);
+        if (call === undefined) {
+          return;
+        }
+        this.calls.delete(job.call);
+        call.cleanup();
+        if (job.result !== undefined) {
+          call.resolve(job.result);
+        } else {
+          call.reject(new CallToolError(job.error ?? "call_tool failed", job.error_kind ?? "closed"));
+        }
+        return;
+      }
+      case "shutdown":
+        this.session.abort();
+        return;
+    }
+  }
+
+  /** Runs a command, tool or interceptor handler concurrently and answers its job. */
+  private runJob(
+    engine: NativeEngine,
+    id: number,
+    invocation: string,
+    cancelled: Set<number>,
+    what: string,
+    name: string,
+    call: (ctx: Context) => Awaitable<unknown>,
+    toOutcome: (r: unknown) => unknown = (r) => r,
+  ): void {
+    const controller = new AbortController();
+    if (cancelled.has(id)) {
+      controller.abort();
+    }
+    this.controllers.set(id, controller);
+    const ctx = this.context(id, invocation, controller.signal);
+    attempt(() => call(ctx)).then(
+      (r) => {
+        this.controllers.delete(id);
+        let json: string;
+        try {
+          json = JSON.stringify(toOutcome(r) ?? {});
+        } catch (e) {
+          this.report(what, name, () => engine.fail(id, message(e)));
+          return;
+        }
+        this.report(what, name, () => engine.complete(id, json));
+      },
+      (e: unknown) => {
+        this.controllers.delete(id);
+        const msg = message(e);
+        if (!controller.signal.aborted) {
+          this.log(`${what} ${name} failed: ${msg}`);
+        }
+        this.report(what, name, () => engine.fail(id, msg));
+      },
+    );
+  }
+
+  /** Answers a job; the engine's refusals are logged. */
+  private report(what: string, name: string, answer: () => unknown): void {
+    try {
+      answer();
+    } catch (e) {
+      this.log(`${what} ${name}: ${message(e)}`);
+    }
+  }
+
+  /** Events and panel input: in arrival order, one at a time. */
+  private pumpSerial(engine: NativeEngine): void {
+    while (!this.serialBusy) {
+      const job = this.serialQueue.shift();
+      if (job === undefined) {
+        return;
+      }
+      let r: unknown;
+      try {
+        r = this.runSerial(job);
+      } catch (e) {
+        this.report("handler", job.kind, () => engine.fail(job.id, message(e)));
+        continue;
+      }
+      if (!isThenable(r)) {
+        this.report("handler", job.kind, () => engine.complete(job.id, "null"));
+        continue;
+      }
+      this.serialBusy = true;
+      Promise.resolve(r)
+        .then(
+          () => this.report("handler", job.kind, () => engine.complete(job.id, "null")),
+          (e: unknown) => this.report("handler", job.kind, () => engine.fail(job.id, message(e))),
+        )
+        .then(() => {
+          this.serialBusy = false;
+          this.pumpSerial(engine);
+        });
+      return;
+    }
+  }
+
+  private runSerial(job: SerialJob): unknown {
+    switch (job.kind) {
+      case "event": {
+        const handler = this.events.get(job.name) as EventHandler<JsonObject> | undefined;
+        if (handler === undefined) {
+          return undefined;
+        }
+        const event = job.event["type"] === undefined ? { type: "event", ...job.event } : job.event;
+        return handler(event, this.context(undefined, "", this.session.signal));
+      }
+      case "panel_key":
+        return this.panels.get(job.panel_id)?.onKey?.({ panel_id: job.panel_id, key: job.key, text: job.text });
+      case "panel_close": {
+        const p = this.panels.get(job.panel_id);
+        this.panels.delete(job.panel_id);
+        return p?.onClose?.();
+      }
+      case "panel_resize":
+        return this.panels
+          .get(job.panel_id)
+          ?.onResize?.({ panel_id: job.panel_id, width: job.width, height: job.height });
+    }
+  }
+
+  private context(job: number | undefined, invocation: string, signal: AbortSignal): Context {
+    const host = this.hostInfo ?? ({} as HostInfo);
+    return {
+      id: invocation,
+      signal,
+      host,
+      callTool: (name, args = {}, options = {}) => this.startCall(job, name, args, options),
+      notify: (level, msg) => this.notify(level, msg),
+      log: (msg) => this.log(msg),
+    };
+  }
+
+  private startCall(
+    parent: number | undefined,
+    name: string,
+    args: JsonObject,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
+    const engine = this.engine;
+    if (engine === undefined) {
+      return Promise.reject(new CallToolError("call_tool is not available before the handshake", "not_ready"));
+    }
+    const signal = options.signal;
+    if (signal?.aborted === true) {
+      return Promise.reject(new CallToolError("call_tool cancelled", "cancelled"));
+    }
+    let started: { call?: number; error?: string; error_kind?: string };
+    try {
+      started = JSON.parse(
+        engine.startCall(
+          JSON.stringify({ parent, name, args, key: options.key, timeout_ms: options.timeoutMs }),
+        ),
+      ) as typeof started;
+    } catch (e) {
+      return Promise.reject(new CallToolError(message(e), "invalid_request"));
+    }
+    const call = started.call;
+    if (call === undefined) {
+      return Promise.reject(new CallToolError(started.error ?? "call_tool failed", started.error_kind ?? "invalid_request"));
+    }
+    return new Promise<CallToolResult>((resolve, reject) => {
+      let cleanup = (): void => {};
+      if (signal !== undefined) {
+        const onAbort = (): void => engine.cancelCall(call);
+        signal.addEventListener("abort", onAbort, { once: true });
+        cleanup = () => signal.removeEventListener("abort", onAbort);
+      }
+      this.calls.set(call, { resolve, reject, cleanup });
+    });
+  }
+}

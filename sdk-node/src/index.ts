@@ -1,0 +1,38 @@
+// zot-ext: write zot extensions in Node.js and TypeScript.
+//
+// The public API. Every protocol rule lives in the Rust engine this package
+// wraps; see README.md.
+
+export { CallToolError, Extension } from "./extension";
+export {
+  firstText,
+  MessageVerdict,
+  PromptVerdict,
+  Response,
+  ToolCallVerdict,
+  ToolOutput,
+  TurnVerdict,
+} from "./results";
+export type { CallToolResult, CommandReply, JsonObject, ToolReply, Verdict } from "./results";
+export type {
+  AssistantMessageInterceptor,
+  Awaitable,
+  BeforeAgentStartInterceptor,
+  CallOptions,
+  CallToolErrorKind,
+  CommandHandler,
+  Context,
+  EventHandler,
+  EventOf,
+  HostInfo,
+  InterceptHandler,
+  PanelKeyInput,
+  PanelSize,
+  PanelUpdate,
+  ToolCallInterceptor,
+  ToolHandler,
+  ToolSpec,
+  TurnStartInterceptor,
+  UnknownEvent,
+} from "./types";
+export * from "./generated/protocol";

@@ -1,0 +1,109 @@
+// Type-checked (never run) by scripts/test.d/30-node.sh against the
+// installed package, as an ES module: `tsc --strict --noEmit`. It proves that
+// strict TypeScript users get full inference from the public API.
+
+import {
+  CallToolError,
+  Extension,
+  MessageVerdict,
+  PromptVerdict,
+  Response,
+  ToolCallVerdict,
+  ToolOutput,
+  TurnVerdict,
+  firstText,
+  type CallToolResult,
+  type Context,
+  type HostInfo,
+} from "zot-ext";
+import { TestHost } from "zot-ext/testing";
+
+const ext = new Extension("typed", "1.0.0");
+
+ext.on("tool_result", (e) => {
+  const name: string | undefined = e.tool_name;
+  const executed: boolean | undefined = e.executed;
+  const isError: boolean | undefined = e.result?.is_error;
+  // @ts-expect-error `step` belongs to turn_start
+  void e.step;
+  void [name, executed, isError];
+});
+ext.on("turn_start", async (e, ctx: Context) => {
+  const step: number | undefined = e.step;
+  const kind: "event" = e.type;
+  ctx.signal.throwIfAborted();
+  void [step, kind];
+});
+ext.on("session_end", (e) => {
+  const reason: string = e.reason;
+  void reason;
+});
+ext.on("some_future_event", (e) => {
+  const event: string = e.event;
+  const extra: unknown = e["anything"];
+  void [event, extra];
+});
+
+ext.tool<{ text: string }>(
+  { name: "echo", schema: { type: "object", properties: { text: { type: "string" } } }, exposure: "direct" },
+  async (args, ctx) => {
+    const text: string = args.text;
+    const id: string = ctx.id;
+    const host: HostInfo = ctx.host;
+    try {
+      const r: CallToolResult = await ctx.callTool("other", { text }, { timeoutMs: 1000, signal: ctx.signal });
+      return ToolOutput.text(firstText(r)).withStructured({ id, cwd: host.cwd });
+    } catch (e) {
+      if (e instanceof CallToolError && e.kind === "timeout") {
+        return "timed out";
+      }
+      throw e;
+    }
+  },
+);
+ext.tool({ name: "wire" }, () => ({ content: [{ type: "text", text: "x" }], is_error: true }));
+// @ts-expect-error a tool cannot return a number
+ext.tool({ name: "bad" }, () => 42);
+// @ts-expect-error the spec needs a name
+ext.tool({ description: "nameless" }, () => "");
+
+ext.command("hi", "Say hi", (args) => Response.display(`hi ${args}`));
+ext.command("none", "Nothing", async () => {});
+// @ts-expect-error a command cannot return a number
+ext.command("bad", "", () => 42);
+
+ext.interceptToolCall((req) => (req.tool_name === "bash" ? ToolCallVerdict.block("no") : undefined));
+ext.interceptTurnStart((req) => ((req.step ?? 0) > 9 ? TurnVerdict.block("limit") : TurnVerdict.allow()));
+// @ts-expect-error a turn cannot be rewritten like a tool call
+ext.interceptTurnStart(() => ToolCallVerdict.modify({}));
+ext.interceptAssistantMessage(async (req) => MessageVerdict.replace(req.text ?? ""));
+ext.interceptBeforeAgentStart((req) => PromptVerdict.replace(`${req.system_prompt ?? ""}!`));
+
+ext.onPanelKey("p", (key) => {
+  if (key.key === "rune") {
+    ext.renderPanel(key.panel_id, [key.text]);
+  }
+}, () => ext.notify("info", "closed"));
+ext.onHello((info) => {
+  const cwd: string | undefined = info.cwd;
+  void cwd;
+});
+
+export async function check(): Promise<void> {
+  const host = await TestHost.start(ext, { ack: { cwd: "/p" } });
+  const r = await host.command("hi", "x");
+  const display: string | undefined = r.display;
+  const close = await host.waitFor("panel_close");
+  const panel: string = close.panel_id;
+  const frames = await host.shutdown();
+  void [display, panel, frames];
+  await host.finished;
+}
+
+export const run: Promise<void> = ext.run();
+
+interface AddArgs {
+  a: number;
+  b: number;
+}
+ext.tool<AddArgs>({ name: "add" }, ({ a, b }) => ToolOutput.structured({ sum: a + b }));
