@@ -341,7 +341,7 @@ impl Extension {
             shared.add_reaper(tokio::spawn(async move {
                 if let Some(mut child) = me.take_child().await {
                     let grace = t.shutdown_grace;
-                    crate::shutdown::stop_process(&me, &mut child, &t, grace, &hurry).await;
+                    let _ = crate::shutdown::stop_process(&me, &mut child, &t, grace, &hurry).await;
                 }
             }));
         }

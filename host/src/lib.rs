@@ -7,6 +7,8 @@
 //!
 //! Layers, bottom up:
 //! - [`discovery`], [`manifest`]: what to load (shared with the `ext` CLI).
+//! - [`cli`]: `zot-host ext ...` (list, doctor, install, remove, enable,
+//!   disable, logs, update) on top of discovery and the manager.
 //! - [`spawn`], [`handshake`], [`outbound`], [`extension`], [`ready`],
 //!   [`registry`], [`manager`], [`shutdown`]: the extension manager.
 //! - [`events`], [`intercept`], [`tools`], [`call_tool`], [`commands`],
@@ -20,6 +22,7 @@
 pub mod agent;
 pub mod builtin;
 pub mod call_tool;
+pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod discovery;

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
+use zot_host::cli::{self, CliError, Outcome};
 use zot_host::discovery::zot_home_from_env;
 use zot_host::transcript::{Observation, Renderer, Transcript};
 use zot_host::wire::WireLog;
@@ -11,7 +12,12 @@ use zot_host::{run_script, RunOptions, Script};
 
 /// The reference host of the zot extension protocol.
 #[derive(Parser, Debug)]
-#[command(name = "zot-host", version, about)]
+#[command(
+    name = "zot-host",
+    version,
+    about,
+    after_help = "Run `zot-host <command> --help` for the options of a command."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -21,9 +27,30 @@ struct Cli {
 enum Command {
     /// Run a session script against the extensions.
     Run(RunArgs),
-    // `ext` (list / doctor / install / remove / enable / disable / logs /
-    // update) joins here as a nested subcommand group; it shares
-    // `zot_host::discovery` with `run`.
+    /// Manage extensions (list, doctor, install, remove, enable, disable, logs, update).
+    Ext(cli::ExtArgs),
+    /// Fast-forward every git-installed extension (zot-host does not update itself).
+    Update(UpdateCmd),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "Example: zot-host completions bash > ~/.local/share/bash-completion/completions/zot-host"
+    )]
+    Completions(CompletionsArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct UpdateCmd {
+    #[command(flatten)]
+    common: cli::CommonArgs,
+    #[command(flatten)]
+    args: cli::UpdateArgs,
+}
+
+#[derive(clap::Args, Debug)]
+struct CompletionsArgs {
+    /// The shell to generate completions for.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
 }
 
 #[derive(clap::Args, Debug)]
@@ -63,6 +90,35 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run(args) => run(args),
+        Command::Ext(args) => finish(cli::run_ext(args, &mut std::io::stdout().lock())),
+        Command::Update(u) => finish(cli::run_update(
+            &u.common,
+            &u.args,
+            &mut std::io::stdout().lock(),
+        )),
+        Command::Completions(c) => {
+            clap_complete::generate(
+                c.shell,
+                &mut Cli::command(),
+                "zot-host",
+                &mut std::io::stdout(),
+            );
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// Exit status of an `ext` command: 0, or 1 with the error on stderr.
+fn finish(r: Result<Outcome, CliError>) -> ExitCode {
+    match r {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::Failure) => ExitCode::from(1),
+        // The reader went away (`| head`): nothing left to say.
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("zot-host: error: {e}");
+            ExitCode::from(1)
+        }
     }
 }
 

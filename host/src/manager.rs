@@ -122,6 +122,7 @@ pub struct Manager {
     discovery: Mutex<DiscoveryOptions>,
     load_errors: Mutex<Vec<LoadError>>,
     passive: Mutex<Vec<String>>,
+    last_discovery: Mutex<Discovery>,
 }
 
 impl Manager {
@@ -149,6 +150,7 @@ impl Manager {
             discovery: Mutex::new(discovery),
             load_errors: Mutex::default(),
             passive: Mutex::default(),
+            last_discovery: Mutex::default(),
         })
     }
 
@@ -210,10 +212,23 @@ impl Manager {
         discover(&self.discovery.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
+    /// The discovery the last [`Manager::load`] acted on (`ext doctor`
+    /// reports it, so that it never runs a second, possibly different, one).
+    pub fn last_discovery(&self) -> Discovery {
+        self.last_discovery
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// Discovers, spawns and handshakes every extension in parallel, waits
     /// for readiness (`grace`) and builds the agent's tool registry.
     pub async fn load(&self, grace: std::time::Duration) -> LoadStats {
         let found = self.discover();
+        *self
+            .last_discovery
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = found.clone();
         let mut stats = LoadStats::default();
         let mut errors = Vec::new();
         for (e, err) in found.errors() {
@@ -300,11 +315,31 @@ impl Manager {
     /// Stops every extension (§16.7 steps 2-4); the caller emits
     /// `session_end` first.
     pub async fn shutdown(&self, grace: std::time::Duration) -> usize {
+        self.shutdown_by(grace, crate::shutdown::StopBy::Shutdown)
+            .await
+            .len()
+    }
+
+    /// Stops every extension the given way and reports how each process
+    /// ended; the endings also go to the transcript.
+    pub async fn shutdown_by(
+        &self,
+        grace: std::time::Duration,
+        how: crate::shutdown::StopBy,
+    ) -> Vec<crate::shutdown::Ending> {
         self.shared.shutting_down.store(true, Ordering::SeqCst);
         let exts = self.extensions();
-        crate::shutdown::shutdown_all(&exts, &self.shared.cfg.timeouts, grace).await;
+        let endings =
+            crate::shutdown::shutdown_all(&exts, &self.shared.cfg.timeouts, grace, how).await;
         self.shared.finish_reapers().await;
-        exts.len()
+        for e in &endings {
+            self.shared.transcript.push(Observation::Exited {
+                ext: e.ext.clone(),
+                status: e.status.clone(),
+                escalated: e.escalated.map(str::to_owned),
+            });
+        }
+        endings
     }
 
     /// `/reload-ext` (§16.8): stop all, clear registries, load again (explicit

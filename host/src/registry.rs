@@ -18,6 +18,10 @@ use zot_protocol::{Exposure, RegisterTool};
 /// step, so that an extension may own `/clear`.
 pub const BUILTIN_COMMANDS: [&str; 4] = ["help", "reload-ext", "new", "exit"];
 
+/// The note of a registration deactivated because its extension
+/// disconnected (not a conflict).
+pub const DISCONNECTED_NOTE: &str = "extension disconnected";
+
 /// The built-in tools of the reference host (OP-2: every tool the host
 /// registers itself shadows extension tools).
 pub const BUILTIN_TOOLS: [&str; 5] = BUILTIN_TOOL_NAMES;
@@ -244,7 +248,7 @@ impl Registry {
         self.tools.retain(|_, t| t.ext != ext);
         for r in self.records.iter_mut().filter(|r| r.ext == ext && r.active) {
             r.active = false;
-            r.note = Some("extension disconnected".into());
+            r.note = Some(DISCONNECTED_NOTE.into());
         }
     }
 

@@ -40,9 +40,24 @@ pub struct Script {
     /// Deadline overrides in milliseconds (keys as in [`TimeoutOverrides`]).
     #[serde(default)]
     pub timeouts: TimeoutOverrides,
+    /// How the session ends: `shutdown` (default: `session_end`, then the
+    /// `shutdown` frame) or `eof` (`session_end`, then stdin is closed).
+    #[serde(default)]
+    pub end: End,
     /// The steps, run one at a time.
     #[serde(default)]
     pub steps: Vec<Step>,
+}
+
+/// How a scripted session ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum End {
+    /// Graceful: a `shutdown` frame, then stdin is closed.
+    #[default]
+    Shutdown,
+    /// Only stdin is closed: extensions see EOF.
+    Eof,
 }
 
 /// Confirmation policy.

@@ -239,7 +239,12 @@ pub async fn run_script(script: &Script, opts: RunOptions) -> RunOutcome {
             break;
         }
     }
-    engine.shutdown().await;
+    engine
+        .shutdown_by(match script.end {
+            crate::script::End::Shutdown => crate::shutdown::StopBy::Shutdown,
+            crate::script::End::Eof => crate::shutdown::StopBy::Eof,
+        })
+        .await;
     RunOutcome {
         observations: opts.transcript.snapshot(),
         failures: engine.failures.load(Ordering::SeqCst),
@@ -383,10 +388,15 @@ impl Engine {
 
     /// Graceful shutdown: `session_end` first, then every extension (§16.7).
     pub async fn shutdown(&self) {
+        self.shutdown_by(crate::shutdown::StopBy::Shutdown).await;
+    }
+
+    /// Ends the session and stops every extension the given way.
+    pub async fn shutdown_by(&self, how: crate::shutdown::StopBy) {
         self.end_session(SessionEndReason::Shutdown);
         lock(&self.st).closing = true;
         let grace = self.mgr.cfg().timeouts.shutdown_grace;
-        self.mgr.shutdown(grace).await;
+        self.mgr.shutdown_by(grace, how).await;
     }
 
     /// Runs one script step.

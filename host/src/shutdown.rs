@@ -14,77 +14,126 @@ use crate::config::Timeouts;
 use crate::extension::Extension;
 use crate::spawn::{signal_group, SIGKILL, SIGTERM};
 
-/// Stops every extension with one shared `grace` deadline.
-pub async fn shutdown_all(exts: &[Arc<Extension>], t: &Timeouts, grace: Duration) {
+/// How the host tells extensions to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StopBy {
+    /// A `shutdown` frame behind the queued ones, then stdin is closed
+    /// (the graceful path, §16.7).
+    #[default]
+    Shutdown,
+    /// Only stdin is closed after the queued frames: the extension sees EOF
+    /// (what a host that dies or a broken pipe looks like; SDK-49).
+    Eof,
+}
+
+/// How one extension process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ending {
+    /// Manifest name.
+    pub ext: String,
+    /// `exit status N` or `signal: ...`.
+    pub status: String,
+    /// `SIGTERM` / `SIGKILL` when the grace ran out and the host had to
+    /// signal it; `None` when it exited by itself in time.
+    pub escalated: Option<&'static str>,
+}
+
+/// Stops every extension with one shared `grace` deadline and reports how
+/// each process ended (extensions without a process are left out).
+pub async fn shutdown_all(
+    exts: &[Arc<Extension>],
+    t: &Timeouts,
+    grace: Duration,
+    how: StopBy,
+) -> Vec<Ending> {
     let deadline = Instant::now() + grace;
     let mut tasks = Vec::new();
     for e in exts {
         let e = e.clone();
         let t = t.clone();
-        tasks.push(tokio::spawn(
-            async move { stop_one(&e, &t, deadline).await },
-        ));
+        tasks.push(tokio::spawn(async move {
+            stop_one(&e, &t, deadline, how).await
+        }));
     }
+    let mut endings = Vec::new();
     for task in tasks {
-        let _ = task.await;
+        if let Ok(Some(ending)) = task.await {
+            endings.push(ending);
+        }
     }
+    endings
 }
 
-async fn stop_one(ext: &Arc<Extension>, t: &Timeouts, deadline: Instant) {
+async fn stop_one(
+    ext: &Arc<Extension>,
+    t: &Timeouts,
+    deadline: Instant,
+    how: StopBy,
+) -> Option<Ending> {
     if ext.is_connected() {
         // Behind everything already queued (session_end included), written
         // within the remaining grace; then stdin is closed.
-        if let Ok(ticket) = ext.outbound.request(&HostFrame::Shutdown) {
-            let _ = tokio::time::timeout_at(deadline, ticket.written).await;
+        if how == StopBy::Shutdown {
+            if let Ok(ticket) = ext.outbound.request(&HostFrame::Shutdown) {
+                let _ = tokio::time::timeout_at(deadline, ticket.written).await;
+            }
         }
         ext.outbound.finish();
     }
+    let mut ending = None;
     if let Some(mut child) = ext.take_child().await {
         let remaining = deadline.saturating_duration_since(Instant::now());
         let never = tokio_util::sync::CancellationToken::new();
-        stop_process(ext, &mut child, t, remaining, &never).await;
+        ending = stop_process(ext, &mut child, t, remaining, &never).await;
     }
     // Let the read loop see EOF so the wire log holds the last frames.
     let _ = tokio::time::timeout(t.sigterm_to_sigkill, ext.reader_done().cancelled()).await;
     ext.outbound.close("shutdown");
     ext.log.close();
+    ending
 }
 
 /// Waits for the process to exit within `grace` (at least the minimum exit
 /// wait; cut short by `hurry`), then SIGTERM, then SIGKILL; always reaps.
+/// Returns how it ended (`None` only if the exit status could not be read).
 pub async fn stop_process(
     ext: &Extension,
     child: &mut Child,
     t: &Timeouts,
     grace: Duration,
     hurry: &tokio_util::sync::CancellationToken,
-) {
+) -> Option<Ending> {
+    let ended = |status: std::process::ExitStatus, escalated| {
+        let status = crate::util::describe_exit(status);
+        ext.log.line(&format!("exited: {status}"));
+        Some(Ending {
+            ext: ext.name.clone(),
+            status,
+            escalated,
+        })
+    };
     let wait = grace.max(t.min_exit_wait);
     let exited = tokio::select! {
         r = tokio::time::timeout(wait, child.wait()) => r.ok().and_then(Result::ok),
         _ = hurry.cancelled() => child.try_wait().ok().flatten(),
     };
     if let Some(status) = exited {
-        ext.log
-            .line(&format!("exited: {}", crate::util::describe_exit(status)));
-        return;
+        return ended(status, None);
     }
     let Some(pid) = child.id() else {
-        let _ = child.wait().await;
-        return;
+        return child.wait().await.ok().and_then(|s| ended(s, None));
     };
     ext.log.line("did not exit in time; sending SIGTERM");
     signal_group(pid, SIGTERM);
     if let Ok(Ok(status)) = tokio::time::timeout(t.sigterm_to_sigkill, child.wait()).await {
-        ext.log
-            .line(&format!("exited: {}", crate::util::describe_exit(status)));
-        return;
+        return ended(status, Some("SIGTERM"));
     }
     ext.log.line("still running; sending SIGKILL");
     signal_group(pid, SIGKILL);
     let _ = child.start_kill();
-    if let Ok(status) = child.wait().await {
-        ext.log
-            .line(&format!("exited: {}", crate::util::describe_exit(status)));
-    }
+    child
+        .wait()
+        .await
+        .ok()
+        .and_then(|s| ended(s, Some("SIGKILL")))
 }

@@ -43,6 +43,16 @@ pub enum Observation {
         /// Its stderr log.
         log: String,
     },
+    /// An extension process ended during shutdown.
+    Exited {
+        /// The extension.
+        ext: String,
+        /// `exit status N` or `signal: ...`.
+        status: String,
+        /// The signal the host had to send when the grace ran out.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        escalated: Option<String>,
+    },
     /// The session started or switched.
     Session {
         /// Session id.
@@ -349,6 +359,17 @@ impl Renderer {
                 "31",
                 &format!("✗ extension {ext} disconnected: {reason} (log: {log})"),
             ),
+            Observation::Exited {
+                ext,
+                status,
+                escalated,
+            } => match escalated {
+                None => self.paint("2", &format!("· extension {ext} exited ({status})")),
+                Some(sig) => self.paint(
+                    "33",
+                    &format!("! extension {ext} ignored the grace; sent {sig} ({status})"),
+                ),
+            },
             Observation::Session { id, cwd } => {
                 self.paint("2", &format!("── session {id} in {cwd}"))
             }

@@ -64,9 +64,11 @@ fn run_prints_json_steps_and_writes_the_wire_log() {
             "display",
             "user",
             "system_prompt",
-            "assistant"
+            "assistant",
+            "exited"
         ]
     );
+    assert_eq!(steps.last().unwrap()["status"], "exit status 0");
     let wire: Vec<Value> = std::fs::read_to_string(&wire)
         .unwrap()
         .lines()

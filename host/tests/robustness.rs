@@ -212,6 +212,8 @@ async fn shutdown_escalates_to_sigkill_and_reaps() {
     assert!(log.contains("sending SIGTERM"), "{log}");
     assert!(log.contains("sending SIGKILL"), "{log}");
     assert!(log.contains("exited: signal: killed"), "{log}");
+    let exited = r.kinds("exited");
+    assert_eq!(exited[0]["escalated"], "SIGKILL");
     let pid: i32 = std::fs::read_to_string(&pidfile)
         .unwrap()
         .trim()
@@ -353,4 +355,17 @@ async fn reload_restarts_extensions_and_keeps_the_session_and_sequence() {
         2,
         "reload re-runs before_agent_start"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ending_by_eof_sends_no_shutdown_and_reports_the_exit() {
+    let env = Env::new();
+    let a = env.ext("eofer", json!({"on_ack": [ready()]}));
+    let r = env.run(&[a], json!({"end": "eof", "steps": []})).await;
+    assert!(r.sent("eofer", "shutdown").is_empty());
+    let exited = r.kinds("exited");
+    assert_eq!(exited.len(), 1);
+    assert_eq!(exited[0]["ext"], "eofer");
+    assert_eq!(exited[0]["status"], "exit status 0");
+    assert!(exited[0].get("escalated").is_none());
 }

@@ -275,3 +275,51 @@ async fn frames_sent_by_the_sdk_hook_follow_ready() {
         other => panic!("{other:?}"),
     }
 }
+
+#[tokio::test]
+async fn frames_read_during_the_on_hello_hook_wait_for_the_final_registry() {
+    // A host that sends a request and then EOF right after hello_ack: the
+    // request must meet the command the hook registers, and the
+    // registrations and `ready` must still precede the reply.
+    let (transport, mut host) = Transport::memory();
+    let engine = Engine::start(config(), transport).unwrap();
+    host.recv_line().await.unwrap(); // hello
+    host.send(&HostFrame::HelloAck(default_hello_ack()))
+        .await
+        .unwrap();
+    host.send_line(r#"{"type":"command_invoked","id":"1","name":"late","args":"x"}"#)
+        .await
+        .unwrap();
+    host.close_input();
+    let jobs = engine.next_jobs().await;
+    assert!(matches!(jobs[0], Job::Hello(_)));
+    engine.register_command(cmd("late")).unwrap();
+    engine.hello_done().unwrap();
+    let mut replied = false;
+    'session: loop {
+        for job in engine.next_jobs().await {
+            match job {
+                Job::Command(c) => {
+                    assert_eq!(c.name, "late");
+                    engine.fail(c.id, "handled").unwrap();
+                    replied = true;
+                }
+                Job::Finished { .. } => break 'session,
+                _ => {}
+            }
+        }
+    }
+    assert!(replied, "the early command never reached the dispatcher");
+    let mut lines = Vec::new();
+    while let Some(l) = host.recv_line().await {
+        lines.push(l);
+    }
+    assert_eq!(
+        lines,
+        [
+            r#"{"type":"register_command","name":"late"}"#,
+            r#"{"type":"ready"}"#,
+            r#"{"type":"command_response","id":"1","action":"noop","error":"handled"}"#,
+        ]
+    );
+}

@@ -117,7 +117,7 @@ impl Engine {
         f: impl FnOnce(&mut Registry) -> Result<Option<ExtFrame>, RegisterError>,
     ) -> Result<(), RegisterError> {
         let mut st = lock(&self.inner.state);
-        let announced = !matches!(st.phase, Phase::AwaitingAck | Phase::Hello);
+        let announced = st.announced;
         let late = f(&mut st.registry)?;
         let (true, Some(frame)) = (announced, late) else {
             return Ok(());
@@ -212,20 +212,38 @@ impl Engine {
     /// nothing.
     pub fn hello_done(&self) -> Result<(), EngineError> {
         let mut st = lock(&self.inner.state);
-        match st.phase {
-            Phase::Hello => {}
-            Phase::AwaitingAck => return Err(EngineError::NoHelloYet),
-            _ => return Ok(()),
+        if self.inner.hello_ack.get().is_none() {
+            return Err(EngineError::NoHelloYet);
         }
-        st.phase = Phase::Running;
+        if st.announced {
+            return Ok(());
+        }
+        st.announced = true;
+        let closing = match st.phase {
+            Phase::Hello => {
+                st.phase = Phase::Running;
+                false
+            }
+            // EOF or shutdown arrived during the on-hello hook: announce
+            // anyway (the host reads what was written before the pipe
+            // closed), but a write that fails now is no error of the caller.
+            Phase::Closing => true,
+            _ => return Ok(()),
+        };
         let (lines, diags) = st.registry.announcement();
         // Under the state lock: a concurrent late registration waits for the
         // announcement. A spontaneous frame racing this call was held by the
         // writer and follows `ready`.
         let written = self.inner.writer.write(&lines, Lane::Direct, true);
         drop(st);
+        // The reader and a closing session may be waiting for it.
+        self.inner.announced.cancel();
+        self.inner.idle.notify_waiters();
         for d in diags {
             self.inner.diag(&d);
+        }
+        if closing {
+            return Ok(());
         }
         written.map_err(|e| {
             self.inner.on_write_error(&e);

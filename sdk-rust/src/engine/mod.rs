@@ -249,6 +249,11 @@ pub(crate) struct OpenJob {
 
 pub(crate) struct State {
     pub(crate) phase: Phase,
+    /// Whether the registrations and `ready` were written. Separate from the
+    /// phase: a session can start closing (EOF right after `hello_ack`)
+    /// before the binding finished its on-hello hook, and the announcement
+    /// must still precede the replies to jobs read meanwhile.
+    pub(crate) announced: bool,
     pub(crate) registry: Registry,
     pub(crate) jobs: HashMap<u64, OpenJob>,
     /// `tool_call.id` → job, for `tool_cancel`.
@@ -271,6 +276,10 @@ pub(crate) struct Inner {
     pub(crate) stop: CancelToken,
     /// Cancelled when the session is over.
     pub(crate) done: CancelToken,
+    /// Cancelled once the registrations and `ready` were written: the
+    /// reader holds frames that follow `hello_ack` until then, so that a
+    /// request read early is dispatched against the final registry.
+    pub(crate) announced: CancelToken,
     /// Notified whenever the last open job is answered.
     pub(crate) idle: Notify,
     pub(crate) rt: Handle,
@@ -423,6 +432,7 @@ impl Engine {
             queue: JobQueue::new(),
             state: Mutex::new(State {
                 phase: Phase::AwaitingAck,
+                announced: false,
                 registry: Registry::default(),
                 jobs: HashMap::new(),
                 tool_ids: HashMap::new(),
@@ -434,6 +444,7 @@ impl Engine {
             session: CancelToken::new(),
             stop: CancelToken::new(),
             done: CancelToken::new(),
+            announced: CancelToken::new(),
             idle: Notify::new(),
             rt: rt.clone(),
             stdio: transport.stdio,

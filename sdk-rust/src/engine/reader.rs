@@ -114,6 +114,9 @@ pub(crate) async fn run(inner: Arc<Inner>, source: Source) {
     inner.finish_close(reason).await;
 }
 
+/// How long the reader waits for the on-hello hook before reading on.
+const ON_HELLO_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 async fn read_loop(
     inner: &Arc<Inner>,
     reader: Box<dyn AsyncRead + Send + Unpin>,
@@ -122,7 +125,23 @@ async fn read_loop(
     let line_ready = Arc::new(AtomicBool::new(false));
     let mut lines = LineReader::new(BatchReader::new(reader, line_ready.clone()));
     let mut handshaken = false;
+    let mut announced = false;
     loop {
+        if handshaken && !announced {
+            // Frames after `hello_ack` wait for the on-hello hook: a request
+            // the host sends early must meet the registry that hook builds,
+            // and EOF must not end the session before `ready` is written.
+            // Bounded, so a hook that never returns cannot wedge reading.
+            tokio::select! {
+                biased;
+                _ = inner.stop.cancelled() => return None,
+                _ = inner.announced.cancelled() => {}
+                _ = tokio::time::sleep(ON_HELLO_WAIT) => inner.diag(
+                    "the on-hello hook has not finished after 5 s; reading on",
+                ),
+            }
+            announced = true;
+        }
         let next = tokio::select! {
             biased;
             _ = inner.stop.cancelled() => return None,

@@ -119,8 +119,14 @@ impl Inner {
             let idle = self.idle.notified();
             tokio::pin!(idle);
             idle.as_mut().enable();
-            if lock(&self.state).jobs.is_empty() {
-                return;
+            {
+                // Open jobs, and an on-hello hook still running (its
+                // registrations and `ready` must precede the last replies).
+                let st = lock(&self.state);
+                let hello_pending = self.hello_ack.get().is_some() && !st.announced;
+                if st.jobs.is_empty() && !hello_pending {
+                    return;
+                }
             }
             tokio::select! {
                 _ = &mut deadline => return,

@@ -1,0 +1,328 @@
+//! `zot-host ext install <path|git-url>` (HOST-178, HOST-179).
+//!
+//! The source is copied (directory) or shallow-cloned (git URL) into a
+//! staging directory created inside `$ZOT_HOME/extensions` (a dot-named
+//! directory with the copy one level below, so discovery never sees it),
+//! checked (no symlink leaving the tree, a valid `extension.json` with a
+//! usable name), and then renamed into place. Any failure drops the staging
+//! directory: nothing is left behind and nothing is ever written outside
+//! `$ZOT_HOME/extensions`. `--force` moves the installs it replaces into the
+//! staging directory first, so they come back if the final rename fails.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::cli::args::InstallArgs;
+use crate::cli::git::{git, GitError};
+use crate::cli::resolve::{installs, Scope};
+use crate::cli::tree::{check_symlinks, copy_tree, is_plain_name, TreeError};
+use crate::cli::{CliError, Context, Outcome};
+use crate::discovery::{discover, EntryState};
+use crate::manifest::{load_manifest, ManifestError, MANIFEST_FILE};
+
+/// Why an install failed. Every variant means nothing was installed.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// The destination directory name is not a plain name.
+    #[error("cannot install as {0:?}: the directory name must be a single plain name (no `/`, `..`, absolute path or leading dot); pass --name <NAME>")]
+    BadName(String),
+    /// The manifest's name cannot name an extension (and its log file).
+    #[error("the extension's manifest name {0:?} is not a plain name (no `/`, `..` or leading dot); fix `name` in its extension.json; nothing was installed")]
+    BadManifestName(String),
+    /// The local source does not exist.
+    #[error("{0}: no such directory; pass an extension directory or a git URL (https://, ssh://, git@, file://, or ending in .git)")]
+    NoSource(PathBuf),
+    /// The local source is not a directory.
+    #[error("{0}: not a directory; pass the directory that holds extension.json")]
+    NotADirectory(PathBuf),
+    /// The local source has no manifest.
+    #[error("{0}: no {MANIFEST_FILE}; an extension directory needs one (name, and exec, a theme or skills)")]
+    NoManifest(PathBuf),
+    /// Copying the source would copy the destination into itself.
+    #[error("{source_dir} contains {root}; install from a directory outside $ZOT_HOME/extensions")]
+    SourceContainsDestination {
+        /// The source.
+        source_dir: PathBuf,
+        /// The extensions root.
+        root: PathBuf,
+    },
+    /// The name is taken.
+    #[error("an extension named {name:?} is already installed at {}; pass --force to replace it, or remove it first with `zot-host ext remove {name}`", show_paths(.paths))]
+    Exists {
+        /// Directory or manifest name.
+        name: String,
+        /// The installs in the way.
+        paths: Vec<PathBuf>,
+    },
+    /// The result has no valid manifest.
+    #[error("no valid extension.json in the result: {0}; nothing was installed")]
+    InvalidManifest(ManifestError),
+    /// Copy or symlink check failed.
+    #[error("{0}; nothing was installed")]
+    Tree(#[from] TreeError),
+    /// git failed.
+    #[error("{0}; nothing was installed")]
+    Git(#[from] GitError),
+    /// Another file-system failure.
+    #[error("{what} {path}: {source}; nothing was installed")]
+    Io {
+        /// What was attempted.
+        what: &'static str,
+        /// On which path.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+fn show_paths(p: &[PathBuf]) -> String {
+    p.iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> InstallError {
+    let path = path.to_owned();
+    move |source| InstallError::Io { what, path, source }
+}
+
+/// Where an install comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A local directory, copied.
+    Dir(PathBuf),
+    /// A git URL, shallow-cloned.
+    Git(String),
+}
+
+const GIT_PREFIXES: [&str; 6] = ["https://", "http://", "ssh://", "git://", "file://", "git@"];
+
+impl Origin {
+    /// Classifies a source argument: URL prefixes and a `.git` suffix mean
+    /// git (§16.9), unless the path is a local directory with a manifest.
+    pub fn parse(s: &str) -> Self {
+        if GIT_PREFIXES.iter().any(|p| s.starts_with(p)) {
+            return Self::Git(s.to_owned());
+        }
+        let p = Path::new(s);
+        if p.join(MANIFEST_FILE).is_file() {
+            return Self::Dir(p.to_owned());
+        }
+        if s.trim_end_matches('/').ends_with(".git") {
+            return Self::Git(s.to_owned());
+        }
+        Self::Dir(p.to_owned())
+    }
+
+    /// The default directory name: the source directory's basename, or the
+    /// repository's basename without `.git`.
+    pub fn basename(&self) -> String {
+        match self {
+            Self::Dir(p) => {
+                let p = p.canonicalize().unwrap_or_else(|_| p.clone());
+                p.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            }
+            Self::Git(url) => {
+                let u = url.trim_end_matches('/');
+                let u = u.strip_suffix(".git").unwrap_or(u);
+                u.rsplit(['/', ':']).next().unwrap_or("").to_owned()
+            }
+        }
+    }
+}
+
+/// A finished install.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    /// Manifest name.
+    pub name: String,
+    /// Manifest version.
+    pub version: String,
+    /// Where it now lives.
+    pub dir: PathBuf,
+    /// Installs it replaced (`--force`).
+    pub replaced: Vec<PathBuf>,
+}
+
+/// Runs `ext install`.
+pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+    let done = install(ctx, &args.source, args.name.as_deref(), args.force)?;
+    let version = if done.version.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", done.version)
+    };
+    for old in &done.replaced {
+        writeln!(out, "Replaced {}", old.display())?;
+    }
+    writeln!(
+        out,
+        "Installed {}{version} into {}",
+        done.name,
+        done.dir.display()
+    )?;
+    let found = discover(&ctx.discovery());
+    if let Some(EntryState::Shadowed { by }) = found
+        .entries
+        .iter()
+        .find(|e| e.dir == done.dir)
+        .map(|e| &e.state)
+    {
+        writeln!(
+            out,
+            "Note: {} has the same name and wins over it in {}.",
+            by.display(),
+            ctx.cwd.display()
+        )?;
+    }
+    writeln!(out, "Check that it starts with `zot-host ext doctor`.")?;
+    Ok(Outcome::Success)
+}
+
+/// Installs `source` into `$ZOT_HOME/extensions/<name>` (see the module docs).
+pub fn install(
+    ctx: &Context,
+    source: &str,
+    name: Option<&str>,
+    force: bool,
+) -> Result<Installed, InstallError> {
+    let origin = Origin::parse(source);
+    let dir_name = name.map_or_else(|| origin.basename(), str::to_owned);
+    if !is_plain_name(&dir_name) {
+        return Err(InstallError::BadName(dir_name));
+    }
+    if let Origin::Dir(src) = &origin {
+        if !src.exists() {
+            return Err(InstallError::NoSource(src.clone()));
+        }
+        if !src.is_dir() {
+            return Err(InstallError::NotADirectory(src.clone()));
+        }
+        if !src.join(MANIFEST_FILE).is_file() {
+            return Err(InstallError::NoManifest(src.clone()));
+        }
+    }
+    let root = ctx.global_root();
+    let dest = root.join(&dir_name);
+    if !force && dest.symlink_metadata().is_ok() {
+        return Err(InstallError::Exists {
+            name: dir_name,
+            paths: vec![dest],
+        });
+    }
+    std::fs::create_dir_all(&root).map_err(io("create", &root))?;
+    if let Origin::Dir(src) = &origin {
+        let s = src.canonicalize().map_err(io("resolve", src))?;
+        let r = root.canonicalize().map_err(io("resolve", &root))?;
+        if r.starts_with(&s) {
+            return Err(InstallError::SourceContainsDestination {
+                source_dir: src.clone(),
+                root,
+            });
+        }
+    }
+    // Dropping `staging` deletes it with whatever is inside: the rollback.
+    let staging = tempfile::Builder::new()
+        .prefix(".zot-install-")
+        .tempdir_in(&root)
+        .map_err(io("create a staging directory in", &root))?;
+    let staged = staging.path().join(&dir_name);
+    match &origin {
+        Origin::Dir(src) => copy_tree(src, &staged)?,
+        Origin::Git(url) => {
+            let target = staged.to_string_lossy().into_owned();
+            git(
+                None,
+                &["clone", "--depth", "1", "--quiet", "--", url, &target],
+            )?;
+        }
+    }
+    check_symlinks(&staged)?;
+    let (manifest, _) = load_manifest(&staged).map_err(|e| {
+        // Report the directory the user knows, not the staging one.
+        InstallError::InvalidManifest(relocate(e, &staged, &PathBuf::from(source)))
+    })?;
+    if !is_plain_name(&manifest.name) {
+        return Err(InstallError::BadManifestName(manifest.name));
+    }
+    let mut in_the_way: Vec<PathBuf> = Vec::new();
+    if dest.symlink_metadata().is_ok() {
+        in_the_way.push(dest.clone());
+    }
+    for e in installs(ctx, Scope::Global) {
+        if e.dir != dest && e.manifest.as_ref().is_some_and(|m| m.name == manifest.name) {
+            in_the_way.push(e.dir);
+        }
+    }
+    if !in_the_way.is_empty() && !force {
+        return Err(InstallError::Exists {
+            name: manifest.name,
+            paths: in_the_way,
+        });
+    }
+    let attic = staging.path().join(".replaced");
+    if !in_the_way.is_empty() {
+        std::fs::create_dir(&attic).map_err(io("create", &attic))?;
+    }
+    let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let restore = |moved: &[(PathBuf, PathBuf)]| {
+        for (from, to) in moved.iter().rev() {
+            let _ = std::fs::rename(to, from);
+        }
+    };
+    for (i, p) in in_the_way.iter().enumerate() {
+        let to = attic.join(i.to_string());
+        if let Err(e) = std::fs::rename(p, &to) {
+            restore(&moved);
+            return Err(io("move aside", p)(e));
+        }
+        moved.push((p.clone(), to));
+    }
+    if let Err(e) = std::fs::rename(&staged, &dest) {
+        restore(&moved);
+        return Err(io("rename into place", &dest)(e));
+    }
+    Ok(Installed {
+        name: manifest.name,
+        version: manifest.version,
+        dir: dest,
+        replaced: in_the_way,
+    })
+}
+
+/// Rewrites the directory a manifest error names.
+fn relocate(e: ManifestError, from: &Path, to: &Path) -> ManifestError {
+    let fix = |d: PathBuf| if d == from { to.to_owned() } else { d };
+    match e {
+        ManifestError::Missing { dir } => ManifestError::Missing { dir: fix(dir) },
+        ManifestError::Read { dir, message } => ManifestError::Read {
+            dir: fix(dir),
+            message,
+        },
+        ManifestError::Parse { dir, message } => ManifestError::Parse {
+            dir: fix(dir),
+            message,
+        },
+        ManifestError::NameRequired { dir } => ManifestError::NameRequired { dir: fix(dir) },
+        ManifestError::NothingToRun { dir } => ManifestError::NothingToRun { dir: fix(dir) },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_and_basenames() {
+        let g = |s: &str| Origin::parse(s);
+        assert_eq!(g("https://h/u/repo.git").basename(), "repo");
+        assert_eq!(g("git@host:u/repo.git").basename(), "repo");
+        assert_eq!(g("file:///tmp/x/repo.git/").basename(), "repo");
+        assert_eq!(g("https://h/u/plain").basename(), "plain");
+        assert!(matches!(g("/no/such/thing.git"), Origin::Git(_)));
+        assert!(matches!(g("/no/such/dir"), Origin::Dir(_)));
+    }
+}

@@ -1,0 +1,128 @@
+//! The `zot-host ext ...` command line (§16.9, HOST-177..187): list, doctor,
+//! install, remove, enable, disable, logs and update.
+//!
+//! Every subcommand that looks at installed extensions goes through
+//! [`crate::discovery::discover`], the same discovery path a session uses;
+//! `doctor` also uses the session's start-up ([`crate::Manager::load`]).
+//!
+//! Layout: [`args`] (the clap definitions), one module per subcommand
+//! ([`list`], [`doctor`], [`install`], [`manage`], [`logs`], [`update`]) and
+//! their helpers ([`resolve`] for name look-up, [`tree`] for copying and the
+//! symlink check, [`json_edit`] for the `enabled` edit, [`git`], [`style`]).
+
+pub mod args;
+pub mod doctor;
+pub mod doctor_report;
+pub mod error;
+pub mod git;
+pub mod install;
+pub mod json_edit;
+pub mod list;
+pub mod logs;
+pub mod manage;
+pub mod resolve;
+pub mod style;
+pub mod tree;
+pub mod update;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+pub use args::{CommonArgs, ExtArgs, ExtCommand, UpdateArgs};
+pub use error::CliError;
+
+use crate::discovery::{zot_home_from_env, DiscoveryOptions};
+
+/// Whether a command succeeded; a failed one exits with status 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything went well.
+    Success,
+    /// The command ran but found or caused a failure (doctor found a
+    /// problem, an update failed, ...); it already said what.
+    Failure,
+}
+
+/// Where the commands look: the project directory and `$ZOT_HOME`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Context {
+    /// The project directory (`<cwd>/.zot/extensions` holds project installs).
+    pub cwd: PathBuf,
+    /// `$ZOT_HOME` (`extensions/` holds global installs, `logs/` the logs).
+    pub zot_home: PathBuf,
+}
+
+impl Context {
+    /// Resolves `--cwd` / `--zot-home` against the process (current
+    /// directory, `ZOT_HOME` / XDG / per-OS default, §16.2).
+    pub fn from_args(common: &CommonArgs) -> Self {
+        let cwd = absolute(common.cwd.clone().unwrap_or_else(|| PathBuf::from(".")));
+        let cwd = cwd.canonicalize().unwrap_or(cwd);
+        let zot_home = absolute(common.zot_home.clone().unwrap_or_else(zot_home_from_env));
+        Self { cwd, zot_home }
+    }
+
+    /// Discovery options for this context (no `--ext` paths).
+    pub fn discovery(&self) -> DiscoveryOptions {
+        DiscoveryOptions {
+            cwd: self.cwd.clone(),
+            zot_home: self.zot_home.clone(),
+            explicit: Vec::new(),
+            no_discovery: false,
+        }
+    }
+
+    /// `$ZOT_HOME/extensions`.
+    pub fn global_root(&self) -> PathBuf {
+        crate::discovery::global_root(&self.zot_home)
+    }
+
+    /// `<cwd>/.zot/extensions`.
+    pub fn project_root(&self) -> PathBuf {
+        crate::discovery::project_root(&self.cwd)
+    }
+
+    /// `$ZOT_HOME/logs/ext-<name>.log` (§16.4).
+    pub fn log_path(&self, name: &str) -> PathBuf {
+        crate::HostConfig::new(self.cwd.clone(), self.zot_home.clone()).log_path(name)
+    }
+}
+
+/// Makes `p` absolute against the current directory.
+pub fn absolute(p: PathBuf) -> PathBuf {
+    if p.is_absolute() {
+        p
+    } else {
+        std::env::current_dir().map(|d| d.join(&p)).unwrap_or(p)
+    }
+}
+
+/// Makes every `--ext` path absolute against the current directory, as
+/// `run` does.
+pub(crate) fn explicit_paths(paths: &[PathBuf]) -> Vec<PathBuf> {
+    paths.iter().map(|p| absolute(p.clone())).collect()
+}
+
+/// Runs one `ext` subcommand, writing its report to `out`.
+pub fn run_ext(args: ExtArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+    let ctx = Context::from_args(&args.common);
+    match args.command {
+        ExtCommand::List(a) => list::run(&ctx, &a, out),
+        ExtCommand::Doctor(a) => doctor::run(&ctx, &a, out),
+        ExtCommand::Install(a) => install::run(&ctx, &a, out),
+        ExtCommand::Remove(a) => manage::remove(&ctx, &a, out),
+        ExtCommand::Enable(a) => manage::set_enabled(&ctx, &a, true, out),
+        ExtCommand::Disable(a) => manage::set_enabled(&ctx, &a, false, out),
+        ExtCommand::Logs(a) => logs::run(&ctx, &a, out),
+        ExtCommand::Update(a) => update::run(&ctx, &a, out),
+    }
+}
+
+/// Runs `zot-host update` (OP-16: the extension part of `zot update`).
+pub fn run_update(
+    common: &CommonArgs,
+    args: &UpdateArgs,
+    out: &mut dyn Write,
+) -> Result<Outcome, CliError> {
+    update::run(&Context::from_args(common), args, out)
+}

@@ -1,0 +1,246 @@
+//! Directory trees for `ext install`: the recursive copy, the symlink
+//! containment check, and directory-name validation.
+//!
+//! Symlink policy: links are copied as links (never followed), and every
+//! link in an installed tree, copied or cloned, must resolve inside the
+//! extension directory. A link with an absolute target, or one whose target
+//! leaves the directory once the links it passes through are resolved, makes
+//! the install fail (and be rolled back). That way nothing is installed that
+//! lets a later write through the tree land outside `$ZOT_HOME/extensions`.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+/// Why a tree could not be copied or accepted.
+#[derive(Debug, thiserror::Error)]
+pub enum TreeError {
+    /// A file-system operation failed.
+    #[error("{what} {path}: {source}")]
+    Io {
+        /// What was attempted.
+        what: &'static str,
+        /// On which path.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A FIFO, socket or device.
+    #[error("{0}: not a regular file, directory or symbolic link; remove it from the source and try again")]
+    Unsupported(PathBuf),
+    /// A symlink leaving the extension directory.
+    #[error("symbolic link {link} -> {target} points outside the extension directory; make it relative and inside the extension, or remove it")]
+    SymlinkEscape {
+        /// The link, relative to the extension directory.
+        link: PathBuf,
+        /// Its target as stored.
+        target: PathBuf,
+    },
+}
+
+fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> TreeError {
+    let path = path.to_owned();
+    move |source| TreeError::Io { what, path, source }
+}
+
+/// Whether `name` is a single, ordinary directory name: not empty, not `.` /
+/// `..`, no path separator, not absolute, not hidden (dot names are reserved
+/// for the installer's staging directories), no control characters.
+pub fn is_plain_name(name: &str) -> bool {
+    let mut comps = Path::new(name).components();
+    let single = matches!(comps.next(), Some(Component::Normal(_))) && comps.next().is_none();
+    single
+        && !name.starts_with('.')
+        && !name.contains('/')
+        && !name.contains('\\')
+        && !name.chars().any(char::is_control)
+}
+
+/// Copies the directory `src` to the new directory `dst` recursively.
+/// Symlinks are recreated as links with the same target; regular files keep
+/// their permissions.
+pub fn copy_tree(src: &Path, dst: &Path) -> Result<(), TreeError> {
+    fs::create_dir(dst).map_err(io("create", dst))?;
+    let rd = fs::read_dir(src).map_err(io("read", src))?;
+    for entry in rd {
+        let entry = entry.map_err(io("read", src))?;
+        let from = entry.path();
+        let to = dst.join(entry.file_name());
+        // `file_type` does not follow symlinks.
+        let ft = entry.file_type().map_err(io("inspect", &from))?;
+        if ft.is_symlink() {
+            let target = fs::read_link(&from).map_err(io("read link", &from))?;
+            symlink(&target, &to).map_err(io("create link", &to))?;
+        } else if ft.is_dir() {
+            copy_tree(&from, &to)?;
+        } else if ft.is_file() {
+            fs::copy(&from, &to).map_err(io("copy", &from))?;
+        } else {
+            return Err(TreeError::Unsupported(from));
+        }
+    }
+    let perms = fs::metadata(src).map_err(io("inspect", src))?.permissions();
+    fs::set_permissions(dst, perms).map_err(io("set permissions of", dst))?;
+    Ok(())
+}
+
+#[cfg(unix)]
+fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(target, link)
+}
+
+#[cfg(not(unix))]
+fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
+    // Windows needs to know the kind; the check afterwards still applies.
+    let resolved = link.parent().map(|p| p.join(target));
+    if resolved.is_some_and(|p| p.is_dir()) {
+        std::os::windows::fs::symlink_dir(target, link)
+    } else {
+        std::os::windows::fs::symlink_file(target, link)
+    }
+}
+
+/// Fails on the first symlink under `root` that leaves `root`.
+pub fn check_symlinks(root: &Path) -> Result<(), TreeError> {
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).map_err(io("read", &dir))? {
+            let entry = entry.map_err(io("read", &dir))?;
+            let path = entry.path();
+            let ft = entry.file_type().map_err(io("inspect", &path))?;
+            if ft.is_symlink() {
+                let rel = path.strip_prefix(root).unwrap_or(&path).to_owned();
+                if escapes(root, &rel) {
+                    let target = fs::read_link(&path).unwrap_or_default();
+                    return Err(TreeError::SymlinkEscape { link: rel, target });
+                }
+            } else if ft.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether the symlink at `root/rel` resolves outside `root`. Resolution is
+/// physical: links met on the way (inside the tree) are followed, so `..`
+/// after a link climbs from where the link leads. Absolute targets escape.
+/// More than 40 links on the way count as escaping (a loop).
+pub fn escapes(root: &Path, rel: &Path) -> bool {
+    // The physical location, as components below `root`.
+    let mut at: Vec<OsString> = Vec::new();
+    let mut todo: VecDeque<OsString> = VecDeque::new();
+    let mut hops = 0;
+    // Walk to the link's parent, then follow the link itself.
+    let comps: Vec<Component> = rel.components().collect();
+    for (i, c) in comps.iter().enumerate() {
+        match c {
+            Component::Normal(n) if i + 1 < comps.len() => at.push(n.to_os_string()),
+            Component::Normal(n) => todo.push_back(n.to_os_string()),
+            _ => return true,
+        }
+    }
+    while let Some(part) = todo.pop_front() {
+        if part == ".." {
+            if at.pop().is_none() {
+                return true;
+            }
+            continue;
+        }
+        if part == "." || part.is_empty() {
+            continue;
+        }
+        at.push(part);
+        let here: PathBuf = at.iter().fold(root.to_owned(), |p, c| p.join(c));
+        let is_link = fs::symlink_metadata(&here).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link {
+            continue;
+        }
+        hops += 1;
+        if hops > 40 {
+            return true;
+        }
+        let Ok(target) = fs::read_link(&here) else {
+            return true;
+        };
+        at.pop();
+        let mut parts = Vec::new();
+        for c in target.components() {
+            match c {
+                Component::Normal(n) => parts.push(n.to_os_string()),
+                Component::ParentDir => parts.push("..".into()),
+                Component::CurDir => {}
+                Component::RootDir | Component::Prefix(_) => return true,
+            }
+        }
+        for p in parts.into_iter().rev() {
+            todo.push_front(p);
+        }
+    }
+    false
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn plain_names() {
+        for ok in ["ext", "my-ext_2", "a.b"] {
+            assert!(is_plain_name(ok), "{ok}");
+        }
+        for bad in [
+            "", ".", "..", "../evil", "/abs", "a/b", ".hidden", "a\\b", "a\nb",
+        ] {
+            assert!(!is_plain_name(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn symlinks_resolve_physically() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::write(root.join("file"), "x").unwrap();
+        symlink("../../file", root.join("a/b/up")).unwrap();
+        assert!(!escapes(root, Path::new("a/b/up")));
+        symlink("../../..", root.join("a/b/out")).unwrap();
+        assert!(escapes(root, Path::new("a/b/out")));
+        symlink("/etc/passwd", root.join("abs")).unwrap();
+        assert!(escapes(root, Path::new("abs")));
+        // `c` leads to the root; `c/..` is then above it, although the
+        // lexical reading of `a/b/c/..` stays inside.
+        symlink("../..", root.join("a/b/c")).unwrap();
+        assert!(!escapes(root, Path::new("a/b/c")));
+        symlink("c/../x", root.join("a/b/via")).unwrap();
+        assert!(escapes(root, Path::new("a/b/via")));
+        symlink("loop2", root.join("loop1")).unwrap();
+        symlink("loop1", root.join("loop2")).unwrap();
+        assert!(escapes(root, Path::new("loop1")));
+        // Dangling but inside is fine.
+        symlink("missing", root.join("dangling")).unwrap();
+        assert!(!escapes(root, Path::new("dangling")));
+        let err = check_symlinks(root).unwrap_err();
+        assert!(matches!(err, TreeError::SymlinkEscape { .. }), "{err}");
+    }
+
+    #[test]
+    fn copy_keeps_links_as_links() {
+        let t = tempfile::tempdir().unwrap();
+        let src = t.path().join("src");
+        fs::create_dir_all(src.join("sub")).unwrap();
+        fs::write(src.join("sub/f"), "data").unwrap();
+        symlink("sub/f", src.join("l")).unwrap();
+        let dst = t.path().join("dst");
+        copy_tree(&src, &dst).unwrap();
+        assert_eq!(fs::read_to_string(dst.join("sub/f")).unwrap(), "data");
+        assert!(fs::symlink_metadata(dst.join("l"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read_link(dst.join("l")).unwrap(), Path::new("sub/f"));
+        check_symlinks(&dst).unwrap();
+    }
+}

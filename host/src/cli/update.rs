@@ -1,0 +1,211 @@
+//! `zot-host update` / `zot-host ext update [name]` (HOST-187, OP-16).
+//!
+//! OP-16: the sources only have `zot update` (binary and git-installed
+//! extensions); the reference host implements its extension part, with
+//! `ext update [name]` as an alias following the same rules. Every install
+//! (project and global) that is a git checkout of its own (`<dir>/.git`)
+//! and enabled is fast-forwarded to its upstream branch; the others are
+//! skipped with a note. Unlike the stored `zot update`, local changes are
+//! not stashed: an install with changes to tracked files, local commits or a
+//! diverged history is refused and left as it is, with a message saying
+//! what to do. Untracked files (state an extension writes into its
+//! directory) do not count as changes; git itself refuses the merge if the
+//! update would overwrite one. Failures do not stop the others. No build
+//! step is ever run.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::cli::args::UpdateArgs;
+use crate::cli::git::{git, git_ok, short, GitError};
+use crate::cli::resolve::{installs, matches, not_found, Scope};
+use crate::cli::style::Style;
+use crate::cli::{CliError, Context, Outcome};
+use crate::discovery::{Entry, Source};
+
+/// What happened to one install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Fast-forwarded.
+    Updated,
+    /// Already at the upstream commit.
+    UpToDate,
+    /// Not a git checkout, or disabled.
+    Skipped,
+    /// Refused or failed; left as it was.
+    Failed,
+}
+
+/// The outcome for one install.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Update {
+    /// Manifest name (directory name when the manifest is unusable).
+    pub name: String,
+    /// Where it is installed.
+    pub source: Source,
+    /// The install directory.
+    pub dir: PathBuf,
+    /// What happened.
+    pub status: Status,
+    /// The commit before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old: Option<String>,
+    /// The commit after (the upstream commit when up to date or refused).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new: Option<String>,
+    /// Why it was skipped or failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// Runs the update of every matching install.
+pub fn run(ctx: &Context, args: &UpdateArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+    let all = installs(ctx, Scope::All);
+    let targets: Vec<Entry> = match &args.name {
+        // A project and a global install of the same name are both updated.
+        Some(name) => {
+            let hit: Vec<Entry> = all.iter().filter(|e| matches(e, name)).cloned().collect();
+            if hit.is_empty() {
+                return Err(not_found(ctx, name, Scope::All, &all).into());
+            }
+            hit
+        }
+        None => all,
+    };
+    let results: Vec<Update> = targets.iter().map(update_one).collect();
+    let failed = results
+        .iter()
+        .filter(|r| r.status == Status::Failed)
+        .count();
+    if args.json {
+        let text = serde_json::to_string_pretty(&results).unwrap_or_else(|_| "[]".into());
+        writeln!(out, "{text}")?;
+    } else {
+        write_text(ctx, &results, failed, Style::for_stdout(), out)?;
+    }
+    Ok(if failed == 0 {
+        Outcome::Success
+    } else {
+        Outcome::Failure
+    })
+}
+
+fn write_text(
+    ctx: &Context,
+    results: &[Update],
+    failed: usize,
+    style: Style,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    if results.is_empty() {
+        writeln!(
+            out,
+            "No extensions installed in {} or {}.",
+            ctx.project_root().display(),
+            ctx.global_root().display()
+        )?;
+    }
+    for r in results {
+        let old = r.old.as_deref().map(short).unwrap_or("?");
+        let new = r.new.as_deref().map(short).unwrap_or("?");
+        let msg = r.message.as_deref().unwrap_or("");
+        let line = match r.status {
+            Status::Updated => style.ok(&format!("{}: updated {old} → {new}", r.name)),
+            Status::UpToDate => format!("{}: up to date at {old}", r.name),
+            Status::Skipped => style.dim(&format!("{}: skipped ({msg})", r.name)),
+            Status::Failed => style.bad(&format!("{}: FAILED: {msg}", r.name)),
+        };
+        writeln!(out, "{line}")?;
+    }
+    if failed > 0 {
+        writeln!(
+            out,
+            "{failed} update(s) failed; the extensions above were left as they were."
+        )?;
+    }
+    Ok(())
+}
+
+/// Updates one install (see the module docs for the rules).
+pub fn update_one(e: &Entry) -> Update {
+    let mut r = Update {
+        name: e.name(),
+        source: e.source,
+        dir: e.dir.clone(),
+        status: Status::Skipped,
+        old: None,
+        new: None,
+        message: None,
+    };
+    if !e.dir.join(".git").exists() {
+        r.message = Some("not installed from git".into());
+        return r;
+    }
+    if e.manifest.as_ref().is_some_and(|m| !m.is_enabled()) {
+        r.message = Some(format!(
+            "disabled; `zot-host ext enable {}` first to update it",
+            r.name
+        ));
+        return r;
+    }
+    match fast_forward(&e.dir, &mut r) {
+        Ok(status) => r.status = status,
+        Err(msg) => {
+            r.status = Status::Failed;
+            r.message = Some(msg);
+        }
+    }
+    r
+}
+
+fn gitmsg(e: GitError) -> String {
+    e.to_string()
+}
+
+fn fast_forward(dir: &Path, r: &mut Update) -> Result<Status, String> {
+    let d = Some(dir);
+    let old = git(d, &["rev-parse", "HEAD"]).map_err(gitmsg)?;
+    r.old = Some(old.clone());
+    let dirty = git(d, &["status", "--porcelain", "--untracked-files=no"]).map_err(gitmsg)?;
+    if !dirty.is_empty() {
+        return Err(format!(
+            "local changes to tracked files; see `git -C {} status`, commit or discard them, then update again",
+            dir.display()
+        ));
+    }
+    let upstream = git(
+        d,
+        &["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}"],
+    )
+    .map_err(|_| {
+        format!(
+            "the checked-out branch has no upstream (detached HEAD?); reinstall it with `zot-host ext install --force <git-url>`, or set one with `git -C {} branch --set-upstream-to`",
+            dir.display()
+        )
+    })?;
+    git(d, &["fetch", "--quiet"]).map_err(gitmsg)?;
+    let new = git(d, &["rev-parse", "@{u}"]).map_err(gitmsg)?;
+    r.new = Some(new.clone());
+    if new == old {
+        return Ok(Status::UpToDate);
+    }
+    if git_ok(dir, &["merge-base", "--is-ancestor", "HEAD", "@{u}"]).map_err(gitmsg)? {
+        git(d, &["merge", "--ff-only", "--quiet", "@{u}"]).map_err(gitmsg)?;
+        let now = git(d, &["rev-parse", "HEAD"]).map_err(gitmsg)?;
+        r.new = Some(now);
+        return Ok(Status::Updated);
+    }
+    if git_ok(dir, &["merge-base", "--is-ancestor", "@{u}", "HEAD"]).map_err(gitmsg)? {
+        return Err(format!(
+            "local commits that {upstream} does not have; push or drop them (`git -C {} log {upstream}..`), then update again",
+            dir.display()
+        ));
+    }
+    Err(format!(
+        "history diverged from {upstream} (local commits, or upstream was rewritten); reinstall it with `zot-host ext install --force <git-url>` or reconcile it by hand in {}",
+        dir.display()
+    ))
+}
