@@ -22,13 +22,12 @@ require_tests_ran "$log" '^(# |ℹ )pass [1-9][0-9]*$'
 # --- the package -----------------------------------------------------------
 # The addon, in the workspace target/ (CARGO_TARGET_DIR, absolute: napi-rs
 # writes the typings through it). Incremental: a no-op when nothing changed.
-(cd sdk-node && napi build --platform --release --no-js --dts src/binding.d.ts --output-dir .)
+bash scripts/node-sdk-build.sh
 # The binding's typings are generated from the Rust sources: once committed,
 # they must not drift.
 if git ls-files --error-unmatch sdk-node/src/binding.d.ts >/dev/null 2>&1; then
   git diff --exit-code -- sdk-node/src/binding.d.ts
 fi
-node sdk-node/scripts/build-ts.mjs
 (cd sdk-node && npm pack --silent --pack-destination "$tmp" >/dev/null)
 tarball="$(ls "$tmp"/zot-ext-*.tgz)"
 ok "packed $(basename "$tarball") ($(du -h "$tarball" | cut -f1))"

@@ -76,7 +76,13 @@ type Job =
   | { kind: "shutdown" }
   | { kind: "finished"; error?: string };
 
-type SerialJob = Extract<Job, { kind: "event" | "panel_key" | "panel_close" | "panel_resize" }>;
+/**
+ * An event or panel job; panel input carries the handlers it is for,
+ * resolved when it arrived (see `dispatch`).
+ */
+type SerialJob = Extract<Job, { kind: "event" | "panel_key" | "panel_close" | "panel_resize" }> & {
+  target?: PanelHandlers | undefined;
+};
 
 interface PanelHandlers {
   onKey?: ((key: PanelKeyInput) => Awaitable<void>) | undefined;
@@ -286,23 +292,19 @@ export class Extension {
     onKey: (key: PanelKeyInput) => Awaitable<void>,
     onClose?: () => Awaitable<void>,
   ): this {
-    const p = this.panel(panelId);
-    p.onKey = onKey;
-    if (onClose !== undefined) {
-      p.onClose = onClose;
-    }
+    this.setPanel(panelId, onClose === undefined ? { onKey } : { onKey, onClose });
     return this;
   }
 
   /** Calls `onClose` when the host closes `panelId` (Esc / Ctrl+C). */
   onPanelClose(panelId: string, onClose: () => Awaitable<void>): this {
-    this.panel(panelId).onClose = onClose;
+    this.setPanel(panelId, { onClose });
     return this;
   }
 
   /** Routes `panel_resize` for `panelId` (no stored host sends it). */
   onPanelResize(panelId: string, onResize: (size: PanelSize) => Awaitable<void>): this {
-    this.panel(panelId).onResize = onResize;
+    this.setPanel(panelId, { onResize });
     return this;
   }
 
@@ -311,13 +313,13 @@ export class Extension {
     this.panels.delete(panelId);
   }
 
-  private panel(panelId: string): PanelHandlers {
-    let p = this.panels.get(panelId);
-    if (p === undefined) {
-      p = {};
-      this.panels.set(panelId, p);
-    }
-    return p;
+  /**
+   * Registering replaces the panel's handler object (never mutates it):
+   * input bound to an older registration on arrival is then recognised as
+   * stale.
+   */
+  private setPanel(panelId: string, change: PanelHandlers): void {
+    this.panels.set(panelId, { ...this.panels.get(panelId), ...change });
   }
 
   private running(): NativeEngine {
@@ -546,12 +548,19 @@ export class Extension {
         return;
       }
       case "event":
-      case "panel_key":
-      case "panel_close":
-      case "panel_resize":
         this.serialQueue.push(job);
         this.pumpSerial(engine);
         return;
+      case "panel_key":
+      case "panel_close":
+      case "panel_resize": {
+        // Bound, on arrival, to the registration it is for: a command that
+        // reopens the same panel id after this frame arrived must neither
+        // receive it nor lose its fresh registration to an older close.
+        this.serialQueue.push({ ...job, target: this.panels.get(job.panel_id) });
+        this.pumpSerial(engine);
+        return;
+      }
       case "cancel":
         this.controllers.get(job.id)?.abort();
         return;
@@ -656,6 +665,11 @@ export class Extension {
     }
   }
 
+  private stillOpen(job: SerialJob & { panel_id: string }): PanelHandlers | undefined {
+    const target = job.target;
+    return target !== undefined && this.panels.get(job.panel_id) === target ? target : undefined;
+  }
+
   private runSerial(job: SerialJob): unknown {
     switch (job.kind) {
       case "event": {
@@ -666,17 +680,20 @@ export class Extension {
         const event = job.event["type"] === undefined ? { type: "event", ...job.event } : job.event;
         return handler(event, this.context(undefined, "", this.session.signal));
       }
+      // Input goes to the registration it arrived for, and only while that
+      // registration is still active (closePanel may have ended it since).
       case "panel_key":
-        return this.panels.get(job.panel_id)?.onKey?.({ panel_id: job.panel_id, key: job.key, text: job.text });
+        return this.stillOpen(job)?.onKey?.({ panel_id: job.panel_id, key: job.key, text: job.text });
       case "panel_close": {
-        const p = this.panels.get(job.panel_id);
-        this.panels.delete(job.panel_id);
-        return p?.onClose?.();
+        // Unregister only the registration the close arrived for: a panel
+        // reopened meanwhile under the same id stays.
+        if (this.stillOpen(job) !== undefined) {
+          this.panels.delete(job.panel_id);
+        }
+        return job.target?.onClose?.();
       }
       case "panel_resize":
-        return this.panels
-          .get(job.panel_id)
-          ?.onResize?.({ panel_id: job.panel_id, width: job.width, height: job.height });
+        return this.stillOpen(job)?.onResize?.({ panel_id: job.panel_id, width: job.width, height: job.height });
     }
   }
 

@@ -27,7 +27,7 @@ import logging
 import sys
 import threading
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import (
     Any,
     Awaitable,
@@ -172,8 +172,12 @@ class _Tool:
     convert: Converter
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Panel:
+    """The handlers of one panel registration. Registering replaces the
+    object (never mutates it): input bound to an older registration on
+    arrival is then recognised as stale."""
+
     on_key: Optional[_Handler] = None
     on_close: Optional[_Handler] = None
     on_resize: Optional[_Handler] = None
@@ -500,7 +504,9 @@ class Extension:
 
         def register(fn: PanelF) -> PanelF:
             with self._lock:
-                self._panels.setdefault(panel_id, _Panel()).on_key = _Handler.of(fn, thread)
+                self._panels[panel_id] = replace(
+                    self._panels.get(panel_id, _Panel()), on_key=_Handler.of(fn, thread)
+                )
             return fn
 
         return register if handler is None else register(handler)
@@ -521,7 +527,9 @@ class Extension:
 
         def register(fn: PanelF) -> PanelF:
             with self._lock:
-                self._panels.setdefault(panel_id, _Panel()).on_close = _Handler.of(fn, thread)
+                self._panels[panel_id] = replace(
+                    self._panels.get(panel_id, _Panel()), on_close=_Handler.of(fn, thread)
+                )
             return fn
 
         return register if handler is None else register(handler)
@@ -542,7 +550,9 @@ class Extension:
 
         def register(fn: PanelF) -> PanelF:
             with self._lock:
-                self._panels.setdefault(panel_id, _Panel()).on_resize = _Handler.of(fn, thread)
+                self._panels[panel_id] = replace(
+                    self._panels.get(panel_id, _Panel()), on_resize=_Handler.of(fn, thread)
+                )
             return fn
 
         return register if handler is None else register(handler)
@@ -878,6 +888,15 @@ class _Session:
         elif kind == "intercept":
             self._interception(job)
         elif kind in ("event", "panel_key", "panel_close", "panel_resize"):
+            if kind != "event":
+                # Panel input is bound, on arrival, to the registration it is
+                # for: a command that reopens the same panel id after this
+                # frame arrived must neither receive it nor lose its fresh
+                # registration to an older close.
+                panel_id = str(job["panel_id"])
+                with self.ext._lock:
+                    target = self.ext._panels.get(panel_id)
+                job = {**job, "_panel": target}
             self._serial.append(job)
             self._serial_wake.set()
         elif kind == "cancel":
@@ -1125,13 +1144,22 @@ class _Session:
             else:
                 panel_id = str(job["panel_id"])
                 what = f"panel {panel_id} {kind[6:]}"
+                panel = job["_panel"]
                 if kind == "panel_close":
+                    # Unregister only the registration the close arrived for:
+                    # a panel reopened meanwhile under the same id stays.
                     with self.ext._lock:
-                        panel = self.ext._panels.pop(panel_id, None)
+                        if panel is not None and self.ext._panels.get(panel_id) is panel:
+                            del self.ext._panels[panel_id]
                     if panel is not None and panel.on_close is not None:
                         await self._call_serial(panel.on_close, what, panel_id)
                 else:
-                    panel = self.ext._panels.get(panel_id)
+                    # Input goes to the registration it arrived for, and only
+                    # while that registration is still active (close_panel
+                    # may have ended it since).
+                    with self.ext._lock:
+                        if self.ext._panels.get(panel_id) is not panel:
+                            panel = None
                     if kind == "panel_key" and panel is not None and panel.on_key is not None:
                         key = {
                             "type": "panel_key",

@@ -15,7 +15,7 @@ use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
 
 use super::builder::{BoxFut, Extension, Registrar, Tables};
 use super::ctx::Ctx;
-use super::handle::{ExtHandle, HostInfo, CURRENT_TOOL};
+use super::handle::{ExtHandle, HostInfo, PanelTarget, CURRENT_TOOL};
 use super::panic::{self, CatchUnwind};
 use super::RunError;
 use crate::engine::{CancelToken, CompleteError, Completion, Engine, Job, JobId, Outcome};
@@ -135,7 +135,7 @@ struct Dispatcher {
     engine: Engine,
     tables: Arc<Tables>,
     handle: ExtHandle,
-    serial: mpsc::UnboundedSender<Job>,
+    serial: mpsc::UnboundedSender<(Job, Option<PanelTarget>)>,
 }
 
 impl Dispatcher {
@@ -240,7 +240,8 @@ impl Dispatcher {
             | Job::PanelKey { .. }
             | Job::PanelClose { .. }
             | Job::PanelResize { .. }) => {
-                let _ = self.serial.send(job);
+                let target = self.handle.panel_target(&job);
+                let _ = self.serial.send((job, target));
             }
             // Tokens were cancelled by the engine; handlers observe them.
             Job::Cancel { .. } | Job::Shutdown | Job::Hello(_) => {}
@@ -270,12 +271,12 @@ fn report(handle: &ExtHandle, what: &str, name: &str, r: Result<Completion, Comp
 /// Events and panel input, in arrival order, one at a time; each is
 /// answered so that the shutdown grace knows when they are done.
 async fn run_serial(
-    mut rx: mpsc::UnboundedReceiver<Job>,
+    mut rx: mpsc::UnboundedReceiver<(Job, Option<PanelTarget>)>,
     tables: Arc<Tables>,
     engine: Engine,
     handle: ExtHandle,
 ) {
-    while let Some(job) = rx.recv().await {
+    while let Some((job, target)) = rx.recv().await {
         let (id, result) = match job {
             Job::Event { id, event } => {
                 let result = match tables.events.get(event.name()).cloned() {
@@ -292,9 +293,9 @@ async fn run_serial(
                 };
                 (id, result)
             }
-            Job::PanelKey { id, key } => (id, handle.dispatch_key(&key)),
-            Job::PanelClose { id, panel_id } => (id, handle.dispatch_close(&panel_id)),
-            Job::PanelResize { id, resize } => (id, handle.dispatch_resize(&resize)),
+            Job::PanelKey { id, key } => (id, handle.dispatch_key(target, &key)),
+            Job::PanelClose { id, panel_id } => (id, handle.dispatch_close(target, &panel_id)),
+            Job::PanelResize { id, resize } => (id, handle.dispatch_resize(target, &resize)),
             _ => continue,
         };
         // The engine logs failures (SDK-36).

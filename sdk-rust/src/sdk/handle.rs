@@ -12,7 +12,7 @@ use zot_protocol::{
 };
 
 use super::panic;
-use crate::engine::{CallRequest, CallToolError, Engine, JobId, SendError};
+use crate::engine::{CallRequest, CallToolError, Engine, Job, JobId, SendError};
 use crate::lock;
 
 tokio::task_local! {
@@ -90,8 +90,11 @@ type KeyFn = Box<dyn FnMut(&PanelKey) + Send>;
 type CloseFn = Box<dyn FnMut() + Send>;
 type ResizeFn = Box<dyn FnMut(&PanelResize) + Send>;
 
+/// The handlers of one open panel, shared with the serial lane.
+pub(crate) type PanelTarget = Arc<Mutex<PanelHandlers>>;
+
 #[derive(Default)]
-struct PanelHandlers {
+pub(crate) struct PanelHandlers {
     on_key: Option<KeyFn>,
     on_close: Option<CloseFn>,
     on_resize: Option<ResizeFn>,
@@ -257,24 +260,33 @@ impl ExtHandle {
         engine.call_tool(req).await
     }
 
-    fn panel(&self, panel_id: &str) -> Arc<Mutex<PanelHandlers>> {
-        lock(&self.shared.panels)
-            .entry(panel_id.to_owned())
-            .or_default()
-            .clone()
+    /// Registering replaces the panel's handler object (moving the other
+    /// handlers over) instead of mutating it: input bound to an older
+    /// registration on arrival is then recognised as stale.
+    fn set_panel(&self, panel_id: &str, change: impl FnOnce(&mut PanelHandlers)) {
+        let mut panels = lock(&self.shared.panels);
+        let mut fresh = PanelHandlers::default();
+        if let Some(old) = panels.get(panel_id) {
+            let mut old = lock(old);
+            fresh.on_key = old.on_key.take();
+            fresh.on_close = old.on_close.take();
+            fresh.on_resize = old.on_resize.take();
+        }
+        change(&mut fresh);
+        panels.insert(panel_id.to_owned(), Arc::new(Mutex::new(fresh)));
     }
 
     /// Routes `panel_key` frames for `panel_id` to `on_key` (in arrival
     /// order, one at a time), replacing an earlier key handler. Keys for
     /// panels without a handler are ignored (SDK-46).
     pub fn on_panel_key(&self, panel_id: &str, on_key: impl FnMut(&PanelKey) + Send + 'static) {
-        lock(&self.panel(panel_id)).on_key = Some(Box::new(on_key));
+        self.set_panel(panel_id, |p| p.on_key = Some(Box::new(on_key)));
     }
 
     /// Calls `on_close` when the host closes `panel_id` (Esc / Ctrl+C);
     /// the panel's handlers are forgotten afterwards.
     pub fn on_panel_close(&self, panel_id: &str, on_close: impl FnMut() + Send + 'static) {
-        lock(&self.panel(panel_id)).on_close = Some(Box::new(on_close));
+        self.set_panel(panel_id, |p| p.on_close = Some(Box::new(on_close)));
     }
 
     /// Routes `panel_resize` frames for `panel_id` (no stored host sends
@@ -284,7 +296,7 @@ impl ExtHandle {
         panel_id: &str,
         on_resize: impl FnMut(&PanelResize) + Send + 'static,
     ) {
-        lock(&self.panel(panel_id)).on_resize = Some(Box::new(on_resize));
+        self.set_panel(panel_id, |p| p.on_resize = Some(Box::new(on_resize)));
     }
 
     /// Forgets every handler of `panel_id`.
@@ -292,12 +304,37 @@ impl ExtHandle {
         lock(&self.shared.panels).remove(panel_id);
     }
 
-    fn registered(&self, panel_id: &str) -> Option<Arc<Mutex<PanelHandlers>>> {
+    /// The panel a key, close or resize job is for, resolved when the job
+    /// *arrives*: a command that reopens the same panel id afterwards must
+    /// neither get older input nor lose its fresh registration to an older
+    /// close, whatever the serial lane's progress.
+    pub(crate) fn panel_target(&self, job: &Job) -> Option<PanelTarget> {
+        match job {
+            Job::PanelClose { panel_id, .. } => self.registered(panel_id),
+            Job::PanelKey { key, .. } => self.registered(&key.panel_id),
+            Job::PanelResize { resize, .. } => self.registered(&resize.panel_id),
+            _ => None,
+        }
+    }
+
+    /// `target` if it is still the active registration of `panel_id`
+    /// (`close_panel` may have ended it after the input arrived).
+    fn still_open(&self, target: Option<PanelTarget>, panel_id: &str) -> Option<PanelTarget> {
+        let target = target?;
+        let current = self.registered(panel_id)?;
+        Arc::ptr_eq(&target, &current).then_some(target)
+    }
+
+    fn registered(&self, panel_id: &str) -> Option<PanelTarget> {
         lock(&self.shared.panels).get(panel_id).cloned()
     }
 
-    pub(crate) fn dispatch_key(&self, key: &PanelKey) -> Result<(), String> {
-        let Some(p) = self.registered(&key.panel_id) else {
+    pub(crate) fn dispatch_key(
+        &self,
+        target: Option<PanelTarget>,
+        key: &PanelKey,
+    ) -> Result<(), String> {
+        let Some(p) = self.still_open(target, &key.panel_id) else {
             tracing::debug!(panel = %key.panel_id, "panel_key for an unknown panel; ignored");
             return Ok(());
         };
@@ -308,10 +345,22 @@ impl ExtHandle {
         }
     }
 
-    pub(crate) fn dispatch_close(&self, panel_id: &str) -> Result<(), String> {
-        let Some(p) = lock(&self.shared.panels).remove(panel_id) else {
+    pub(crate) fn dispatch_close(
+        &self,
+        target: Option<PanelTarget>,
+        panel_id: &str,
+    ) -> Result<(), String> {
+        let Some(p) = target else {
             return Ok(());
         };
+        {
+            // Unregister only the registration the close arrived for: a
+            // panel reopened meanwhile under the same id stays.
+            let mut panels = lock(&self.shared.panels);
+            if panels.get(panel_id).is_some_and(|cur| Arc::ptr_eq(cur, &p)) {
+                panels.remove(panel_id);
+            }
+        }
         let mut handlers = lock(&p);
         match handlers.on_close.as_mut() {
             Some(f) => panic::call(f),
@@ -319,8 +368,12 @@ impl ExtHandle {
         }
     }
 
-    pub(crate) fn dispatch_resize(&self, r: &PanelResize) -> Result<(), String> {
-        let Some(p) = self.registered(&r.panel_id) else {
+    pub(crate) fn dispatch_resize(
+        &self,
+        target: Option<PanelTarget>,
+        r: &PanelResize,
+    ) -> Result<(), String> {
+        let Some(p) = self.still_open(target, &r.panel_id) else {
             return Ok(());
         };
         let mut handlers = lock(&p);

@@ -1,0 +1,19 @@
+# Cross-language conformance: every session script in
+# tests/conformance/scripts runs through zot-host against the conformance
+# extension written with each SDK (Rust, Node, Python); the normalised wire
+# transcripts must be identical to each other and to the committed
+# tests/conformance/expected/ ones, and every extension must exit 0 by itself.
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+cd "$ROOT"
+cargo build -q --locked -p zot-host -p conformance-rust -p zot-conformance
+# The Node and Python SDKs as they ship (no-ops when 30-node / 40-python
+# already built them in this run).
+bash scripts/node-sdk-build.sh
+if [ ! -x target/python-sdk-venv/bin/python ] || [ -n "$(find sdk-python sdk-rust protocol -newer target/python-sdk-venv/bin/python -name '*.rs' -o -newer target/python-sdk-venv/bin/python -name '*.py' | head -1)" ]; then
+  bash scripts/python-sdk-venv.sh
+fi
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+"$CARGO_TARGET_DIR/debug/zot-conformance" --host "$CARGO_TARGET_DIR/debug/zot-host" | tee "$log"
+require_tests_ran "$log" '^[1-9][0-9]* of [0-9]+ script runs conform'
