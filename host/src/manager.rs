@@ -247,6 +247,11 @@ impl Manager {
                     ext: entry.name(),
                     version: version.unwrap_or_default(),
                     source: entry.source.label().to_owned(),
+                    language: entry
+                        .manifest
+                        .as_ref()
+                        .map(|m| m.language.clone())
+                        .unwrap_or_default(),
                 };
                 reports.push((rank, loaded));
                 passive.push(entry.name());
@@ -272,6 +277,7 @@ impl Manager {
                 ext: e.name.clone(),
                 version: e.hello.version.clone(),
                 source: e.source.label().to_owned(),
+                language: e.manifest.language.clone(),
             };
             reports.push((e.rank, o));
         }

@@ -19,6 +19,9 @@ pub enum Observation {
         version: String,
         /// `--ext`, `project` or `global`.
         source: String,
+        /// The manifest's `language`, when it declares one.
+        #[serde(skip_serializing_if = "String::is_empty")]
+        language: String,
     },
     /// An extension could not be loaded (HOST-174).
     LoadError {
@@ -344,10 +347,22 @@ impl Renderer {
                 .join("\n")
         };
         match o {
-            Observation::Loaded { ext, version, source } => self.paint(
-                "2",
-                &format!("· loaded extension {ext} {version} ({source})"),
-            ),
+            Observation::Loaded {
+                ext,
+                version,
+                source,
+                language,
+            } => {
+                let lang = if language.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {language}")
+                };
+                self.paint(
+                    "2",
+                    &format!("· loaded extension {ext} {version} ({source}{lang})"),
+                )
+            }
             Observation::LoadError { ext, message } => self.paint(
                 "31",
                 &format!("✗ extension {ext} failed to load:\n{}", indent(message, "    ")),
@@ -419,7 +434,7 @@ impl Renderer {
                 ..
             } => {
                 let head = format!("  ↳ {name} [{status}]");
-                let body = indent(text, "    ");
+                let body = indent(&clip_for_reading(text), "    ");
                 if *is_error {
                     format!("{}\n{}", self.paint("31", &head), self.paint("31", &body))
                 } else {
@@ -506,5 +521,41 @@ impl Renderer {
                 self.paint("1;31", &format!("✗ expectation failed: {message}"))
             }
         }
+    }
+}
+
+/// What a person reads of a long tool result: lines over 200 characters are
+/// cut, and after 20 lines the rest is counted instead of printed. (`--json`
+/// keeps the whole text.)
+fn clip_for_reading(text: &str) -> String {
+    const MAX_LINE: usize = 200;
+    const MAX_LINES: usize = 20;
+    let mut out = Vec::new();
+    let total = text.lines().count();
+    for line in text.lines().take(MAX_LINES) {
+        match line.char_indices().nth(MAX_LINE) {
+            Some((cut, _)) => out.push(format!("{}… ({} bytes)", &line[..cut], line.len())),
+            None => out.push(line.to_owned()),
+        }
+    }
+    if total > MAX_LINES {
+        out.push(format!("… ({} more lines)", total - MAX_LINES));
+    }
+    out.join("\n")
+}
+
+#[cfg(test)]
+mod clip_tests {
+    #[test]
+    fn long_results_are_clipped_for_reading_only() {
+        let long = "x".repeat(5000);
+        assert_eq!(
+            super::clip_for_reading(&long),
+            format!("{}… (5000 bytes)", "x".repeat(200))
+        );
+        let many: String = (1..=25).map(|i| format!("{i}\n")).collect();
+        let clipped = super::clip_for_reading(&many);
+        assert!(clipped.ends_with("20\n… (5 more lines)"), "{clipped}");
+        assert_eq!(super::clip_for_reading("short"), "short");
     }
 }
