@@ -76,6 +76,27 @@ pub struct ToolRun {
 }
 
 impl Engine {
+    /// Presses the scripted keys of a running tool call, once its extension
+    /// has opened a panel; each key may wait for a frame before the next.
+    async fn press_keys(&self, keys: &[crate::script::KeyPress], ext: &str, from: usize) {
+        let opened = crate::script::WaitSpec {
+            ext: Some(ext.to_owned()),
+            frame_type: "open_panel".to_owned(),
+            fields: Default::default(),
+            timeout_ms: None,
+        };
+        if !self.wait_for(&opened, from).await {
+            return;
+        }
+        for k in keys {
+            let mark = self.seen_mark();
+            self.panel_key(&k.key, &k.text);
+            if let Some(w) = &k.wait {
+                self.wait_for(w, mark).await;
+            }
+        }
+    }
+
     /// Accepts model input and runs the agent loop (HOST-131).
     pub async fn run_prompt(
         &self,
@@ -295,6 +316,7 @@ impl Engine {
             }
             for (id, c, args) in calls {
                 let cancel = CancellationToken::new();
+                let keys = c.keys.clone();
                 let (on_delivery, then_wait) = match &c.cancel {
                     Some(cs) => {
                         if cs.on == CancelOn::Before {
@@ -321,6 +343,7 @@ impl Engine {
                             durable_scope: String::new(),
                         },
                         then_wait,
+                        keys,
                     )
                     .await;
                 lock(&self.st).messages.push(Message::ToolResult {
@@ -448,13 +471,14 @@ impl Engine {
 
     /// Runs one tool call through the whole pipeline.
     pub async fn run_tool(&self, req: ToolRequest) -> ToolRun {
-        self.run_tool_inner(req, None).await
+        self.run_tool_inner(req, None, Vec::new()).await
     }
 
     async fn run_tool_inner(
         &self,
         req: ToolRequest,
         then_wait: Option<crate::script::WaitSpec>,
+        keys: Vec<crate::script::KeyPress>,
     ) -> ToolRun {
         let wait_from = self.seen_mark();
         if req.announce {
@@ -652,7 +676,22 @@ impl Engine {
                             },
                         },
                     );
-                    let out = with_deadline(inv, deadline, &cancel).await;
+                    let run = with_deadline(inv, deadline, &cancel);
+                    let out = if keys.is_empty() {
+                        run.await
+                    } else {
+                        // The user works the tool's panel while it waits.
+                        tokio::pin!(run);
+                        let user = self.press_keys(&keys, &ext.name, wait_from);
+                        tokio::pin!(user);
+                        let mut user_done = false;
+                        loop {
+                            tokio::select! {
+                                out = &mut run => break out,
+                                _ = &mut user, if !user_done => user_done = true,
+                            }
+                        }
+                    };
                     if let Some(w) = &then_wait {
                         self.wait_for(w, wait_from).await;
                     }

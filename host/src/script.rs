@@ -243,6 +243,23 @@ pub struct ToolCallSpec {
     pub confirm: Option<Answer>,
     /// Cancel it deterministically.
     pub cancel: Option<CancelSpec>,
+    /// Keys the user presses while this call runs, once its extension has
+    /// opened a panel (interactive tools that wait for the user).
+    #[serde(default)]
+    pub keys: Vec<KeyPress>,
+}
+
+/// A key pressed in the panel of a running tool call.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyPress {
+    /// Key name (`up`, `down`, `enter`, `rune`, `esc`...).
+    pub key: String,
+    /// The typed character for `rune`.
+    #[serde(default)]
+    pub text: String,
+    /// Wait for this frame before the next key.
+    pub wait: Option<WaitSpec>,
 }
 
 /// A tool call made by a codemode script.

@@ -675,7 +675,7 @@ impl Engine {
         }
     }
 
-    fn panel_key(&self, key: &str, text: &str) {
+    pub(crate) fn panel_key(&self, key: &str, text: &str) {
         let current = lock(&self.panels).current().cloned();
         let Some(p) = current else {
             return self.status("warn", format!("key {key}: no panel is open"));

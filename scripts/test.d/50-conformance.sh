@@ -6,7 +6,9 @@
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
-cargo build -q --locked -p zot-host -p conformance-rust -p zot-conformance
+cargo build -q --locked -p zot-host -p conformance-rust -p zot-conformance \
+  -p zot-example-hello -p zot-example-weather -p zot-example-guard -p zot-example-todo \
+  -p zot-example-ask-user -p zot-example-composer
 # The Node and Python SDKs as they ship (no-ops when 30-node / 40-python
 # already built them in this run).
 bash scripts/node-sdk-build.sh
@@ -17,3 +19,11 @@ log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 "$CARGO_TARGET_DIR/debug/zot-conformance" --host "$CARGO_TARGET_DIR/debug/zot-host" | tee "$log"
 require_tests_ran "$log" '^[1-9][0-9]* of [0-9]+ script runs conform'
+
+# The examples: weather, guard, ask-user and composer give the same session
+# in every language; every other example runs its session cleanly. Python
+# examples start `python3`: the virtualenv with the built wheel.
+PATH="$ROOT/target/python-sdk-venv/bin:$PATH" \
+  "$CARGO_TARGET_DIR/debug/zot-conformance" --examples --host "$CARGO_TARGET_DIR/debug/zot-host" | tee "$log"
+require_tests_ran "$log" '^[1-9][0-9]* of [0-9]+ example runs pass'
+rm -f examples/*/scratchpad/scratchpad.txt examples/*/todo/todos.json

@@ -12,13 +12,20 @@
 //! ```
 //!
 //! `--bless` rewrites the expected transcripts from the first language given.
+//!
+//! `--examples` checks the examples' parity instead: each language's
+//! `weather`, `guard`, `ask-user` and `composer` (`examples/<lang>/<name>/`)
+//! run their shared `session.json` and must give the same wire transcript as
+//! the first language given.
 
 mod normalize;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use normalize::{first_difference, normalize, Context, Transcript};
+use normalize::{
+    first_difference, first_difference_in, normalize, normalize_value, Context, Transcript,
+};
 use serde_json::Value;
 
 struct Options {
@@ -26,7 +33,11 @@ struct Options {
     langs: Vec<String>,
     only: Vec<String>,
     bless: bool,
+    examples: bool,
 }
+
+/// The examples every language implements alike (issue 7).
+const PARITY_EXAMPLES: [&str; 4] = ["weather", "guard", "ask-user", "composer"];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -45,6 +56,7 @@ fn parse_args() -> Result<Options, String> {
         langs: vec!["rust".into(), "node".into(), "python".into()],
         only: Vec::new(),
         bless: false,
+        examples: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -54,8 +66,9 @@ fn parse_args() -> Result<Options, String> {
             "--lang" => o.langs = value("--lang")?.split(',').map(str::to_owned).collect(),
             "--only" => o.only = value("--only")?.split(',').map(str::to_owned).collect(),
             "--bless" => o.bless = true,
+            "--examples" => o.examples = true,
             "-h" | "--help" => {
-                println!("usage: zot-conformance [--host PATH] [--lang rust,node,python] [--only SCRIPT,...] [--bless]");
+                println!("usage: zot-conformance [--host PATH] [--lang rust,node,python] [--only SCRIPT,...] [--bless] [--examples]");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other:?} (see --help)")),
@@ -67,24 +80,33 @@ fn parse_args() -> Result<Options, String> {
 /// One run of one script against one language.
 struct Run {
     transcript: Transcript,
+    /// The host's `--json` steps (what a user sees), normalised; the
+    /// declared `language` of each extension is left out.
+    steps: Vec<String>,
     problems: Vec<String>,
 }
 
-fn run_one(o: &Options, script: &Path, lang: &str) -> Result<Run, String> {
-    let ext_dir = root().join("tests/conformance").join(lang);
+fn run_one(o: &Options, script: &Path, ext_dir: &Path, label: &str) -> Result<Run, String> {
     let ext_dir = ext_dir
         .canonicalize()
         .map_err(|e| format!("{}: {e}", ext_dir.display()))?;
-    let name = script.file_stem().unwrap().to_string_lossy().into_owned();
     let work = std::env::temp_dir().join(format!(
-        "zot-conformance-{}-{lang}-{name}",
-        std::process::id()
+        "zot-conformance-{}-{}",
+        std::process::id(),
+        label.replace(['/', ' '], "-")
     ));
     let _ = std::fs::remove_dir_all(&work);
     let (cwd, home) = (work.join("project"), work.join("zot-home"));
     for d in [&cwd, &home] {
         std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
     }
+    // The same project files for every language (the composer examples
+    // read `extension.json` from the project through the host's `read`).
+    std::fs::write(
+        cwd.join("extension.json"),
+        "{\n  \"name\": \"project-fixture\"\n}\n",
+    )
+    .map_err(|e| format!("{}: {e}", cwd.display()))?;
     let wire = work.join("wire.jsonl");
     let out = Command::new(&o.host)
         .arg("run")
@@ -113,10 +135,13 @@ fn run_one(o: &Options, script: &Path, lang: &str) -> Result<Run, String> {
     // The JSON transcript: no failed expectation, no load error, and the
     // extension ended by itself with status 0.
     let mut exited = false;
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    let mut steps = Vec::new();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    for line in stdout.lines() {
         let Ok(step) = serde_json::from_str::<Value>(line) else {
             continue;
         };
+        steps.push(step.clone());
         match step.get("kind").and_then(Value::as_str) {
             Some("expect_failed" | "load_error" | "disconnected") => {
                 problems.push(format!("host reported: {line}"))
@@ -142,9 +167,20 @@ fn run_one(o: &Options, script: &Path, lang: &str) -> Result<Run, String> {
         paths: vec![(&ext_s, "<ext_dir>"), (&cwd_s, "<cwd>")],
     };
     let transcript = normalize(&wire_text, &ctx)?;
+    let steps = steps
+        .into_iter()
+        .map(|mut s| {
+            if let Some(o) = s.as_object_mut() {
+                o.remove("language");
+            }
+            normalize_value(&mut s, &ctx);
+            serde_json::to_string(&s).expect("a Value serializes")
+        })
+        .collect();
     let _ = std::fs::remove_dir_all(&work);
     Ok(Run {
         transcript,
+        steps,
         problems,
     })
 }
@@ -163,6 +199,9 @@ fn main() -> ExitCode {
             o.host.display()
         );
         return ExitCode::from(2);
+    }
+    if o.examples {
+        return examples_parity(&o);
     }
     let base = root().join("tests/conformance");
     let mut scripts: Vec<PathBuf> = std::fs::read_dir(base.join("scripts"))
@@ -190,7 +229,8 @@ fn main() -> ExitCode {
         for (i, lang) in o.langs.iter().enumerate() {
             checks += 1;
             let label = format!("{name:<14} {lang:<7}");
-            let run = match run_one(&o, script, lang) {
+            let ext_dir = base.join(lang);
+            let run = match run_one(&o, script, &ext_dir, &format!("{lang}-{name}")) {
                 Ok(r) => r,
                 Err(e) => {
                     failures += 1;
@@ -238,6 +278,107 @@ fn main() -> ExitCode {
         "\n{} of {checks} script runs conform ({} scripts × {})",
         checks - failures,
         scripts.len(),
+        o.langs.join(", ")
+    );
+    if failures > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Runs each parity example's `session.json` against every language's copy
+/// and compares what the user sees (the host's `--json` steps) with the first
+/// language's. The wire may differ where each SDK is idiomatic: a Python
+/// schema derived from type hints is not byte-equal to a schemars one.
+fn examples_parity(o: &Options) -> ExitCode {
+    let base = root().join("examples");
+    let (mut failures, mut checks) = (0, 0);
+    for name in PARITY_EXAMPLES {
+        let mut reference: Option<(String, Vec<String>)> = None;
+        for lang in &o.langs {
+            checks += 1;
+            let label = format!("{name:<14} {lang:<7}");
+            let dir = base.join(lang).join(name);
+            let run = match run_one(
+                o,
+                &dir.join("session.json"),
+                &dir,
+                &format!("ex-{lang}-{name}"),
+            ) {
+                Ok(r) => r,
+                Err(e) => {
+                    failures += 1;
+                    println!("✘ {label} {e}");
+                    continue;
+                }
+            };
+            let mut problems = run.problems;
+            match &reference {
+                None => reference = Some((lang.clone(), run.steps.clone())),
+                Some((ref_lang, exp)) => {
+                    if let Some(diff) = first_difference_in(&[("session", exp, &run.steps)]) {
+                        problems.push(format!("differs from the {ref_lang} example\n{diff}"));
+                    }
+                }
+            }
+            if problems.is_empty() {
+                println!("✔ {label} {} session steps identical", run.steps.len());
+            } else {
+                failures += 1;
+                println!("✘ {label}");
+                for p in problems {
+                    for l in p.lines() {
+                        println!("    {l}");
+                    }
+                }
+            }
+        }
+    }
+    // Every other example runs its own session cleanly too.
+    let mut others: Vec<PathBuf> = o
+        .langs
+        .iter()
+        .filter_map(|lang| std::fs::read_dir(base.join(lang)).ok())
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|d| d.join("session.json").exists())
+        .filter(|d| {
+            !PARITY_EXAMPLES
+                .iter()
+                .any(|p| d.file_name().is_some_and(|n| n == *p))
+        })
+        .collect();
+    others.sort();
+    for dir in others {
+        checks += 1;
+        let rel = dir
+            .strip_prefix(&base)
+            .unwrap_or(&dir)
+            .display()
+            .to_string();
+        let label = format!("{rel:<22}");
+        match run_one(o, &dir.join("session.json"), &dir, &format!("ex-{rel}")) {
+            Ok(run) if run.problems.is_empty() => {
+                println!("✔ {label} {} session steps, clean exit", run.steps.len())
+            }
+            Ok(run) => {
+                failures += 1;
+                println!("✘ {label}");
+                for p in run.problems {
+                    println!("    {p}");
+                }
+            }
+            Err(e) => {
+                failures += 1;
+                println!("✘ {label} {e}");
+            }
+        }
+    }
+    println!(
+        "\n{} of {checks} example runs pass ({} examples compared across {}, the others run alone)",
+        checks - failures,
+        PARITY_EXAMPLES.len(),
         o.langs.join(", ")
     );
     if failures > 0 {

@@ -186,6 +186,12 @@ fn finish(mut f: Value, ctx: &Context<'_>) -> String {
 /// that a 2 MiB result is compared exactly without a 2 MiB expected file.
 const LONG_STRING: usize = 1024;
 
+/// Applies the path and long-string rules to any JSON value (used for the
+/// host's `--json` steps too).
+pub fn normalize_value(v: &mut Value, ctx: &Context<'_>) {
+    replace_paths(v, ctx);
+}
+
 fn replace_paths(v: &mut Value, ctx: &Context<'_>) {
     match v {
         Value::String(s) if s.len() > LONG_STRING => {
@@ -214,10 +220,16 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// the direction, the frame index, the frame before it for context, both
 /// versions, and a caret under the first differing character.
 pub fn first_difference(expected: &Transcript, actual: &Transcript) -> Option<String> {
-    for (dir, e, a) in [
+    first_difference_in(&[
         ("host->ext", &expected.host_to_ext, &actual.host_to_ext),
         ("ext->host", &expected.ext_to_host, &actual.ext_to_host),
-    ] {
+    ])
+}
+
+/// The first difference among named pairs of sequences (see
+/// [`first_difference`]).
+pub fn first_difference_in(pairs: &[(&str, &Vec<String>, &Vec<String>)]) -> Option<String> {
+    for &(dir, e, a) in pairs {
         let n = e.len().max(a.len());
         for i in 0..n {
             let (ef, af) = (e.get(i), a.get(i));
