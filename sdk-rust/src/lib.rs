@@ -64,7 +64,7 @@
 //! decision — what a late, cancelled, failing or oversized answer means —
 //! a hung or crashed handler in any language cannot wedge the protocol.
 //!
-//! **Lean per frame.** Each frame is decoded once into its typed struct
+//! **Lean per frame.** Each frame is decoded straight into its typed struct
 //! (arguments stay JSON text, [`zot_protocol::RawJson`], until a handler
 //! decodes them into its own type); everything read by the time the
 //! dispatcher wakes up comes as one batch; replies are encoded and written

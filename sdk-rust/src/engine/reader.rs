@@ -1,6 +1,7 @@
 //! The read loop: host frames in, jobs and automatic replies out.
 //!
-//! Each line is decoded once into its typed frame. Jobs produced while more
+//! Each line is decoded into its typed frame (after a cheap pass that only
+//! picks out its `type`; see `zot_protocol::Frame`). Jobs produced while more
 //! complete lines are already buffered are collected and queued together,
 //! so a burst costs the dispatcher a single wake-up.
 
