@@ -22,11 +22,12 @@
 //!
 //! Each frame is decoded straight into its typed struct (after a cheap pass
 //! that picks out its `type`, so the line is scanned twice; bench/README.md
-//! measures the cost). Everything read by the time the dispatcher wakes up
-//! is handed over as one batch. The reply is encoded and written on the
-//! thread that produced it (see `writer`), so there is at most one thread handoff between reading a frame
-//! and running its handler: none at all with a current-thread tokio runtime
-//! (the Rust SDK), one into the JavaScript or Python thread for bindings.
+//! measures the cost). Everything read by the time the dispatcher wakes up is
+//! handed over as one batch. The reply is encoded and written on the thread
+//! that produced it (see `writer`), so there is at most one thread handoff
+//! between reading a frame and running its handler: none at all with a
+//! current-thread tokio runtime (the Rust SDK), one into the JavaScript or
+//! Python thread for bindings.
 //!
 //! # Waking a non-tokio event loop
 //!
