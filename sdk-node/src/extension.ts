@@ -596,12 +596,16 @@ export class Extension {
     toOutcome: (r: unknown) => unknown = (r) => r,
   ): void {
     const controller = new AbortController();
-    if (cancelled.has(id)) {
-      controller.abort();
-    }
     this.controllers.set(id, controller);
     const ctx = this.context(id, invocation, controller.signal);
-    attempt(() => call(ctx)).then(
+    const running = attempt(() => call(ctx));
+    if (cancelled.has(id)) {
+      // Cancelled before it started: abort right after the handler's
+      // synchronous start, so that an `abort` listener it set up there
+      // fires (an already-aborted signal never dispatches `abort`).
+      controller.abort();
+    }
+    running.then(
       (r) => {
         this.controllers.delete(id);
         let json: string;

@@ -46,7 +46,11 @@ export function extension() {
           },
           () => resolve({ dismissed: true }),
         );
-        ctx.signal.addEventListener("abort", () => resolve({ cancelled: true }), { once: true });
+        if (ctx.signal.aborted) {
+          resolve({ cancelled: true });
+        } else {
+          ctx.signal.addEventListener("abort", () => resolve({ cancelled: true }), { once: true });
+        }
       });
       ext.openPanel({ id: panel, title: question, lines: lines(choices, 0), footer: FOOTER });
 
