@@ -261,16 +261,8 @@ fn main() -> ExitCode {
                 }
             }
             let frames = run.transcript.host_to_ext.len() + run.transcript.ext_to_host.len();
-            if problems.is_empty() {
-                println!("✔ {label} {frames} frames identical");
-            } else {
+            if !report(&label, &format!("{frames} frames identical"), &problems) {
                 failures += 1;
-                println!("✘ {label}");
-                for p in problems {
-                    for l in p.lines() {
-                        println!("    {l}");
-                    }
-                }
             }
         }
     }
@@ -322,16 +314,9 @@ fn examples_parity(o: &Options) -> ExitCode {
                     }
                 }
             }
-            if problems.is_empty() {
-                println!("✔ {label} {} session steps identical", run.steps.len());
-            } else {
+            let ok = format!("{} session steps identical", run.steps.len());
+            if !report(&label, &ok, &problems) {
                 failures += 1;
-                println!("✘ {label}");
-                for p in problems {
-                    for l in p.lines() {
-                        println!("    {l}");
-                    }
-                }
             }
         }
     }
@@ -359,14 +344,10 @@ fn examples_parity(o: &Options) -> ExitCode {
             .to_string();
         let label = format!("{rel:<22}");
         match run_one(o, &dir.join("session.json"), &dir, &format!("ex-{rel}")) {
-            Ok(run) if run.problems.is_empty() => {
-                println!("✔ {label} {} session steps, clean exit", run.steps.len())
-            }
             Ok(run) => {
-                failures += 1;
-                println!("✘ {label}");
-                for p in run.problems {
-                    println!("    {p}");
+                let ok = format!("{} session steps, clean exit", run.steps.len());
+                if !report(&label, &ok, &run.problems) {
+                    failures += 1;
                 }
             }
             Err(e) => {
@@ -386,4 +367,18 @@ fn examples_parity(o: &Options) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Prints one run's verdict: `✔ label ok` or `✘ label` with its problems
+/// indented. Returns whether the run passed.
+fn report(label: &str, ok: &str, problems: &[String]) -> bool {
+    if problems.is_empty() {
+        println!("✔ {label} {ok}");
+        return true;
+    }
+    println!("✘ {label}");
+    for l in problems.iter().flat_map(|p| p.lines()) {
+        println!("    {l}");
+    }
+    false
 }
