@@ -26,6 +26,7 @@ import json
 import logging
 import sys
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import (
@@ -181,6 +182,77 @@ class _Panel:
     on_key: Optional[_Handler] = None
     on_close: Optional[_Handler] = None
     on_resize: Optional[_Handler] = None
+
+
+class _Workers:
+    """Reusable daemon threads for plain ``def`` handlers.
+
+    Starting a thread costs about 50 µs, most of a small sync call (see
+    bench/README.md), so finished workers wait for the next handler instead
+    of exiting. A handler never queues behind a busy (perhaps blocked) one:
+    when no worker is idle, a new one starts. Workers are daemons, so a
+    handler that ignores cancellation cannot keep the process alive, and
+    :meth:`close` lets idle ones exit at the end of a session.
+    """
+
+    def __init__(self) -> None:
+        self._cv = threading.Condition()
+        self._tasks: Deque[Callable[[], None]] = deque()
+        self._idle = 0
+        self._busy = 0
+        self._closed = False
+        self._threads: Set[threading.Thread] = set()
+
+    def submit(self, task: Callable[[], None], name: str) -> None:
+        with self._cv:
+            self._tasks.append(task)
+            self._busy += 1
+            if self._idle >= len(self._tasks):
+                self._cv.notify()
+                return
+            th = threading.Thread(target=self._work, name=name, daemon=True)
+            self._threads.add(th)
+        th.start()
+
+    def _work(self) -> None:
+        me = threading.current_thread()
+        while True:
+            with self._cv:
+                self._idle += 1
+                while not self._tasks and not self._closed:
+                    self._cv.wait()
+                self._idle -= 1
+                if not self._tasks:  # closed
+                    self._threads.discard(me)
+                    return
+                task = self._tasks.popleft()
+            try:
+                task()
+            finally:
+                with self._cv:
+                    self._busy -= 1
+                    self._cv.notify_all()
+
+    def wait_idle(self, timeout: float) -> None:
+        """Waits (at most ``timeout`` s) until no handler is running."""
+        with self._cv:
+            self._cv.wait_for(lambda: self._busy == 0, timeout)
+
+    def close(self, timeout: float) -> None:
+        """Lets idle workers exit and, when no handler is still running,
+        joins them within one shared ``timeout`` (a handler that ignores
+        cancellation is left to its daemon thread)."""
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+            threads = list(self._threads) if self._busy == 0 else []
+        deadline = time.monotonic() + timeout
+        for th in threads:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if th is not threading.current_thread():
+                th.join(left)
 
 
 def _message(e: BaseException) -> str:
@@ -738,8 +810,7 @@ class _Session:
         self.announced = False
         self.tasks: Dict[int, asyncio.Task[None]] = {}
         self.cancels: Dict[int, threading.Event] = {}
-        self.threads: Set[threading.Thread] = set()
-        self.threads_lock = threading.Lock()
+        self.workers = _Workers()
         self.calls: Dict[int, _Waiter] = {}
         self.calls_lock = threading.Lock()
         # The token of event and panel handlers: set when the session ends.
@@ -853,15 +924,10 @@ class _Session:
             self.calls.clear()
         for w in waiters:
             w.resolve({"kind": "call_result", "error": "the session ended", "error_kind": "closed"})
-        deadline = self.loop.time() + _WIND_DOWN
-        with self.threads_lock:
-            threads = list(self.threads)
-        for th in threads:
-            left = deadline - self.loop.time()
-            if left > 0:
-                th.join(left)
         # Handlers that ignore cancellation keep running in daemon threads;
         # they cannot keep the process alive.
+        self.workers.wait_idle(_WIND_DOWN)
+        self.workers.close(_WIND_DOWN)
 
     # -- dispatching ------------------------------------------------------
 
@@ -1062,21 +1128,14 @@ class _Session:
         except RuntimeError:  # the loop is closed
             pass
 
-    def _spawn(self, target: Callable[[], None], what: str) -> threading.Thread:
+    def _spawn(self, target: Callable[[], None], what: str) -> None:
         def run() -> None:
             try:
                 target()
             except BaseException:  # pragma: no cover - _run_sync answers first
                 self.ext.logger.exception("%s: handler thread failed", what)
-            finally:
-                with self.threads_lock:
-                    self.threads.discard(th)
 
-        th = threading.Thread(target=run, name=f"zot-ext {what}", daemon=True)
-        with self.threads_lock:
-            self.threads.add(th)
-        th.start()
-        return th
+        self.workers.submit(run, f"zot-ext {what}")
 
     def _in_thread(self, fn: Callable[[], Any], what: str) -> asyncio.Future[Any]:
         """Runs ``fn`` in a worker thread; the future resolves on the loop."""
