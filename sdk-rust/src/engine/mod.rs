@@ -150,6 +150,14 @@ pub struct EngineConfig {
     /// process after this long whatever still runs, so a stuck handler
     /// cannot outlive the host's 2 s grace. `None` disables it.
     pub exit_watchdog: Option<Duration>,
+    /// Flush once per scheduler pass instead of after every frame: a write
+    /// appends to the buffer and a flush task on the engine's runtime writes
+    /// everything appended until it runs. On a current-thread runtime (the
+    /// Rust SDK) replies produced in one pass leave in one `write(2)`, for
+    /// the cost of one task hop when idle. Bindings keep it off: their
+    /// replies come from the JavaScript or Python thread, where a flush task
+    /// would add a wake-up of another thread per reply.
+    pub deferred_flush: bool,
 }
 
 impl EngineConfig {
@@ -166,6 +174,7 @@ impl EngineConfig {
             write_timeout: WRITE_TIMEOUT,
             intercept_timeout: INTERCEPT_TIMEOUT,
             exit_watchdog: Some(Duration::from_millis(1500)),
+            deferred_flush: false,
         }
     }
 }
@@ -268,7 +277,7 @@ pub(crate) struct State {
 
 pub(crate) struct Inner {
     pub(crate) config: EngineConfig,
-    pub(crate) writer: Writer,
+    pub(crate) writer: Arc<Writer>,
     pub(crate) queue: JobQueue,
     pub(crate) state: Mutex<State>,
     pub(crate) hello_ack: OnceLock<Arc<HelloAck>>,
@@ -429,7 +438,11 @@ impl Engine {
             capabilities: config.capabilities.clone(),
         });
         let inner = Arc::new(Inner {
-            writer: Writer::new(transport.sink, config.write_timeout),
+            writer: Writer::new(
+                transport.sink,
+                config.write_timeout,
+                config.deferred_flush.then(|| rt.clone()),
+            ),
             config,
             queue: JobQueue::new(),
             state: Mutex::new(State {
@@ -453,6 +466,16 @@ impl Engine {
             next_job: AtomicU64::new(1),
             next_call: AtomicU64::new(1),
         });
+        {
+            // A deferred flush that fails reports here, as a failed write
+            // would to its caller.
+            let weak = Arc::downgrade(&inner);
+            inner.writer.on_broken(Box::new(move |e| {
+                if let Some(inner) = weak.upgrade() {
+                    inner.on_write_error(e);
+                }
+            }));
+        }
         inner
             .write_frame(&hello, Lane::Direct)
             .map_err(|e| EngineError::Write(e.to_string()))?;

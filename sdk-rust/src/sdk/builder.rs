@@ -334,7 +334,10 @@ impl Extension {
     /// assert_eq!(ext.handle().name(), "weather");
     /// ```
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        let config = EngineConfig::new(name, version);
+        let mut config = EngineConfig::new(name, version);
+        // Rust handlers reply on the engine's own runtime: batch the replies
+        // of one scheduler pass into one write (bench/README.md).
+        config.deferred_flush = true;
         Self {
             handle: ExtHandle::new(config.name.clone()),
             handlers: Handlers::default(),
