@@ -1,11 +1,13 @@
 //! Decoding one line into a typed frame.
 //!
-//! A line is read in two passes over the same bytes: a cheap pass that only
-//! picks out `type` (and `event`) while skipping everything else, then the
-//! real decode straight into the frame's own struct. No intermediate
-//! `serde_json::Value` is built, large strings are copied once, and an
-//! unknown `type` or event name costs a single validation pass before it is
-//! handed back as an explicit unknown value.
+//! A line in the canonical form (`{"type":"…"` first, as every project
+//! encoder writes it) is decoded in one pass: the tag is read off the line's
+//! start and the line goes straight into the frame's own struct. Any other
+//! line is read in two passes: a cheap one that only picks out `type` (and
+//! `event`) while skipping everything else, then the real decode. No
+//! intermediate `serde_json::Value` is built, large strings are copied once,
+//! and an unknown `type` or event name costs a single validation pass before
+//! it is handed back as an explicit unknown value.
 //!
 //! When the real decode fails, the line is decoded once more through
 //! `serde_path_to_error` to name the offending field; errors are rare, so the
@@ -133,7 +135,48 @@ fn invalid_json(e: &serde_json::Error) -> DecodeError {
     }
 }
 
-fn peek(line: &str) -> Result<Tags<'_>, DecodeError> {
+/// Frame types without a payload struct: nothing else would validate the
+/// rest of their line, so they always take the full peek.
+const UNIT_TYPES: [&str; 4] = ["ready", "clear_notes", "shutdown_ack", "shutdown"];
+
+/// The canonical form every project encoder writes, `{"type":"<t>"` first
+/// (then `,"event":"<e>"` for events and interceptions), read without
+/// scanning the rest of the line. Only a known type (and a known event
+/// name) with a payload struct is taken this way: that struct's decode then
+/// validates the whole line. Anything else takes the full peek.
+fn fast_tags<'a>(line: &'a str, known: &[&str]) -> Option<Tags<'a>> {
+    fn plain_string(s: &str) -> Option<(&str, &str)> {
+        let end = s.find('"')?;
+        let value = &s[..end];
+        (!value.contains('\\')).then(|| (value, &s[end + 1..]))
+    }
+    let (ty, rest) = plain_string(line.strip_prefix("{\"type\":\"")?)?;
+    if !known.contains(&ty) || UNIT_TYPES.contains(&ty) {
+        return None;
+    }
+    let events: &[&str] = match ty {
+        "event" => &crate::values::LIFECYCLE_EVENT_NAMES,
+        "event_intercept" => &crate::values::INTERCEPTABLE_EVENT_NAMES,
+        _ => {
+            return Some(Tags {
+                ty: Cow::Borrowed(ty),
+                event: None,
+                id: None,
+            })
+        }
+    };
+    let (event, _) = plain_string(rest.strip_prefix(",\"event\":\"")?)?;
+    events.contains(&event).then_some(Tags {
+        ty: Cow::Borrowed(ty),
+        event: Some(Cow::Borrowed(event)),
+        id: None,
+    })
+}
+
+fn peek<'a>(line: &'a str, known: &[&str]) -> Result<Tags<'a>, DecodeError> {
+    if let Some(tags) = fast_tags(line, known) {
+        return Ok(tags);
+    }
     if !line.trim_start().starts_with('{') {
         // serde would happily read a struct out of a JSON array, so anything
         // that does not open an object is classified here.
@@ -167,6 +210,8 @@ fn decode_struct<T: DeserializeOwned>(
 ) -> Result<T, DecodeError> {
     match serde_json::from_str::<T>(line) {
         Ok(v) => Ok(v),
+        // Only reachable after the fast peek, which does not scan the line.
+        Err(e) if e.is_syntax() || e.is_eof() => Err(invalid_json(&e)),
         Err(first) => {
             let mut de = serde_json::Deserializer::from_str(line);
             let (path, message) = match serde_path_to_error::deserialize::<_, T>(&mut de) {
@@ -202,7 +247,7 @@ fn raw_line(line: &str) -> RawJson {
 
 impl Frame for ExtFrame {
     fn decode_str(line: &str) -> Result<Self, DecodeError> {
-        let tags = peek(line)?;
+        let tags = peek(line, &ExtFrame::TYPES)?;
         let ty = tags.ty.as_ref();
         macro_rules! s {
             ($var:ident) => {
@@ -242,7 +287,7 @@ impl Frame for ExtFrame {
 
 impl Frame for HostFrame {
     fn decode_str(line: &str) -> Result<Self, DecodeError> {
-        let tags = peek(line)?;
+        let tags = peek(line, &HostFrame::TYPES)?;
         let ty = tags.ty.as_ref();
         macro_rules! s {
             ($var:ident) => {

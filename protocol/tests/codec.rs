@@ -156,3 +156,47 @@ fn encoding_is_compact_with_defaults_omitted() {
         b"{\"type\":\"tool_result\",\"id\":\"9\",\"content\":[]}\n"
     );
 }
+
+#[test]
+fn canonical_lines_take_the_fast_path_and_are_still_fully_checked() {
+    use zot_protocol::{Frame, LifecycleEvent};
+    let kind = |line: &str| match HostFrame::decode_str(line) {
+        Ok(f) => f.type_name().to_owned(),
+        Err(e) => e.kind().to_owned(),
+    };
+    let ext_kind = |line: &str| match ExtFrame::decode_str(line) {
+        Ok(f) => f.type_name().to_owned(),
+        Err(e) => e.kind().to_owned(),
+    };
+    // Truncated or trailing garbage after a known tag: still invalid JSON.
+    assert_eq!(
+        ext_kind(r#"{"type":"notify","level":"info","message":"x""#),
+        "invalid_json"
+    );
+    assert_eq!(
+        ext_kind(r#"{"type":"submit","text":"x"} trailing"#),
+        "invalid_json"
+    );
+    // A payload-less frame is never taken on its tag alone.
+    assert_eq!(ext_kind(r#"{"type":"ready"garbage"#), "invalid_json");
+    assert_eq!(kind(r#"{"type":"shutdown"}"#), "shutdown");
+    // Events: the event name comes off the line too; a wrong field is named.
+    let err = HostFrame::decode_str(r#"{"type":"event","event":"turn_start","step":"x"}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("turn_start") && err.contains("step"), "{err}");
+    let ok = HostFrame::decode_str(
+        r#"{"type":"event","event":"turn_start","session_id":"s","cwd":"/","sequence":2,"step":3}"#,
+    )
+    .unwrap();
+    assert!(matches!(ok, HostFrame::Event(LifecycleEvent::TurnStart(ref t)) if t.step == 3));
+    // Unknown events and escaped tags fall back to the full peek.
+    assert!(matches!(
+        HostFrame::decode_str(r#"{"type":"event","event":"future","x":1}"#),
+        Ok(HostFrame::UnknownEvent(_))
+    ));
+    assert_eq!(
+        kind(r#"{"type":"tool\u005fcancel","id":"1"}"#),
+        "tool_cancel"
+    );
+}
