@@ -178,21 +178,46 @@ impl Handlers {
         self.intercepts[i] = Some(f);
     }
 
+    /// Registers a typed interceptor for `event`: `pick` takes its request
+    /// out of the [`InterceptRequest`] union, the verdict becomes the
+    /// engine's outcome.
+    fn add_typed_interceptor<T, V, F, Fut, R>(
+        &mut self,
+        event: &str,
+        pick: fn(InterceptRequest) -> Option<T>,
+        handler: F,
+    ) where
+        F: Fn(T, Ctx) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: HandlerResult<V>,
+        T: 'static,
+        V: Into<InterceptOutcome>,
+    {
+        self.add_intercept(
+            event,
+            Arc::new(move |req, ctx| match pick(req) {
+                Some(r) => {
+                    let fut = handler(r, ctx);
+                    Box::pin(async move { fut.await.into_result().map(Into::into) })
+                }
+                None => mismatch(),
+            }),
+        );
+    }
+
     pub(crate) fn add_tool_call_interceptor<F, Fut, R>(&mut self, handler: F)
     where
         F: Fn(ToolCallIntercept, Ctx) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
         R: HandlerResult<ToolCallVerdict>,
     {
-        self.add_intercept(
+        self.add_typed_interceptor(
             "tool_call",
-            Arc::new(move |req, ctx| match req {
-                InterceptRequest::ToolCall(r) => {
-                    let fut = handler(r, ctx);
-                    Box::pin(async move { fut.await.into_result().map(Into::into) })
-                }
-                _ => mismatch(),
-            }),
+            |req| match req {
+                InterceptRequest::ToolCall(r) => Some(r),
+                _ => None,
+            },
+            handler,
         );
     }
 
@@ -202,15 +227,13 @@ impl Handlers {
         Fut: Future<Output = R> + Send + 'static,
         R: HandlerResult<TurnVerdict>,
     {
-        self.add_intercept(
+        self.add_typed_interceptor(
             "turn_start",
-            Arc::new(move |req, ctx| match req {
-                InterceptRequest::TurnStart(r) => {
-                    let fut = handler(r, ctx);
-                    Box::pin(async move { fut.await.into_result().map(Into::into) })
-                }
-                _ => mismatch(),
-            }),
+            |req| match req {
+                InterceptRequest::TurnStart(r) => Some(r),
+                _ => None,
+            },
+            handler,
         );
     }
 
@@ -220,15 +243,13 @@ impl Handlers {
         Fut: Future<Output = R> + Send + 'static,
         R: HandlerResult<MessageVerdict>,
     {
-        self.add_intercept(
+        self.add_typed_interceptor(
             "assistant_message",
-            Arc::new(move |req, ctx| match req {
-                InterceptRequest::AssistantMessage(r) => {
-                    let fut = handler(r, ctx);
-                    Box::pin(async move { fut.await.into_result().map(Into::into) })
-                }
-                _ => mismatch(),
-            }),
+            |req| match req {
+                InterceptRequest::AssistantMessage(r) => Some(r),
+                _ => None,
+            },
+            handler,
         );
     }
 
@@ -238,15 +259,13 @@ impl Handlers {
         Fut: Future<Output = R> + Send + 'static,
         R: HandlerResult<PromptVerdict>,
     {
-        self.add_intercept(
+        self.add_typed_interceptor(
             "before_agent_start",
-            Arc::new(move |req, ctx| match req {
-                InterceptRequest::BeforeAgentStart(r) => {
-                    let fut = handler(r, ctx);
-                    Box::pin(async move { fut.await.into_result().map(Into::into) })
-                }
-                _ => mismatch(),
-            }),
+            |req| match req {
+                InterceptRequest::BeforeAgentStart(r) => Some(r),
+                _ => None,
+            },
+            handler,
         );
     }
 
