@@ -12,7 +12,7 @@ Concurrency, as the engine's job contract asks:
 
 - commands, tools and interceptors run concurrently: ``async def`` handlers
   as tasks on the SDK's event loop (cancelled with ``task.cancel()``), plain
-  ``def`` handlers in a worker thread each (or on the loop thread with
+  ``def`` handlers on reusable worker threads (or on the loop thread with
   ``thread=False``), with ``ctx.cancelled`` set on cancellation;
 - events and panel input run in arrival order, one at a time, each answered
   once its handler returned.
