@@ -211,13 +211,7 @@ fn ts_decls(def: &TypeDef) -> Vec<TsDecl> {
             }]
         }
         TypeDef::Union(u) => {
-            let mut doc = u.doc.clone().unwrap_or_default();
-            if u.open {
-                doc.push_str(&format!(
-                    "\n\nReceivers must also accept (and may ignore) other values of `{}`.",
-                    u.tag
-                ));
-            }
+            let doc = union_doc(u);
             let mut decls = vec![TsDecl::Alternatives {
                 doc: ts_doc(Some(doc.trim()).filter(|d| !d.is_empty()), 0),
                 name: u.name.clone(),
@@ -409,13 +403,7 @@ fn py_decls(def: &TypeDef) -> Result<Vec<PyDecl>, RenderError> {
             }]
         }
         TypeDef::Union(u) => {
-            let mut doc = u.doc.clone().unwrap_or_default();
-            if u.open {
-                doc.push_str(&format!(
-                    "\n\nReceivers must also accept (and may ignore) other values of `{}`.",
-                    u.tag
-                ));
-            }
+            let doc = union_doc(u);
             let mut decls = vec![PyDecl::Union {
                 doc: py_doc(Some(doc.trim()).filter(|d| !d.is_empty()), 0),
                 name: u.name.clone(),
@@ -434,6 +422,19 @@ fn py_decls(def: &TypeDef) -> Result<Vec<PyDecl>, RenderError> {
             decls
         }
     })
+}
+
+/// A union's doc text, shared by both languages: an open union says that
+/// other tag values must be accepted.
+fn union_doc(u: &crate::ir::Union) -> String {
+    let mut doc = u.doc.clone().unwrap_or_default();
+    if u.open {
+        doc.push_str(&format!(
+            "\n\nReceivers must also accept (and may ignore) other values of `{}`.",
+            u.tag
+        ));
+    }
+    doc
 }
 
 /// Python evaluates a `Union[...]` alias when the module loads, so its
