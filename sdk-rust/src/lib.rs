@@ -139,6 +139,7 @@
 #![warn(missing_docs)]
 
 pub mod engine;
+mod fast_hash;
 mod log;
 mod sdk;
 pub mod testing;

@@ -264,6 +264,8 @@ impl Inner {
         // finds it; written outside the lock, so a slow pipe never stalls
         // the reader.
         drop(st);
+        // A reader paused for the serial backlog must read the answer.
+        self.read_room.notify_waiters();
         if let Err(e) = self.writer.write(&line, Lane::Direct, false) {
             let call = {
                 let mut st = lock(&self.state);

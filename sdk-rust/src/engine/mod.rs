@@ -20,9 +20,9 @@
 //!
 //! # Costs
 //!
-//! Each frame is decoded straight into its typed struct (after a cheap pass
-//! that picks out its `type`, so the line is scanned twice; bench/README.md
-//! measures the cost). Everything read by the time the dispatcher wakes up is
+//! Each frame is decoded straight into its typed struct (one pass when the
+//! line starts with its `type`, as hosts write it; bench/README.md measures
+//! the cost). Everything read by the time the dispatcher wakes up is
 //! handed over as one batch. The reply is encoded and written on the thread
 //! that produced it (see `writer`), so there is at most one thread handoff
 //! between reading a frame and running its handler: none at all with a
@@ -93,7 +93,6 @@ mod transport;
 mod wake;
 mod writer;
 
-use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -120,11 +119,25 @@ pub use outcome::{
 pub use transport::{MemoryHost, Transport};
 pub use writer::{FrameSink, WriteError};
 
+use crate::fast_hash::{FastMap, FastSet};
 use crate::lock;
 use handshake::Registry;
 use jobs::JobQueue;
 use shutdown::CloseReason;
 use writer::{Lane, Writer};
+
+/// At most this many event and panel jobs are read ahead of their handlers.
+///
+/// Events are one-way, so a burst would otherwise be read and decoded
+/// whole before the first handler runs: a 100k `tool_call` burst held
+/// 100k open jobs (74 MB) and ran out of cache. Past the bound the reader
+/// pauses until half of them are answered; the pipe and the host's own
+/// bounded queue (256 frames) then hold the rest. It never pauses while a
+/// `call_tool` is pending, since a handler may be waiting for its answer.
+/// A serial handler that waits for something only a later frame brings
+/// (shutdown, a panel key) behind a full backlog delays reading until its
+/// own deadline, exactly like a synchronous handler would.
+pub const SERIAL_READ_AHEAD: usize = 1024;
 
 /// How an engine behaves; the defaults are the spec's.
 #[derive(Debug, Clone)]
@@ -232,7 +245,29 @@ pub(crate) enum OpenKind {
     Tool,
     Intercept(InterceptKind),
     /// An event or panel job (what it is, for diagnostics).
-    Serial(String),
+    Serial(SerialWhat),
+}
+
+/// What a serial job is, for the log line when its handler fails. Kept
+/// cheap: events are the hot path (no `format!` per event).
+#[derive(Debug, Clone)]
+pub(crate) enum SerialWhat {
+    /// A lifecycle event (documented names are static).
+    Event(std::borrow::Cow<'static, str>),
+    /// Panel input: `key`, `close` or `resize` for this panel.
+    Panel {
+        panel_id: String,
+        what: &'static str,
+    },
+}
+
+impl std::fmt::Display for SerialWhat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Event(name) => write!(f, "event {name}"),
+            Self::Panel { panel_id, what } => write!(f, "panel {panel_id} {what}"),
+        }
+    }
 }
 
 impl OpenKind {
@@ -266,13 +301,16 @@ pub(crate) struct State {
     /// must still precede the replies to jobs read meanwhile.
     pub(crate) announced: bool,
     pub(crate) registry: Registry,
-    pub(crate) jobs: HashMap<u64, OpenJob>,
+    pub(crate) jobs: FastMap<u64, OpenJob>,
     /// `tool_call.id` → job, for `tool_cancel`.
-    pub(crate) tool_ids: HashMap<String, u64>,
+    pub(crate) tool_ids: FastMap<String, u64>,
     /// Interceptions whose deadline passed while their handler still runs.
-    pub(crate) expired: HashSet<u64>,
-    pub(crate) calls: HashMap<String, call_tool::PendingCall>,
+    pub(crate) expired: FastSet<u64>,
+    pub(crate) calls: FastMap<String, call_tool::PendingCall>,
     pub(crate) close_reason: Option<CloseReason>,
+    /// Event and panel jobs read but not answered yet (see
+    /// [`SERIAL_READ_AHEAD`]).
+    pub(crate) serial_open: usize,
 }
 
 pub(crate) struct Inner {
@@ -293,6 +331,9 @@ pub(crate) struct Inner {
     pub(crate) announced: CancelToken,
     /// Notified whenever the last open job is answered.
     pub(crate) idle: Notify,
+    /// Notified when the reader may go on reading after pausing for the
+    /// serial backlog (it drained, or a `call_tool` started).
+    pub(crate) read_room: Notify,
     pub(crate) rt: Handle,
     pub(crate) stdio: bool,
     next_job: AtomicU64,
@@ -336,8 +377,17 @@ impl Inner {
         if let Some(t) = &job.timer {
             t.abort();
         }
-        if matches!(job.kind, OpenKind::Tool) {
-            st.tool_ids.remove(&job.invocation);
+        match job.kind {
+            OpenKind::Tool => {
+                st.tool_ids.remove(&job.invocation);
+            }
+            OpenKind::Serial(_) => {
+                st.serial_open -= 1;
+                if st.serial_open == SERIAL_READ_AHEAD / 2 {
+                    self.read_room.notify_waiters();
+                }
+            }
+            _ => {}
         }
         if st.jobs.is_empty() {
             self.idle.notify_waiters();
@@ -449,11 +499,12 @@ impl Engine {
                 phase: Phase::AwaitingAck,
                 announced: false,
                 registry: Registry::default(),
-                jobs: HashMap::new(),
-                tool_ids: HashMap::new(),
-                expired: HashSet::new(),
-                calls: HashMap::new(),
+                jobs: FastMap::default(),
+                tool_ids: FastMap::default(),
+                expired: FastSet::default(),
+                calls: FastMap::default(),
                 close_reason: None,
+                serial_open: 0,
             }),
             hello_ack: OnceLock::new(),
             session: CancelToken::new(),
@@ -461,6 +512,7 @@ impl Engine {
             done: CancelToken::new(),
             announced: CancelToken::new(),
             idle: Notify::new(),
+            read_room: Notify::new(),
             rt: rt.clone(),
             stdio: transport.stdio,
             next_job: AtomicU64::new(1),

@@ -1,10 +1,12 @@
 //! The read loop: host frames in, jobs and automatic replies out.
 //!
-//! Each line is decoded into its typed frame (after a cheap pass that only
-//! picks out its `type`; see `zot_protocol::Frame`). Jobs produced while more
+//! Each line is decoded into its typed frame (in one pass for the canonical
+//! form, `type` first; see `zot_protocol::Frame`). Jobs produced while more
 //! complete lines are already buffered are collected and queued together,
-//! so a burst costs the dispatcher a single wake-up.
+//! so a burst costs the dispatcher a single wake-up; event and panel jobs
+//! are read at most [`super::SERIAL_READ_AHEAD`] ahead of their handlers.
 
+use std::borrow::Cow;
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,7 +25,7 @@ use super::jobs::{CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
 use super::shutdown::CloseReason;
 use super::transport::{into_reader, Source};
 use super::writer::Lane;
-use super::{CancelToken, Inner, OpenJob, OpenKind, Phase};
+use super::{CancelToken, Inner, OpenJob, OpenKind, Phase, SerialWhat, SERIAL_READ_AHEAD};
 use crate::lock;
 
 /// A buffered reader that tells whether another complete line is already
@@ -115,6 +117,22 @@ pub(crate) async fn run(inner: Arc<Inner>, source: Source) {
     inner.finish_close(reason).await;
 }
 
+/// Waits while the serial backlog is full (see [`super::SERIAL_READ_AHEAD`]).
+async fn backlog_room(inner: &Inner) {
+    loop {
+        let room = inner.read_room.notified();
+        tokio::pin!(room);
+        room.as_mut().enable();
+        {
+            let st = lock(&inner.state);
+            if st.serial_open < SERIAL_READ_AHEAD || !st.calls.is_empty() {
+                return;
+            }
+        }
+        room.await;
+    }
+}
+
 /// How long the reader waits for the on-hello hook before reading on.
 const ON_HELLO_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -142,6 +160,18 @@ async fn read_loop(
                 ),
             }
             announced = true;
+        }
+        // Hand over what was read when the buffer has no whole line left
+        // (or the batch grew large), and look at the backlog then.
+        if !line_ready.load(Ordering::Relaxed) || batch.len() >= SERIAL_READ_AHEAD / 4 {
+            if !batch.is_empty() {
+                inner.queue.push_all(batch.drain(..));
+            }
+            tokio::select! {
+                biased;
+                _ = inner.stop.cancelled() => return None,
+                _ = backlog_room(inner) => {}
+            }
         }
         let next = tokio::select! {
             biased;
@@ -203,9 +233,6 @@ async fn read_loop(
             // SDK-50: logged and skipped.
             Err(e) => inner.diag(&format!("malformed host frame skipped: {e}")),
         }
-        if !batch.is_empty() && !line_ready.load(Ordering::Relaxed) {
-            inner.queue.push_all(batch.drain(..));
-        }
     }
 }
 
@@ -239,11 +266,11 @@ fn handle(inner: &Arc<Inner>, frame: HostFrame, batch: &mut Vec<Job>) -> Flow {
         HostFrame::EventIntercept(req) => on_intercept(inner, req, batch),
         HostFrame::UnknownIntercept(u) => allow_unknown_intercept(inner, &u),
         HostFrame::PanelKey(key) => {
-            let id = serial(inner, format!("panel {} key", key.panel_id));
+            let id = serial(inner, panel(&key.panel_id, "key"));
             batch.push(Job::PanelKey { id, key });
         }
         HostFrame::PanelClose(c) => {
-            let id = serial(inner, format!("panel {} close", c.panel_id));
+            let id = serial(inner, panel(&c.panel_id, "close"));
             batch.push(Job::PanelClose {
                 id,
                 panel_id: c.panel_id,
@@ -251,7 +278,7 @@ fn handle(inner: &Arc<Inner>, frame: HostFrame, batch: &mut Vec<Job>) -> Flow {
         }
         HostFrame::PanelResize(resize) => {
             // SDK-54: accepted and surfaced.
-            let id = serial(inner, format!("panel {} resize", resize.panel_id));
+            let id = serial(inner, panel(&resize.panel_id, "resize"));
             batch.push(Job::PanelResize { id, resize });
         }
         HostFrame::Shutdown => return Flow::End(CloseReason::Shutdown),
@@ -282,8 +309,15 @@ fn open(inner: &Inner, kind: OpenKind, invocation: String) -> (u64, OpenJob) {
     )
 }
 
+fn panel(panel_id: &str, what: &'static str) -> SerialWhat {
+    SerialWhat::Panel {
+        panel_id: panel_id.to_owned(),
+        what,
+    }
+}
+
 /// Opens an event or panel job; its token is the session token.
-fn serial(inner: &Inner, what: String) -> JobId {
+fn serial(inner: &Inner, what: SerialWhat) -> JobId {
     let id = inner.next_job();
     let job = OpenJob {
         kind: OpenKind::Serial(what),
@@ -292,7 +326,9 @@ fn serial(inner: &Inner, what: String) -> JobId {
         children: Vec::new(),
         timer: None,
     };
-    lock(&inner.state).jobs.insert(id, job);
+    let mut st = lock(&inner.state);
+    st.jobs.insert(id, job);
+    st.serial_open += 1;
     JobId(id)
 }
 
@@ -301,7 +337,11 @@ fn on_event(inner: &Inner, event: EventData, batch: &mut Vec<Job>) {
     if !lock(&inner.state).registry.subscribed(event.name()) {
         return;
     }
-    let id = serial(inner, format!("event {}", event.name()));
+    let what = match &event {
+        EventData::Known(e) => Cow::Borrowed(e.name()),
+        EventData::Unknown(u) => Cow::Owned(u.event.clone()),
+    };
+    let id = serial(inner, SerialWhat::Event(what));
     batch.push(Job::Event { id, event });
 }
 

@@ -102,6 +102,7 @@ impl Inner {
             let mut st = lock(&self.state);
             st.phase = Phase::Finished;
             st.jobs.clear();
+            st.serial_open = 0;
             st.tool_ids.clear();
             st.expired.clear();
         }

@@ -1,7 +1,6 @@
 //! [`Extension`]: the builder of a Rust extension, and [`Registrar`] for
 //! registrations made in the on-hello hook.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -25,6 +24,7 @@ use super::results::{
 };
 use super::tool_spec::{schema_of, ToolSpec};
 use crate::engine::{EngineConfig, EventData, InterceptOutcome, Transport};
+use crate::fast_hash::FastMap;
 
 /// A lifecycle event as an event handler receives it.
 pub type Event = EventData;
@@ -296,9 +296,9 @@ fn mismatch<T: Send + 'static>() -> BoxFut<T> {
 
 /// Handlers by name, frozen after the handshake.
 pub(crate) struct Tables {
-    pub(crate) commands: HashMap<String, CommandFn>,
-    pub(crate) tools: HashMap<String, ToolFn>,
-    pub(crate) events: HashMap<String, EventFn>,
+    pub(crate) commands: FastMap<String, CommandFn>,
+    pub(crate) tools: FastMap<String, ToolFn>,
+    pub(crate) events: FastMap<String, EventFn>,
     pub(crate) intercepts: [Option<InterceptFn>; 4],
 }
 

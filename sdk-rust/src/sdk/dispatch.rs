@@ -276,16 +276,18 @@ async fn run_serial(
     engine: Engine,
     handle: ExtHandle,
 ) {
+    let session = engine.session_token();
     while let Some((job, target)) = rx.recv().await {
         let (id, result) = match job {
             Job::Event { id, event } => {
                 let result = match tables.events.get(event.name()).cloned() {
                     Some(f) => {
+                        // Serial jobs carry the session token (no lookup).
                         let ctx = Ctx {
                             ext: handle.clone(),
                             job: None,
                             invocation: String::new(),
-                            token: engine.cancel_token(id),
+                            token: session.clone(),
                         };
                         run_handler(|| f(event, ctx)).await
                     }
