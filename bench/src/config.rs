@@ -139,6 +139,10 @@ pub struct Options {
     pub verbose: bool,
     /// Only list the targets and what they support.
     pub list: bool,
+    /// A local checkout of zot (`github.com/patriceckhart/zot`) whose Go
+    /// SDK the `go-sdk` target is built against (`--go-sdk DIR`, else
+    /// `ZOT_GO_SDK`); `None` skips that target.
+    pub go_sdk: Option<PathBuf>,
 }
 
 /// The workspace root (the parent of this crate).
@@ -168,8 +172,20 @@ impl Default for Options {
             target_dir,
             verbose: false,
             list: false,
+            go_sdk: std::env::var_os(GO_SDK_ENV)
+                .filter(|v| !v.is_empty())
+                .map(|v| absolute(PathBuf::from(v))),
         }
     }
+}
+
+/// The environment variable naming the Go SDK checkout (like `--go-sdk`).
+pub const GO_SDK_ENV: &str = "ZOT_GO_SDK";
+
+/// `p` made absolute against the current directory (it ends up in a
+/// generated `go.mod` elsewhere).
+fn absolute(p: PathBuf) -> PathBuf {
+    std::path::absolute(&p).unwrap_or(p)
 }
 
 /// The `--help` text.
@@ -186,7 +202,10 @@ usage: zot-bench [options]
                         payloads, cancel, call_tool, host
   --placements P1,P2    split (different cores), shared (one core); default both
   --profile P           release (default) or debug build of the Rust targets
-  --no-build            do not run `cargo build` for the Rust targets first
+  --no-build            do not build the Rust and Go targets first
+  --go-sdk DIR          a local checkout of github.com/patriceckhart/zot: the
+                        `go-sdk` target is built against its Go SDK (default:
+                        $ZOT_GO_SDK; without either, go-sdk is skipped)
   --list                list the targets and what they support, then exit
   -v, --verbose         print every figure as it is measured
   -h, --help            this text
@@ -251,6 +270,7 @@ impl Options {
                     }
                 }
                 "--no-build" => o.build = false,
+                "--go-sdk" => o.go_sdk = Some(absolute(PathBuf::from(value("--go-sdk")?))),
                 "--list" => o.list = true,
                 "-v" | "--verbose" => o.verbose = true,
                 other => return Err(Error::new(format!("unknown option `{other}` (see --help)"))),
@@ -314,6 +334,10 @@ mod tests {
         assert_eq!(q.rounds, 1);
         assert_eq!(q.sizes, Sizes::quick());
         assert_eq!(q.placements, [Placement::Shared]);
+        let g = parse(&["--go-sdk", "/src/zot"]).unwrap().unwrap();
+        assert_eq!(g.go_sdk.unwrap(), PathBuf::from("/src/zot"));
+        let g = parse(&["--go-sdk=rel/zot"]).unwrap().unwrap();
+        assert!(g.go_sdk.unwrap().is_absolute());
         assert!(parse(&["--help"]).unwrap().is_none());
         assert!(parse(&["--rounds", "0"]).is_err());
         assert!(parse(&["--bogus"]).is_err());

@@ -73,7 +73,18 @@ pub fn prepare(opts: &Options, plan: &CpuPlan) -> Result<(Vec<Prepared>, Vec<Tar
             continue;
         }
         let log = log_dir.join(format!("{}.stderr.log", target.name));
-        let probed = target.launch_spec(&opts.root).and_then(|spec| {
+        let built = match &target.go_build {
+            Some(b) if opts.build => crate::prebuild::build_go(b),
+            Some(b) if !b.binary_path().is_file() => Err(Error::new(format!(
+                "{} is not built (--no-build; --go-sdk DIR builds it)",
+                b.binary_path().display()
+            ))),
+            _ => Ok(()),
+        };
+        // A build failure is the whole reason: the stderr log is older.
+        let built_ok = built.is_ok();
+        let spec = built.and_then(|()| target.launch_spec(&opts.root));
+        let probed = spec.and_then(|spec| {
             status.program = Some(spec.program.display().to_string());
             let params = StartParams {
                 target_cpu: ec,
@@ -103,7 +114,9 @@ pub fn prepare(opts: &Options, plan: &CpuPlan) -> Result<(Vec<Prepared>, Vec<Tar
                 });
             }
             Err(e) => {
-                let tail = last_line(&log).map_or_else(String::new, |l| format!("; stderr: {l}"));
+                let tail = last_line(&log)
+                    .filter(|_| built_ok)
+                    .map_or_else(String::new, |l| format!("; stderr: {l}"));
                 status.note = Some(format!("{e}{tail}"));
             }
         }

@@ -16,6 +16,9 @@ pub enum Role {
     Floor,
     /// The conformance extension written with a project SDK.
     Sdk,
+    /// The same benchmark extension written with zot's own SDK (not this
+    /// project's): compared with, never checked against the goals.
+    Upstream,
     /// A hand-rolled script without SDK (what users write today).
     Raw,
     /// A plain line echo through the pipes (`cat`): the OS floor.
@@ -39,6 +42,31 @@ pub enum Launch {
     },
 }
 
+/// A Go extension built before it is probed: its sources are copied into a
+/// scratch module under the target dir whose generated `go.mod` replaces
+/// the SDK module with a local checkout, then `go build` runs there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoBuild {
+    /// The extension's Go sources (`*.go`; the extension directory).
+    pub src: PathBuf,
+    /// The local checkout of [`GO_SDK_MODULE`] (`--go-sdk`, `ZOT_GO_SDK`).
+    pub sdk: Option<PathBuf>,
+    /// The scratch module directory; the binary is built into it.
+    pub scratch: PathBuf,
+    /// The binary's file name.
+    pub binary: &'static str,
+}
+
+impl GoBuild {
+    /// Path of the built binary.
+    pub fn binary_path(&self) -> PathBuf {
+        self.scratch.join(self.binary)
+    }
+}
+
+/// The module path of zot's Go SDK (package `packages/agent/ext`).
+pub const GO_SDK_MODULE: &str = "github.com/patriceckhart/zot";
+
 /// One target.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
@@ -52,6 +80,9 @@ pub struct Target {
     pub raw_baseline: Option<&'static str>,
     /// How it is started.
     pub launch: Launch,
+    /// For Go targets: how its binary is built (in the probe, unless
+    /// `--no-build`).
+    pub go_build: Option<GoBuild>,
 }
 
 /// Name of the floor target.
@@ -64,6 +95,12 @@ pub fn catalog(opts: &Options) -> Vec<Target> {
         dir: opts.root.join(dir),
         exec_override: exec.map(|e| bin.join(e)),
     };
+    let go_sdk = GoBuild {
+        src: opts.root.join("bench/go-sdk"),
+        sdk: opts.go_sdk.clone(),
+        scratch: opts.target_dir.join("zot-bench/go-sdk"),
+        binary: "bench-go-sdk",
+    };
     vec![
         Target {
             name: FLOOR,
@@ -71,6 +108,7 @@ pub fn catalog(opts: &Options) -> Vec<Target> {
             role: Role::Floor,
             raw_baseline: None,
             launch: ext("bench/floor", Some("bench-floor")),
+            go_build: None,
         },
         Target {
             name: "rust-sdk",
@@ -78,6 +116,7 @@ pub fn catalog(opts: &Options) -> Vec<Target> {
             role: Role::Sdk,
             raw_baseline: None,
             launch: ext("tests/conformance/rust", Some("conformance-rust")),
+            go_build: None,
         },
         Target {
             name: "node-sdk",
@@ -85,6 +124,7 @@ pub fn catalog(opts: &Options) -> Vec<Target> {
             role: Role::Sdk,
             raw_baseline: Some("raw-node"),
             launch: ext("tests/conformance/node", None),
+            go_build: None,
         },
         Target {
             name: "python-sdk",
@@ -92,6 +132,18 @@ pub fn catalog(opts: &Options) -> Vec<Target> {
             role: Role::Sdk,
             raw_baseline: Some("raw-python"),
             launch: ext("tests/conformance/python", None),
+            go_build: None,
+        },
+        Target {
+            name: "go-sdk",
+            what: "benchmark extension, zot's Go SDK (bench/go-sdk)",
+            role: Role::Upstream,
+            raw_baseline: None,
+            launch: Launch::Extension {
+                dir: go_sdk.src.clone(),
+                exec_override: Some(go_sdk.binary_path()),
+            },
+            go_build: Some(go_sdk),
         },
         Target {
             name: "raw-node",
@@ -99,6 +151,7 @@ pub fn catalog(opts: &Options) -> Vec<Target> {
             role: Role::Raw,
             raw_baseline: None,
             launch: ext("bench/raw/node", None),
+            go_build: None,
         },
         Target {
             name: "raw-python",
@@ -106,6 +159,7 @@ pub fn catalog(opts: &Options) -> Vec<Target> {
             role: Role::Raw,
             raw_baseline: None,
             launch: ext("bench/raw/python", None),
+            go_build: None,
         },
         Target {
             name: "pipe-cat",
@@ -115,6 +169,7 @@ pub fn catalog(opts: &Options) -> Vec<Target> {
             launch: Launch::LinePipe {
                 program: "cat".into(),
             },
+            go_build: None,
         },
     ]
 }
