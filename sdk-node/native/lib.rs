@@ -220,6 +220,20 @@ impl NativeEngine {
             .map_err(err)
     }
 
+    /// Holds replies in the write buffer until `releaseReplies` (nests): the
+    /// facade holds them while it answers one batch, so the batch's replies
+    /// leave in one write.
+    #[napi(catch_unwind)]
+    pub fn hold_replies(&self) {
+        self.engine.hold_replies();
+    }
+
+    /// Ends one `holdReplies`; the last one writes what was held.
+    #[napi(catch_unwind)]
+    pub fn release_replies(&self) -> Result<()> {
+        self.engine.release_replies().map_err(err)
+    }
+
     /// Whether a job was cancelled (or is not open any more).
     #[napi(catch_unwind)]
     pub fn is_cancelled(&self, job: f64) -> Result<bool> {

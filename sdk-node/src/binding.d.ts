@@ -33,6 +33,14 @@ export declare class NativeEngine {
   complete(job: number, outcome: string): string
   /** Answers a job whose handler failed with `message`. */
   fail(job: number, message: string): string
+  /**
+   * Holds replies in the write buffer until `releaseReplies` (nests): the
+   * facade holds them while it answers one batch, so the batch's replies
+   * leave in one write.
+   */
+  holdReplies(): void
+  /** Ends one `holdReplies`; the last one writes what was held. */
+  releaseReplies(): void
   /** Whether a job was cancelled (or is not open any more). */
   isCancelled(job: number): boolean
   /** The host's `hello_ack` as JSON, once received. */

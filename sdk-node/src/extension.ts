@@ -173,7 +173,7 @@ export class Extension {
   private engine: NativeEngine | undefined;
   private hostInfo: HostInfo | undefined;
   private started = false;
-  private readonly controllers = new Map<number, AbortController>();
+  private readonly controllers = new Map<number, LazyAbort>();
   private readonly calls = new Map<number, PendingCall>();
   private readonly session = new AbortController();
   private readonly serialQueue: SerialJob[] = [];
@@ -422,6 +422,11 @@ export class Extension {
           cancelled.add(job.id);
         }
       }
+      // Replies of handlers that answer within this turn of the event loop
+      // (synchronous ones, and promises that settle in microtasks) leave in
+      // one write: held until the check phase, after the microtasks ran.
+      engine.holdReplies();
+      setImmediate(() => this.report("writer", "flush", () => engine.releaseReplies()));
       for (const job of batch) {
         if (job.kind === "hello") {
           await this.hello(engine, job.hello_ack);
@@ -595,15 +600,15 @@ export class Extension {
     call: (ctx: Context) => Awaitable<unknown>,
     toOutcome: (r: unknown) => unknown = (r) => r,
   ): void {
-    const controller = new AbortController();
-    this.controllers.set(id, controller);
-    const ctx = this.context(id, invocation, controller.signal);
+    const cancel = new LazyAbort();
+    this.controllers.set(id, cancel);
+    const ctx = this.context(id, invocation, cancel);
     const running = attempt(() => call(ctx));
     if (cancelled.has(id)) {
       // Cancelled before it started: abort right after the handler's
       // synchronous start, so that an `abort` listener it set up there
       // fires (an already-aborted signal never dispatches `abort`).
-      controller.abort();
+      cancel.abort();
     }
     running.then(
       (r) => {
@@ -620,7 +625,7 @@ export class Extension {
       (e: unknown) => {
         this.controllers.delete(id);
         const msg = message(e);
-        if (!controller.signal.aborted) {
+        if (!cancel.aborted) {
           this.log(`${what} ${name} failed: ${msg}`);
         }
         this.report(what, name, () => engine.fail(id, msg));
@@ -682,7 +687,7 @@ export class Extension {
           return undefined;
         }
         const event = job.event["type"] === undefined ? { type: "event", ...job.event } : job.event;
-        return handler(event, this.context(undefined, "", this.session.signal));
+        return handler(event, this.context(undefined, "", this.session));
       }
       // Input goes to the registration it arrived for, and only while that
       // registration is still active (closePanel may have ended it since).
@@ -701,11 +706,13 @@ export class Extension {
     }
   }
 
-  private context(job: number | undefined, invocation: string, signal: AbortSignal): Context {
+  private context(job: number | undefined, invocation: string, cancel: { readonly signal: AbortSignal }): Context {
     const host = this.hostInfo ?? ({} as HostInfo);
     return {
       id: invocation,
-      signal,
+      get signal(): AbortSignal {
+        return cancel.signal;
+      },
       host,
       callTool: (name, args = {}, options = {}) => this.startCall(job, name, args, options),
       notify: (level, msg) => this.notify(level, msg),
@@ -750,5 +757,37 @@ export class Extension {
       }
       this.calls.set(call, { resolve, reject, cleanup });
     });
+  }
+}
+
+/**
+ * An `AbortController` made only when a handler first reads `ctx.signal`:
+ * most handlers never do, and creating one per call is a measurable share of
+ * a small call's cost (bench/README.md). Aborting before that just records
+ * it; the signal is then born aborted.
+ */
+class LazyAbort {
+  private controller: AbortController | undefined;
+  private cancelled = false;
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.cancelled) {
+        this.controller.abort();
+      }
+    }
+    return this.controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.cancelled;
+  }
+
+  abort(): void {
+    if (!this.cancelled) {
+      this.cancelled = true;
+      this.controller?.abort();
+    }
   }
 }

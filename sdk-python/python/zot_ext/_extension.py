@@ -1108,7 +1108,9 @@ class _Session:
                 raise
             self._complete(job_id, answer, what)
         finally:
-            self._on_loop(self.cancels.pop, job_id, None)
+            # Straight from the worker: a dict pop is atomic under the GIL,
+            # and scheduling it on the loop cost a loop wake-up per call.
+            self.cancels.pop(job_id, None)
 
     def _await_from_thread(self, awaitable: Awaitable[Any]) -> Any:
         if threading.get_ident() == self.loop_thread:

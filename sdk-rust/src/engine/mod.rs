@@ -362,6 +362,15 @@ impl Inner {
             .inspect_err(|e| self.on_write_error(e))
     }
 
+    /// Encodes and writes a reply to a job (held while the binding holds
+    /// replies, see [`Engine::hold_replies`]).
+    fn write_reply(&self, frame: &ExtFrame) -> Result<(), WriteError> {
+        let line = encode_frame(frame).map_err(codec_to_write)?;
+        self.writer
+            .write_reply(&line)
+            .inspect_err(|e| self.on_write_error(e))
+    }
+
     pub(crate) fn on_write_error(&self, e: &WriteError) {
         if let WriteError::Broken(msg) = e {
             if self.begin_close(CloseReason::Broken(msg.clone()), Vec::new()) {
@@ -726,7 +735,7 @@ impl Engine {
 
     /// Writes a reply; maps write failures to [`CompleteError`].
     fn send_reply(&self, frame: &ExtFrame) -> Result<Completion, CompleteError> {
-        match self.inner.write_frame(frame, Lane::Direct) {
+        match self.inner.write_reply(frame) {
             Ok(()) => Ok(Completion::Sent),
             Err(e @ WriteError::TooLarge { .. }) => Err(CompleteError::TooLarge(e)),
             Err(WriteError::Closed) => Ok(Completion::Dropped(DropReason::Closed)),
@@ -827,6 +836,24 @@ impl Engine {
             }
             other => other,
         }
+    }
+
+    /// Holds the replies written by [`Engine::complete`] and friends in the
+    /// write buffer until the matching [`Engine::release_replies`], so that a
+    /// binding answering a batch of jobs in one turn of its event loop sends
+    /// them in one `write(2)`. Holds nest; every hold must be released soon
+    /// (at the end of the turn): the engine's own frames and spontaneous
+    /// frames still go out at once (taking held replies along), but a held
+    /// reply waits for the release. The Rust SDK does not need this (see
+    /// [`EngineConfig::deferred_flush`]).
+    pub fn hold_replies(&self) {
+        self.inner.writer.hold();
+    }
+
+    /// Ends one [`Engine::hold_replies`]; the last one flushes the held
+    /// replies. A failed write ends the session, as any failed write does.
+    pub fn release_replies(&self) -> Result<(), WriteError> {
+        self.inner.writer.release()
     }
 
     /// Sends a spontaneous frame: `notify`, `clear_notes`, `submit`,

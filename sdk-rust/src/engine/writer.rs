@@ -13,6 +13,12 @@
 //! schedules one flush task on the engine's runtime; every frame appended
 //! before that task runs leaves in the same `write(2)`.
 //!
+//! A binding that answers a whole batch of jobs in one turn of its event
+//! loop can hold its replies ([`crate::engine::Engine::hold_replies`]):
+//! replies then only append until the matching release, which flushes them
+//! in one `write(2)`. Every other frame (the engine's own replies, spontaneous
+//! frames, `call_tool`) still flushes at once, taking held replies along.
+//!
 //! Writes are bounded by a deadline ([`zot_protocol::limits::WRITE_TIMEOUT`]
 //! by default): a pipe the host stopped reading must not hang a handler
 //! forever. A failed or timed-out write marks the transport broken; every
@@ -72,6 +78,8 @@ pub(crate) type OnBroken = Box<dyn Fn(&WriteError) + Send + Sync>;
 pub(crate) struct Writer {
     /// Frames encoded and waiting for the lock.
     waiting: AtomicUsize,
+    /// Open `hold_replies` calls: replies append without flushing.
+    holds: AtomicUsize,
     state: Mutex<WriterState>,
     timeout: Duration,
     /// Where deferred flushes run (`None`: flush from the writing thread).
@@ -107,6 +115,7 @@ impl Writer {
     ) -> Arc<Self> {
         Arc::new(Self {
             waiting: AtomicUsize::new(0),
+            holds: AtomicUsize::new(0),
             state: Mutex::new(WriterState {
                 sink,
                 buf: Vec::with_capacity(16 * 1024),
@@ -139,6 +148,46 @@ impl Writer {
                 f(&e);
             }
         }
+    }
+
+    /// Replies append without flushing until [`Writer::release`].
+    pub(crate) fn hold(&self) {
+        self.holds.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Ends one [`Writer::hold`]; the last one flushes what was held.
+    pub(crate) fn release(&self) -> Result<(), WriteError> {
+        let prev = self
+            .holds
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |h| h.checked_sub(1))
+            .unwrap_or(0);
+        if prev != 1 {
+            return Ok(());
+        }
+        let mut st = lock(&self.state);
+        if st.buf.is_empty() || st.broken.is_some() || st.closed {
+            return Ok(());
+        }
+        let r = self.flush_locked(&mut st);
+        drop(st);
+        if let (Err(e), Some(f)) = (&r, self.on_broken.get()) {
+            f(e);
+        }
+        r
+    }
+
+    /// Writes a reply: like [`Writer::write`], but it only appends while
+    /// replies are held.
+    pub(crate) fn write_reply(self: &Arc<Self>, lines: &[u8]) -> Result<(), WriteError> {
+        if self.holds.load(Ordering::Acquire) == 0 {
+            return self.write(lines, Lane::Direct, false);
+        }
+        let mut st = lock(&self.state);
+        self.append(&mut st, lines, Lane::Direct, false)?;
+        if st.buf.len() >= FLUSH_THRESHOLD && st.broken.is_none() {
+            self.flush_locked(&mut st)?;
+        }
+        Ok(())
     }
 
     /// Writes encoded lines (each ending in LF) as one unit. With
