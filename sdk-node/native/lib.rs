@@ -68,15 +68,7 @@ fn millis(ms: Option<f64>) -> Option<Duration> {
 
 /// A batch of jobs as one JSON array.
 fn batch_json(jobs: &[Job]) -> String {
-    let mut out = String::from("[");
-    for (i, job) in jobs.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&job.to_json());
-    }
-    out.push(']');
-    out
+    Job::batch_to_json(jobs)
 }
 
 fn completion_name(c: Completion) -> &'static str {
@@ -208,6 +200,14 @@ impl NativeEngine {
             .map(completion_name)
             .map(str::to_owned)
             .map_err(err)
+    }
+
+    /// Answers event and panel jobs whose handlers returned (one call for
+    /// a run of them).
+    #[napi(catch_unwind)]
+    pub fn complete_serial(&self, jobs: Vec<f64>) -> Result<()> {
+        let ids = jobs.into_iter().map(job_id).collect::<Result<Vec<_>>>()?;
+        self.engine.complete_serial(&ids).map_err(err)
     }
 
     /// Answers a job whose handler failed with `message`.

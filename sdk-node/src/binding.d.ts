@@ -31,6 +31,11 @@ export declare class NativeEngine {
    * due).
    */
   complete(job: number, outcome: string): string
+  /**
+   * Answers event and panel jobs whose handlers returned (one call for
+   * a run of them).
+   */
+  completeSerial(jobs: Array<number>): void
   /** Answers a job whose handler failed with `message`. */
   fail(job: number, message: string): string
   /**

@@ -174,6 +174,7 @@ export class Extension {
   private hostInfo: HostInfo | undefined;
   private started = false;
   private readonly controllers = new Map<number, LazyAbort>();
+  private eventContext: Context | undefined;
   private readonly calls = new Map<number, PendingCall>();
   private readonly session = new AbortController();
   private readonly serialQueue: SerialJob[] = [];
@@ -644,9 +645,18 @@ export class Extension {
 
   /** Events and panel input: in arrival order, one at a time. */
   private pumpSerial(engine: NativeEngine): void {
+    // Handlers that return synchronously are answered together, in one
+    // native call per run of them.
+    const done: number[] = [];
+    const answer = (): void => {
+      if (done.length > 0) {
+        this.report("handler", "event", () => engine.completeSerial(done));
+      }
+    };
     while (!this.serialBusy) {
       const job = this.serialQueue.shift();
       if (job === undefined) {
+        answer();
         return;
       }
       let r: unknown;
@@ -657,9 +667,10 @@ export class Extension {
         continue;
       }
       if (!isThenable(r)) {
-        this.report("handler", job.kind, () => engine.complete(job.id, "null"));
+        done.push(job.id);
         continue;
       }
+      answer();
       this.serialBusy = true;
       Promise.resolve(r)
         .then(
@@ -686,8 +697,10 @@ export class Extension {
         if (handler === undefined) {
           return undefined;
         }
-        const event = job.event["type"] === undefined ? { type: "event", ...job.event } : job.event;
-        return handler(event, this.context(undefined, "", this.session));
+        // The engine hands events over with their `type`; one context
+        // serves every event (no job, the session's signal).
+        this.eventContext ??= this.context(undefined, "", this.session);
+        return handler(job.event, this.eventContext);
       }
       // Input goes to the registration it arrived for, and only while that
       // registration is still active (closePanel may have ended it since).

@@ -195,16 +195,7 @@ fn seconds(timeout: Option<f64>) -> PyResult<Option<Duration>> {
 }
 
 fn batch_json(jobs: &[Job]) -> String {
-    let mut out = String::with_capacity(64 * jobs.len() + 2);
-    out.push('[');
-    for (i, job) in jobs.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&job.to_json());
-    }
-    out.push(']');
-    out
+    Job::batch_to_json(jobs)
 }
 
 // ---------------------------------------------------------------------------
@@ -422,6 +413,18 @@ impl Engine {
         detached(py, || {
             self.check()?;
             completion(self.engine.complete_json(JobId(job), outcome_json))
+        })
+    }
+
+    /// Answers event and panel jobs whose handlers returned, in one call
+    /// for a run of them.
+    fn complete_serial(&self, py: Python<'_>, jobs: Vec<u64>) -> PyResult<()> {
+        detached(py, || {
+            self.check()?;
+            let ids: Vec<JobId> = jobs.into_iter().map(JobId).collect();
+            self.engine
+                .complete_serial(&ids)
+                .map_err(|e| EngineError::new_err(e.to_string()))
         })
     }
 

@@ -515,7 +515,7 @@ async fn jobs_convert_to_json_for_bindings() {
     assert_eq!(out[1], r#"{"kind":"cancel","id":1}"#);
     assert_eq!(
         out[2],
-        r#"{"kind":"event","id":2,"name":"turn_start","event":{"event":"turn_start","session_id":"","cwd":"","sequence":5,"step":2}}"#
+        r#"{"kind":"event","id":2,"name":"turn_start","event":{"type":"event","event":"turn_start","session_id":"","cwd":"","sequence":5,"step":2}}"#
     );
     assert_eq!(
         out[3],

@@ -819,6 +819,7 @@ class _Session:
         self._wake = asyncio.Event()
         self._serial: Deque[Job] = deque()
         self._serial_wake = asyncio.Event()
+        self._event_ctx: Optional[Ctx] = None
         self._poller: Optional[threading.Thread] = None
         self._stop_polling = threading.Event()
         self._fd: Optional[int] = None
@@ -1185,13 +1186,39 @@ class _Session:
     # -- events and panel input, in order ---------------------------------
 
     async def _serial_loop(self) -> None:
-        while True:
-            while not self._serial:
-                await self._serial_wake.wait()
-                self._serial_wake.clear()
-            await self._run_serial(self._serial.popleft())
+        # Jobs whose handlers returned are answered together, in one native
+        # call per run of them (before waiting for more, and at most every
+        # 256 jobs so that the engine's read-ahead bound keeps moving).
+        done: List[int] = []
+        try:
+            while True:
+                while not self._serial:
+                    if done:
+                        self._complete_serial(done)
+                        done = []
+                    await self._serial_wake.wait()
+                    self._serial_wake.clear()
+                job = self._serial.popleft()
+                if await self._run_serial(job):
+                    done.append(int(job["id"]))
+                    if len(done) >= 256:
+                        self._complete_serial(done)
+                        done = []
+        finally:
+            if done:
+                self._complete_serial(done)
 
-    async def _run_serial(self, job: Job) -> None:
+    def _complete_serial(self, jobs: List[int]) -> None:
+        try:
+            self.native.complete_serial(jobs)
+        except _native.EngineError as e:
+            self.ext.log(f"event handlers: {e}", logging.WARNING)
+        except RuntimeError:  # the runtime is gone (interpreter exiting)
+            pass
+
+    async def _run_serial(self, job: Job) -> bool:
+        """Runs one event or panel job; ``True`` when it is to be answered
+        as done (a failure is answered here)."""
         kind, job_id = job["kind"], int(job["id"])
         what = kind
         try:
@@ -1199,9 +1226,12 @@ class _Session:
                 what = f"event {job['name']}"
                 handler = self.ext._events.get(str(job["name"]))
                 if handler is not None:
-                    event = {"type": "event", **job["event"]}
-                    ctx = Ctx(self, None, "", self.ending)
-                    await self._call_serial(handler, what, event, ctx)
+                    # The engine hands events over with their `type`; one
+                    # context serves every event (no job, the session's
+                    # cancellation).
+                    if self._event_ctx is None:
+                        self._event_ctx = Ctx(self, None, "", self.ending)
+                    await self._call_serial(handler, what, job["event"], self._event_ctx)
             else:
                 panel_id = str(job["panel_id"])
                 what = f"panel {panel_id} {kind[6:]}"
@@ -1244,8 +1274,8 @@ class _Session:
             self.ext._ensure_logging()
             self.ext.logger.error("%s handler failed: %s", what, _message(e), exc_info=e)
             self._fail(job_id, _message(e))  # the engine logs it too (SDK-36)
-        else:
-            self._complete(job_id, "{}", what)
+            return False
+        return True
 
     async def _call_serial(self, handler: _Handler, what: str, *args: Any) -> None:
         if handler.is_async:

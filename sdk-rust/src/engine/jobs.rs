@@ -226,11 +226,6 @@ enum JobJson<'a> {
         args: &'a RawJson,
         interactive: bool,
     },
-    Event {
-        id: u64,
-        name: &'a str,
-        event: &'a EventData,
-    },
     Intercept {
         id: u64,
         name: &'a str,
@@ -276,7 +271,30 @@ impl Job {
     /// (`hello`, `command`, `tool`, `event`, `intercept`, `panel_key`,
     /// `panel_close`, `panel_resize`, `cancel`, `call_result`, `shutdown`,
     /// `finished`), for bindings that prefer to cross the FFI with JSON.
+    /// An event's `event` object is the frame as handlers see it, `type`
+    /// included.
     pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        self.write_json(&mut out);
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+
+    /// A batch of jobs as one JSON array of [`Job::to_json`] objects: what
+    /// the bindings hand across the FFI per wake-up.
+    pub fn batch_to_json(jobs: &[Job]) -> String {
+        let mut out = Vec::with_capacity(64 * jobs.len() + 2);
+        out.push(b'[');
+        for (i, job) in jobs.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            job.write_json(&mut out);
+        }
+        out.push(b']');
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+
+    fn write_json(&self, out: &mut Vec<u8>) {
         let j = match self {
             Job::Hello(ack) => JobJson::Hello { hello_ack: ack },
             Job::Command(c) => JobJson::Command {
@@ -292,11 +310,7 @@ impl Job {
                 args: &t.args,
                 interactive: t.interactive,
             },
-            Job::Event { id, event } => JobJson::Event {
-                id: id.0,
-                name: event.name(),
-                event,
-            },
+            Job::Event { id, event } => return write_event_json(id.0, event, out),
             Job::Intercept(i) => JobJson::Intercept {
                 id: i.id.0,
                 name: i.request.name(),
@@ -335,8 +349,29 @@ impl Job {
                 error: error.as_deref(),
             },
         };
-        serde_json::to_string(&j).expect("jobs always serialize")
+        serde_json::to_writer(out, &j).expect("jobs always serialize");
     }
+}
+
+/// `{"kind":"event","id":…,"name":…,"event":{"type":"event",…}}`: the event
+/// object is the frame as handlers see it, `type` included, so that bindings
+/// need not copy every event to add it.
+fn write_event_json(id: u64, event: &EventData, out: &mut Vec<u8>) {
+    use std::io::Write;
+    let name = serde_json::to_string(event.name()).expect("strings serialize");
+    let _ = write!(out, r#"{{"kind":"event","id":{id},"name":{name},"event":"#);
+    match event {
+        EventData::Known(e) => {
+            let start = out.len();
+            serde_json::to_writer(&mut *out, e).expect("events always serialize");
+            // A known event serializes as `{"event":…}` without `type`.
+            const TYPE: &[u8] = br#""type":"event","#;
+            out.splice(start + 1..start + 1, TYPE.iter().copied());
+        }
+        // The host's frame as it came, `type` and all.
+        EventData::Unknown(u) => out.extend_from_slice(u.raw.get().as_bytes()),
+    }
+    out.push(b'}');
 }
 
 /// The queue between the engine (producer) and a dispatcher (consumer).

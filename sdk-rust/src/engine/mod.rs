@@ -646,6 +646,31 @@ impl Engine {
         }
     }
 
+    /// Answers event and panel jobs whose handlers returned, all under one
+    /// lock: what `complete(id, Outcome::Done)` does for each, for bindings
+    /// that finish many events in one turn. Ids that are not open are
+    /// skipped (the session may have ended); a job of another kind is left
+    /// open and reported.
+    pub fn complete_serial(&self, jobs: &[JobId]) -> Result<(), CompleteError> {
+        let mut st = lock(&self.inner.state);
+        for job in jobs {
+            match st.jobs.get(&job.0).map(|j| &j.kind) {
+                Some(OpenKind::Serial(_)) => {
+                    self.inner.take_job(&mut st, job.0);
+                }
+                Some(other) => {
+                    return Err(CompleteError::WrongKind {
+                        job: job.0,
+                        expected: other.name(),
+                        got: "done",
+                    })
+                }
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
     /// Answers a job with an outcome given as JSON: the fields of
     /// [`ToolOutcome`], [`CommandOutcome`] or [`InterceptOutcome`] according
     /// to the job's kind. Invalid JSON fails the job (the host gets an error
