@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::json;
-use zot_ext::engine::{CommandOutcome, Job, Outcome, ToolOutcome};
+use zot_ext::engine::{CommandOutcome, CompleteError, Completion, Job, Outcome, ToolOutcome};
 use zot_ext::testing::{default_hello_ack, TestHost};
 use zot_ext::{Error, Extension, Response, ToolOutput, ToolSpec};
 use zot_protocol::{
@@ -521,4 +521,54 @@ async fn jobs_convert_to_json_for_bindings() {
         out[3],
         r#"{"kind":"panel_key","id":3,"panel_id":"p","key":"rune","text":"q"}"#
     );
+}
+
+#[tokio::test]
+async fn complete_serial_answers_event_jobs_and_refuses_other_kinds() {
+    let (engine, mut host, _) = engine_with(config(), default_hello_ack(), |e| {
+        e.subscribe("turn_start").unwrap();
+        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
+            .unwrap();
+    })
+    .await;
+    host.send_line(r#"{"type":"event","event":"turn_start","step":1}"#)
+        .await
+        .unwrap();
+    host.send_line(r#"{"type":"event","event":"turn_start","step":2}"#)
+        .await
+        .unwrap();
+    host.send_line(r#"{"type":"tool_call","id":"9","name":"t","args":{}}"#)
+        .await
+        .unwrap();
+    let (mut events, mut tool) = (Vec::new(), None);
+    while events.len() < 2 || tool.is_none() {
+        for j in jobs(&engine).await {
+            match j {
+                Job::Event { id, .. } => events.push(id),
+                Job::Tool(t) => tool = Some(t.id),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+    let tool = tool.unwrap();
+    assert!(matches!(
+        engine.complete_serial(&[tool]),
+        Err(CompleteError::WrongKind {
+            expected: "tool",
+            ..
+        })
+    ));
+    engine.complete_serial(&events).unwrap();
+    // Answered: a second time they are no longer open (and are skipped).
+    engine.complete_serial(&events).unwrap();
+    assert!(engine.is_cancelled(events[0]), "not open any more");
+    // The tool job was left open and is answered as usual.
+    assert_eq!(
+        engine.complete(tool, Outcome::Tool(Default::default())),
+        Ok(Completion::Sent)
+    );
+    match recv(&mut host).await {
+        ExtFrame::ToolResult(r) => assert_eq!(r.id, "9"),
+        other => panic!("{other:?}"),
+    }
 }
