@@ -6,7 +6,6 @@
 //! order, so a burst of frames costs one wake-up, not one per frame.
 
 use std::collections::VecDeque;
-use std::mem;
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
@@ -426,8 +425,14 @@ impl JobQueue {
                 st.signaled = true;
             }
         }
+        let sealed = st.sealed;
         drop(st);
-        self.notify.notify_waiters();
+        // One consumer pulls at a time: a stored permit is enough and cheaper
+        // than waking every registered waiter. The end wakes everyone.
+        if sealed {
+            self.notify.notify_waiters();
+        }
+        self.notify.notify_one();
     }
 
     pub(crate) fn push(&self, job: Job) {
@@ -446,7 +451,8 @@ impl JobQueue {
             st.signaled = false;
         }
         if !st.jobs.is_empty() {
-            let jobs: Vec<Job> = mem::take(&mut st.jobs).into();
+            // Drained, not taken: the queue keeps its capacity.
+            let jobs: Vec<Job> = st.jobs.drain(..).collect();
             if matches!(jobs.last(), Some(Job::Finished { .. })) {
                 st.done = true;
             }
@@ -458,13 +464,11 @@ impl JobQueue {
     /// Waits for the next batch (see [`crate::engine::Engine::next_jobs`]).
     pub(crate) async fn next(&self) -> Vec<Job> {
         loop {
-            let notified = self.notify.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
             if let Some(jobs) = self.try_take() {
                 return jobs;
             }
-            notified.await;
+            // A push after `try_take` leaves a permit: no wake-up is lost.
+            self.notify.notified().await;
         }
     }
 

@@ -117,17 +117,21 @@ pub(crate) async fn run(inner: Arc<Inner>, source: Source) {
     inner.finish_close(reason).await;
 }
 
-/// Waits while the serial backlog is full (see [`super::SERIAL_READ_AHEAD`]).
+/// Whether reading must pause for the serial backlog (see
+/// [`super::SERIAL_READ_AHEAD`]).
+fn backlog_full(inner: &Inner) -> bool {
+    let st = lock(&inner.state);
+    st.serial_open >= SERIAL_READ_AHEAD && st.calls.is_empty()
+}
+
+/// Waits while the serial backlog is full.
 async fn backlog_room(inner: &Inner) {
     loop {
         let room = inner.read_room.notified();
         tokio::pin!(room);
         room.as_mut().enable();
-        {
-            let st = lock(&inner.state);
-            if st.serial_open < SERIAL_READ_AHEAD || !st.calls.is_empty() {
-                return;
-            }
+        if !backlog_full(inner) {
+            return;
         }
         room.await;
     }
@@ -145,6 +149,10 @@ async fn read_loop(
     let mut lines = LineReader::new(BatchReader::new(reader, line_ready.clone()));
     let mut handshaken = false;
     let mut announced = false;
+    // One stop future for the whole loop: a fresh one per line would
+    // register and unregister a waiter for every frame.
+    let stop = inner.stop.cancelled();
+    tokio::pin!(stop);
     loop {
         if handshaken && !announced {
             // Frames after `hello_ack` wait for the on-hello hook: a request
@@ -153,7 +161,7 @@ async fn read_loop(
             // Bounded, so a hook that never returns cannot wedge reading.
             tokio::select! {
                 biased;
-                _ = inner.stop.cancelled() => return None,
+                _ = &mut stop => return None,
                 _ = inner.announced.cancelled() => {}
                 _ = tokio::time::sleep(ON_HELLO_WAIT) => inner.diag(
                     "the on-hello hook has not finished after 5 s; reading on",
@@ -167,15 +175,17 @@ async fn read_loop(
             if !batch.is_empty() {
                 inner.queue.push_all(batch.drain(..));
             }
-            tokio::select! {
-                biased;
-                _ = inner.stop.cancelled() => return None,
-                _ = backlog_room(inner) => {}
+            if backlog_full(inner) {
+                tokio::select! {
+                    biased;
+                    _ = &mut stop => return None,
+                    _ = backlog_room(inner) => {}
+                }
             }
         }
         let next = tokio::select! {
             biased;
-            _ = inner.stop.cancelled() => return None,
+            _ = &mut stop => return None,
             r = lines.next_line() => r,
         };
         let frame = match next {

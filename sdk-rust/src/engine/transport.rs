@@ -338,6 +338,13 @@ impl AsyncRead for FdReader {
             });
             match res {
                 Ok(Ok(n)) => {
+                    if n > 0 && n < unfilled.len() {
+                        // A short read drained the pipe: forget the readiness
+                        // now instead of learning it from one more read that
+                        // fails with EAGAIN (a syscall per idle round trip).
+                        // tokio keeps readiness that arrived since.
+                        guard.clear_ready();
+                    }
                     buf.advance(n);
                     return Poll::Ready(Ok(()));
                 }

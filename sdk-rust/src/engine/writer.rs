@@ -84,6 +84,10 @@ pub(crate) struct Writer {
     timeout: Duration,
     /// Where deferred flushes run (`None`: flush from the writing thread).
     defer: Option<tokio::runtime::Handle>,
+    /// Wakes the flusher task (started on the first deferred write): one
+    /// long-lived task instead of a spawn (an allocation) per flush.
+    flusher: Arc<tokio::sync::Notify>,
+    flusher_started: std::sync::atomic::AtomicBool,
     on_broken: OnceLock<OnBroken>,
 }
 
@@ -126,6 +130,8 @@ impl Writer {
             }),
             timeout,
             defer,
+            flusher: Arc::new(tokio::sync::Notify::new()),
+            flusher_started: std::sync::atomic::AtomicBool::new(false),
             on_broken: OnceLock::new(),
         })
     }
@@ -208,8 +214,12 @@ impl Writer {
             if !open_gate && st.broken.is_none() && st.buf.len() < FLUSH_THRESHOLD {
                 if !st.buf.is_empty() && !st.flush_scheduled {
                     st.flush_scheduled = true;
-                    let me = Arc::clone(self);
-                    rt.spawn(async move { me.flush_deferred() });
+                    if !self.flusher_started.swap(true, Ordering::AcqRel) {
+                        rt.spawn(flusher(Arc::downgrade(self), self.flusher.clone()));
+                    }
+                    // A stored permit if the flusher is busy or not yet
+                    // waiting: it flushes once more, never too few times.
+                    self.flusher.notify_one();
                 }
                 return result;
             }
@@ -285,10 +295,26 @@ impl Writer {
         // Drop the real sink: an in-memory host then sees the end of the
         // stream.
         st.sink = Box::new(ClosedSink);
+        drop(st);
+        // Lets the flusher task end.
+        self.flusher.notify_one();
     }
 
     pub(crate) fn is_broken(&self) -> bool {
         lock(&self.state).broken.is_some()
+    }
+}
+
+/// The deferred flush task: flushes whenever woken, until the writer is
+/// closed or gone.
+async fn flusher(writer: std::sync::Weak<Writer>, wake: Arc<tokio::sync::Notify>) {
+    loop {
+        wake.notified().await;
+        let Some(w) = writer.upgrade() else { return };
+        w.flush_deferred();
+        if lock(&w.state).closed {
+            return;
+        }
     }
 }
 

@@ -787,7 +787,17 @@ impl Extension {
             .enable_all()
             .build()
             .map_err(|e| super::RunError::Io(e.to_string()))?;
-        let result = rt.block_on(self.run());
+        // The session runs as a task, not as the `block_on` future itself:
+        // waking a task queues it, while waking the `block_on` future makes
+        // the scheduler poll epoll once more before it runs (one syscall per
+        // request on an idle extension).
+        let result = rt.block_on(async move {
+            tokio::spawn(self.run()).await.unwrap_or_else(|e| {
+                Err(super::RunError::Session(format!(
+                    "the extension's session task failed: {e}"
+                )))
+            })
+        });
         // Handlers still running (or blocked) must not delay the exit.
         rt.shutdown_timeout(std::time::Duration::from_millis(100));
         result
