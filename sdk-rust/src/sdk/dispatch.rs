@@ -8,6 +8,7 @@
 //! decides what goes on the wire.
 
 use std::collections::VecDeque;
+use std::future::Future;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
@@ -82,6 +83,8 @@ pub(crate) async fn serve(
         tables,
         handle,
         serial: serial_tx,
+        inline_first_poll: tokio::runtime::Handle::current().runtime_flavor()
+            == tokio::runtime::RuntimeFlavor::CurrentThread,
     };
     loop {
         for job in pending.drain(..) {
@@ -136,9 +139,30 @@ struct Dispatcher {
     tables: Arc<Tables>,
     handle: ExtHandle,
     serial: mpsc::UnboundedSender<(Job, Option<PanelTarget>)>,
+    inline_first_poll: bool,
 }
 
 impl Dispatcher {
+    /// On a current-thread runtime (`run_blocking`), polls a job's future
+    /// once right here and spawns it as a task only if it is not done: most
+    /// tool, command and interceptor handlers answer without waiting, and a
+    /// task (an aligned allocation, a schedule and a poll) is a tenth of a
+    /// small call's cost. The first poll uses a no-op waker; a future left
+    /// pending re-registers with its task's waker on the task's first poll
+    /// (which spawning schedules at once), so no wake-up is lost. On a
+    /// multi-thread runtime every job is a task, so handlers run in parallel.
+    fn run_or_spawn(&self, fut: impl Future<Output = ()> + Send + 'static) {
+        if !self.inline_first_poll {
+            tokio::spawn(fut);
+            return;
+        }
+        let mut fut = Box::pin(fut);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        if fut.as_mut().poll(&mut cx).is_pending() {
+            tokio::spawn(fut);
+        }
+    }
+
     fn ctx(&self, job: Option<JobId>, invocation: String, token: CancelToken) -> Ctx {
         Ctx {
             ext: self.handle.clone(),
@@ -164,7 +188,7 @@ impl Dispatcher {
                 };
                 let ctx = self.ctx(Some(c.id), c.invocation, self.engine.cancel_token(c.id));
                 let (engine, handle) = (self.engine.clone(), self.handle.clone());
-                tokio::spawn(async move {
+                self.run_or_spawn(async move {
                     let r = run_handler(|| f(c.args, ctx)).await;
                     let done = match r {
                         Ok(resp) => engine.complete(c.id, Outcome::Command(resp.into_outcome())),
@@ -190,7 +214,7 @@ impl Dispatcher {
                 let ctx = self.ctx(Some(t.id), t.invocation, self.engine.cancel_token(t.id));
                 let (engine, handle) = (self.engine.clone(), self.handle.clone());
                 let id = t.id;
-                tokio::spawn(CURRENT_TOOL.scope(id, async move {
+                self.run_or_spawn(CURRENT_TOOL.scope(id, async move {
                     let token = ctx.token.clone();
                     let r = run_handler(|| f(t.args, ctx)).await;
                     let done = match r {
@@ -224,7 +248,7 @@ impl Dispatcher {
                     self.engine.cancel_token(i.id),
                 );
                 let (engine, handle) = (self.engine.clone(), self.handle.clone());
-                tokio::spawn(async move {
+                self.run_or_spawn(async move {
                     let r = run_handler(|| f(i.request, ctx)).await;
                     let done = match r {
                         Ok(out) => engine.complete(i.id, Outcome::Intercept(out)),
