@@ -69,6 +69,9 @@ pub enum WriteError {
     Encode(String),
 }
 
+/// The write buffer's usual size.
+const INITIAL_BUF: usize = 16 * 1024;
+
 /// Flush anyway once this much is buffered, even if more frames wait.
 const FLUSH_THRESHOLD: usize = 256 * 1024;
 
@@ -122,7 +125,7 @@ impl Writer {
             holds: AtomicUsize::new(0),
             state: Mutex::new(WriterState {
                 sink,
-                buf: Vec::with_capacity(16 * 1024),
+                buf: Vec::with_capacity(INITIAL_BUF),
                 held: Some(Vec::new()),
                 broken: None,
                 closed: false,
@@ -254,6 +257,15 @@ impl Writer {
                 return Ok(());
             }
         }
+        if lines.len() >= FLUSH_THRESHOLD && !open_gate {
+            // A large frame would be flushed at once anyway: write it
+            // straight from the caller's buffer (after what is buffered)
+            // instead of copying it into ours first.
+            if !st.buf.is_empty() {
+                self.flush_locked(st)?;
+            }
+            return self.sink_write(st, lines);
+        }
         st.buf.extend_from_slice(lines);
         if open_gate {
             if let Some(held) = st.held.take() {
@@ -264,13 +276,23 @@ impl Writer {
     }
 
     fn flush_locked(&self, st: &mut WriterState) -> Result<(), WriteError> {
-        let deadline = Instant::now() + self.timeout;
-        let buf = std::mem::take(&mut st.buf);
-        let r = st.sink.write_all(&buf, deadline);
-        // Keep the allocation for the next frames.
+        let mut buf = std::mem::take(&mut st.buf);
+        let r = self.sink_write(st, &buf);
+        buf.clear();
+        // Keep the allocation for the next frames, unless a burst grew it
+        // large: that memory would stay resident for good.
+        if buf.capacity() > 4 * INITIAL_BUF {
+            buf = Vec::with_capacity(INITIAL_BUF);
+        }
         st.buf = buf;
-        st.buf.clear();
-        match r {
+        r
+    }
+
+    /// Writes `bytes` to the sink within the write deadline; a failure
+    /// marks the transport broken.
+    fn sink_write(&self, st: &mut WriterState, bytes: &[u8]) -> Result<(), WriteError> {
+        let deadline = Instant::now() + self.timeout;
+        match st.sink.write_all(bytes, deadline) {
             Ok(()) => Ok(()),
             Err(e) => {
                 let msg = if e.kind() == io::ErrorKind::TimedOut {
@@ -516,6 +538,28 @@ mod tests {
         let w = writes.lock().unwrap();
         assert_eq!(w.len(), 2, "one write for the three frames");
         assert_eq!(w[1], b"{\"n\":0}\n{\"n\":1}\n{\"n\":2}\n");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_large_frame_follows_the_buffered_ones_without_being_copied() {
+        let writes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let writer = Writer::new(
+            Box::new(Counting(writes.clone())),
+            Duration::from_secs(5),
+            Some(tokio::runtime::Handle::current()),
+        );
+        writer.write(b"{}\n", Lane::Direct, true).unwrap();
+        writer
+            .write(b"{\"small\":1}\n", Lane::Direct, false)
+            .unwrap();
+        let mut big = vec![b'x'; super::FLUSH_THRESHOLD];
+        big.push(b'\n');
+        writer.write(&big, Lane::Direct, false).unwrap();
+        // Written at once, after the buffered frame, as a write of its own.
+        let w = writes.lock().unwrap();
+        assert_eq!(w.len(), 3);
+        assert_eq!(w[1], b"{\"small\":1}\n");
+        assert_eq!(w[2], big);
     }
 
     #[tokio::test(flavor = "current_thread")]
