@@ -9,6 +9,7 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
@@ -71,18 +72,21 @@ pub(crate) async fn serve(
     }
 
     let tables = Arc::new(handlers.tables());
+    let serial = Arc::new(Serial {
+        tables: tables.clone(),
+        session: engine.session_token(),
+        engine: engine.clone(),
+        handle: handle.clone(),
+        queued: AtomicUsize::new(0),
+    });
     let (serial_tx, serial_rx) = mpsc::unbounded_channel();
-    tokio::spawn(run_serial(
-        serial_rx,
-        tables.clone(),
-        engine.clone(),
-        handle.clone(),
-    ));
+    tokio::spawn(run_serial(serial_rx, serial.clone()));
     let d = Dispatcher {
         engine,
         tables,
         handle,
-        serial: serial_tx,
+        serial,
+        serial_tx,
         inline_first_poll: tokio::runtime::Handle::current().runtime_flavor()
             == tokio::runtime::RuntimeFlavor::CurrentThread,
     };
@@ -138,7 +142,8 @@ struct Dispatcher {
     engine: Engine,
     tables: Arc<Tables>,
     handle: ExtHandle,
-    serial: mpsc::UnboundedSender<(Job, Option<PanelTarget>)>,
+    serial: Arc<Serial>,
+    serial_tx: mpsc::UnboundedSender<SerialWork>,
     inline_first_poll: bool,
 }
 
@@ -169,6 +174,31 @@ impl Dispatcher {
             job,
             invocation,
             token,
+        }
+    }
+
+    /// Events and panel input, in arrival order, one at a time. While the
+    /// serial task has nothing queued (and on a current-thread runtime) a
+    /// job runs right here: usually it is done at once, before any job
+    /// dispatched after it, with no channel or task hop. A job that is not
+    /// done at once goes to the serial task, and so does everything after
+    /// it until that task catches up.
+    fn dispatch_serial(&self, job: Job, target: Option<PanelTarget>) {
+        if !self.inline_first_poll || self.serial.queued.load(Ordering::Acquire) > 0 {
+            self.serial.queued.fetch_add(1, Ordering::AcqRel);
+            let _ = self.serial_tx.send(SerialWork::Job(Box::new(job), target));
+            return;
+        }
+        let Some((id, mut fut)) = self.serial.start(job, target) else {
+            return;
+        };
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match fut.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(result) => self.serial.finish(id, result),
+            std::task::Poll::Pending => {
+                self.serial.queued.fetch_add(1, Ordering::AcqRel);
+                let _ = self.serial_tx.send(SerialWork::Resume(id, fut));
+            }
         }
     }
 
@@ -265,7 +295,7 @@ impl Dispatcher {
             | Job::PanelClose { .. }
             | Job::PanelResize { .. }) => {
                 let target = self.handle.panel_target(&job);
-                let _ = self.serial.send((job, target));
+                self.dispatch_serial(job, target);
             }
             // Tokens were cancelled by the engine; handlers observe them.
             Job::Cancel { .. } | Job::Shutdown | Job::Hello(_) => {}
@@ -292,43 +322,76 @@ fn report(handle: &ExtHandle, what: &str, name: &str, r: Result<Completion, Comp
     }
 }
 
-/// Events and panel input, in arrival order, one at a time; each is
-/// answered so that the shutdown grace knows when they are done.
-async fn run_serial(
-    mut rx: mpsc::UnboundedReceiver<(Job, Option<PanelTarget>)>,
+/// What the serial task runs: a job, or one whose first poll (in the
+/// dispatcher) was pending.
+enum SerialWork {
+    Job(Box<Job>, Option<PanelTarget>),
+    Resume(JobId, BoxFut<()>),
+}
+
+/// What event and panel jobs need, shared by the dispatcher (inline runs)
+/// and the serial task.
+struct Serial {
     tables: Arc<Tables>,
+    /// Serial jobs carry the session token: no lookup per event.
+    session: CancelToken,
     engine: Engine,
     handle: ExtHandle,
-) {
-    let session = engine.session_token();
-    while let Some((job, target)) = rx.recv().await {
-        let (id, result) = match job {
-            Job::Event { id, event } => {
-                let result = match tables.events.get(event.name()).cloned() {
-                    Some(f) => {
-                        // Serial jobs carry the session token (no lookup).
-                        let ctx = Ctx {
-                            ext: handle.clone(),
-                            job: None,
-                            invocation: String::new(),
-                            token: session.clone(),
-                        };
-                        run_handler(|| f(event, ctx)).await
-                    }
-                    None => Ok(()),
-                };
-                (id, result)
+    /// Jobs handed to the serial task and not finished yet.
+    queued: AtomicUsize,
+}
+
+impl Serial {
+    /// The job's handler as a future (`None` for jobs that are not serial).
+    fn start(&self, job: Job, target: Option<PanelTarget>) -> Option<(JobId, BoxFut<()>)> {
+        let ready = |r: Result<(), String>| -> BoxFut<()> { Box::pin(std::future::ready(r)) };
+        Some(match job {
+            Job::Event { id, event } => match self.tables.events.get(event.name()).cloned() {
+                Some(f) => {
+                    let ctx = Ctx {
+                        ext: self.handle.clone(),
+                        job: None,
+                        invocation: String::new(),
+                        token: self.session.clone(),
+                    };
+                    (id, Box::pin(run_handler(move || f(event, ctx))))
+                }
+                None => (id, ready(Ok(()))),
+            },
+            Job::PanelKey { id, key } => (id, ready(self.handle.dispatch_key(target, &key))),
+            Job::PanelClose { id, panel_id } => {
+                (id, ready(self.handle.dispatch_close(target, &panel_id)))
             }
-            Job::PanelKey { id, key } => (id, handle.dispatch_key(target, &key)),
-            Job::PanelClose { id, panel_id } => (id, handle.dispatch_close(target, &panel_id)),
-            Job::PanelResize { id, resize } => (id, handle.dispatch_resize(target, &resize)),
-            _ => continue,
-        };
-        // The engine logs failures (SDK-36).
+            Job::PanelResize { id, resize } => {
+                (id, ready(self.handle.dispatch_resize(target, &resize)))
+            }
+            _ => return None,
+        })
+    }
+
+    /// Answers a finished job (the engine logs failures, SDK-36).
+    fn finish(&self, id: JobId, result: Result<(), String>) {
         let done = match result {
-            Ok(()) => engine.complete(id, Outcome::Done),
-            Err(msg) => engine.fail(id, &msg),
+            Ok(()) => self.engine.complete(id, Outcome::Done),
+            Err(msg) => self.engine.fail(id, &msg),
         };
-        report(&handle, "job", &id.to_string(), done);
+        report(&self.handle, "job", &id.to_string(), done);
+    }
+}
+
+/// Events and panel input that could not run inline, in arrival order, one
+/// at a time; each is answered so that the shutdown grace knows when they
+/// are done.
+async fn run_serial(mut rx: mpsc::UnboundedReceiver<SerialWork>, serial: Arc<Serial>) {
+    while let Some(work) = rx.recv().await {
+        let started = match work {
+            SerialWork::Job(job, target) => serial.start(*job, target),
+            SerialWork::Resume(id, fut) => Some((id, fut)),
+        };
+        if let Some((id, fut)) = started {
+            let result = fut.await;
+            serial.finish(id, result);
+        }
+        serial.queued.fetch_sub(1, Ordering::AcqRel);
     }
 }
