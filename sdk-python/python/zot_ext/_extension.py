@@ -196,7 +196,12 @@ class _Workers:
     """
 
     def __init__(self) -> None:
-        self._cv = threading.Condition()
+        lock = threading.Lock()
+        # Two conditions on one lock: a finished handler must not wake every
+        # idle worker (with 64 calls in flight that was a herd of GIL
+        # hand-offs per call), only `wait_idle` once nothing runs.
+        self._cv = threading.Condition(lock)
+        self._idle_cv = threading.Condition(lock)
         self._tasks: Deque[Callable[[], None]] = deque()
         self._idle = 0
         self._busy = 0
@@ -231,12 +236,13 @@ class _Workers:
             finally:
                 with self._cv:
                     self._busy -= 1
-                    self._cv.notify_all()
+                    if self._busy == 0:
+                        self._idle_cv.notify_all()
 
     def wait_idle(self, timeout: float) -> None:
         """Waits (at most ``timeout`` s) until no handler is running."""
-        with self._cv:
-            self._cv.wait_for(lambda: self._busy == 0, timeout)
+        with self._idle_cv:
+            self._idle_cv.wait_for(lambda: self._busy == 0, timeout)
 
     def close(self, timeout: float) -> None:
         """Lets idle workers exit and, when no handler is still running,
