@@ -365,7 +365,10 @@ impl Inner {
     /// Encodes and writes a reply to a job (held while the binding holds
     /// replies, see [`Engine::hold_replies`]).
     fn write_reply(&self, frame: &ExtFrame) -> Result<(), WriteError> {
-        let line = encode_frame(frame).map_err(codec_to_write)?;
+        // Sized up front: growing a megabyte result by doubling would copy
+        // it several times and hold two copies at once (peak RSS).
+        let mut line = Vec::with_capacity(reply_size_hint(frame));
+        zot_protocol::codec::encode_frame_into(frame, &mut line).map_err(codec_to_write)?;
         self.writer
             .write_reply(&line)
             .inspect_err(|e| self.on_write_error(e))
@@ -448,6 +451,27 @@ impl Inner {
         self.queue.push_all(cancels);
         self.abandon_children(children);
     }
+}
+
+/// Roughly the encoded size of a reply: its payload strings plus room for
+/// the rest.
+fn reply_size_hint(frame: &ExtFrame) -> usize {
+    let payload = match frame {
+        ExtFrame::ToolResult(r) => {
+            r.content
+                .iter()
+                .map(|b| match b {
+                    ContentBlock::Text { text } => text.len(),
+                    ContentBlock::Image { mime_type, data } => mime_type.len() + data.len(),
+                    ContentBlock::Unknown(_) => 0,
+                })
+                .sum::<usize>()
+                + r.structured_content.as_ref().map_or(0, |v| v.get().len())
+        }
+        ExtFrame::CommandResponse(c) => c.prompt.len() + c.display.len() + c.insert.len(),
+        _ => 0,
+    };
+    payload + 256
 }
 
 pub(crate) fn codec_to_write(e: CodecError) -> WriteError {
