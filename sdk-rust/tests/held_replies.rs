@@ -9,14 +9,21 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use zot_ext::engine::{Engine, Job, JobId, Outcome, ToolOutcome};
+use zot_ext::engine::{Engine, Job, JobId, MemoryHost, Outcome, ToolOutcome};
 use zot_protocol::{ContentBlock, ExtFrame, RawJson, RegisterTool};
 
-async fn tool_jobs(
-    engine: &Engine,
-    host: &mut zot_ext::engine::MemoryHost,
-    n: usize,
-) -> Vec<JobId> {
+/// An engine with tool `t`, and `n` tool jobs handed out (`c0`, `c1`, …).
+async fn started(n: usize) -> (Engine, MemoryHost, Vec<JobId>) {
+    let (engine, mut host, _) = engine_with(config(), ack_with(&[]), |e| {
+        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
+            .unwrap();
+    })
+    .await;
+    let ids = tool_jobs(&engine, &mut host, n).await;
+    (engine, host, ids)
+}
+
+async fn tool_jobs(engine: &Engine, host: &mut MemoryHost, n: usize) -> Vec<JobId> {
     for i in 0..n {
         host.send_line(&format!(
             r#"{{"type":"tool_call","id":"c{i}","name":"t","args":{{}}}}"#
@@ -43,13 +50,13 @@ fn text(t: &str) -> Outcome {
     })
 }
 
-async fn nothing_written(host: &mut zot_ext::engine::MemoryHost) -> bool {
+async fn nothing_written(host: &mut MemoryHost) -> bool {
     tokio::time::timeout(Duration::from_secs(1), host.recv_line())
         .await
         .is_err()
 }
 
-async fn result_id(host: &mut zot_ext::engine::MemoryHost) -> String {
+async fn result_id(host: &mut MemoryHost) -> String {
     match recv(host).await {
         ExtFrame::ToolResult(r) => r.id,
         other => panic!("expected a tool result, got {other:?}"),
@@ -58,12 +65,7 @@ async fn result_id(host: &mut zot_ext::engine::MemoryHost) -> String {
 
 #[tokio::test(start_paused = true)]
 async fn held_replies_leave_at_the_last_release_in_order() {
-    let (engine, mut host, _) = engine_with(config(), ack_with(&[]), |e| {
-        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-            .unwrap();
-    })
-    .await;
-    let ids = tool_jobs(&engine, &mut host, 3).await;
+    let (engine, mut host, ids) = started(3).await;
 
     engine.hold_replies();
     engine.hold_replies(); // holds nest
@@ -89,12 +91,7 @@ async fn held_replies_leave_at_the_last_release_in_order() {
 
 #[tokio::test(start_paused = true)]
 async fn a_hold_delays_no_frame_but_the_binding_replies() {
-    let (engine, mut host, _) = engine_with(config(), ack_with(&[]), |e| {
-        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-            .unwrap();
-    })
-    .await;
-    let ids = tool_jobs(&engine, &mut host, 1).await;
+    let (engine, mut host, ids) = started(1).await;
     engine.hold_replies();
     engine.complete(ids[0], text("a")).unwrap();
     // The engine's own reply (an unknown tool, SDK-20) is written at once
@@ -115,12 +112,7 @@ async fn a_hold_delays_no_frame_but_the_binding_replies() {
 
 #[tokio::test(start_paused = true)]
 async fn shutdown_writes_held_replies() {
-    let (engine, mut host, _) = engine_with(config(), ack_with(&[]), |e| {
-        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-            .unwrap();
-    })
-    .await;
-    let ids = tool_jobs(&engine, &mut host, 1).await;
+    let (engine, mut host, ids) = started(1).await;
     engine.hold_replies();
     engine.complete(ids[0], text("a")).unwrap();
     host.send_line(r#"{"type":"shutdown"}"#).await.unwrap();

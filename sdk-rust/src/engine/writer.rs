@@ -503,8 +503,10 @@ mod tests {
         assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
     }
 
+    type Writes = std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>;
+
     /// Counts the `write_all` calls a sink receives.
-    struct Counting(std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>);
+    struct Counting(Writes);
 
     impl FrameSink for Counting {
         fn write_all(&mut self, buf: &[u8], _deadline: Instant) -> std::io::Result<()> {
@@ -515,13 +517,7 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn deferred_flush_writes_a_pass_of_frames_at_once() {
-        let writes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let rt = tokio::runtime::Handle::current();
-        let writer = Writer::new(
-            Box::new(Counting(writes.clone())),
-            Duration::from_secs(5),
-            Some(rt),
-        );
+        let (writer, writes) = deferred();
         // The handshake is written at once...
         writer
             .write(b"{\"type\":\"ready\"}\n", Lane::Direct, true)
@@ -540,14 +536,21 @@ mod tests {
         assert_eq!(w[1], b"{\"n\":0}\n{\"n\":1}\n{\"n\":2}\n");
     }
 
-    #[tokio::test(flavor = "current_thread")]
-    async fn a_large_frame_follows_the_buffered_ones_without_being_copied() {
-        let writes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    /// A writer with deferred flushing on the current runtime, and what its
+    /// sink received, write by write.
+    fn deferred() -> (std::sync::Arc<Writer>, Writes) {
+        let writes = Writes::default();
         let writer = Writer::new(
             Box::new(Counting(writes.clone())),
             Duration::from_secs(5),
             Some(tokio::runtime::Handle::current()),
         );
+        (writer, writes)
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_large_frame_follows_the_buffered_ones_without_being_copied() {
+        let (writer, writes) = deferred();
         writer.write(b"{}\n", Lane::Direct, true).unwrap();
         writer
             .write(b"{\"small\":1}\n", Lane::Direct, false)
@@ -564,12 +567,7 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn close_flushes_what_a_deferred_flush_has_not_written_yet() {
-        let writes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let writer = Writer::new(
-            Box::new(Counting(writes.clone())),
-            Duration::from_secs(5),
-            Some(tokio::runtime::Handle::current()),
-        );
+        let (writer, writes) = deferred();
         writer.write(b"{}\n", Lane::Direct, true).unwrap();
         writer
             .write(b"{\"last\":1}\n", Lane::Direct, false)
