@@ -325,6 +325,60 @@ async fn panel_keys_are_routed_in_order_and_unknown_panels_ignored() {
     );
 }
 
+/// A panel handler registering handlers for its own panel used to wait for
+/// the lock it was running under. The session runs on a thread of its own,
+/// so that a regression fails the test instead of hanging the suite.
+#[test]
+fn a_panel_handler_can_register_handlers_for_its_own_panel() {
+    async fn session() -> Vec<String> {
+        let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+        let log = seen.clone();
+        let ext = Extension::new("x", "1").command("open", "", move |_a, ctx| {
+            let log = log.clone();
+            async move {
+                let h = ctx.ext().clone();
+                ctx.ext().on_panel_key("p", move |k| {
+                    log.lock().unwrap().push(format!("first {}", k.key));
+                    // From inside the key handler: a close handler, and a
+                    // new key handler replacing this one.
+                    let (log2, log3) = (log.clone(), log.clone());
+                    h.on_panel_close("p", move || log2.lock().unwrap().push("closed".into()));
+                    h.on_panel_key("p", move |k| {
+                        log3.lock().unwrap().push(format!("second {}", k.key))
+                    });
+                    let _ = h.render_lines("p", ["registered"]);
+                });
+                Response::noop()
+            }
+        });
+        let mut host = TestHost::start(ext).await.unwrap();
+        host.command("open", "").await.unwrap();
+        host.panel_key("p", "up", "").await.unwrap();
+        // Rendered once the first key was handled: the next keys arrive for
+        // the registration it made.
+        host.wait_for(|f| matches!(f, ExtFrame::PanelRender(_)).then_some(()))
+            .await
+            .unwrap();
+        host.panel_key("p", "down", "").await.unwrap();
+        host.panel_close("p").await.unwrap();
+        host.shutdown().await.unwrap();
+        let seen = seen.lock().unwrap().clone();
+        seen
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let _ = tx.send(rt.block_on(session()));
+    });
+    let seen = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("a panel handler registering its own panel deadlocked");
+    assert_eq!(seen, ["first up", "second down", "closed"]);
+}
+
 #[tokio::test]
 async fn malformed_unknown_and_oversize_host_lines_are_skipped() {
     let ext =

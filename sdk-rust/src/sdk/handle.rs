@@ -93,11 +93,14 @@ type ResizeFn = Box<dyn FnMut(&PanelResize) + Send>;
 /// The handlers of one open panel, shared with the serial lane.
 pub(crate) type PanelTarget = Arc<Mutex<PanelHandlers>>;
 
-#[derive(Default)]
+/// One registration of a panel. Each handler has its own lock, held only
+/// while it runs: a handler may register handlers for its own panel (the
+/// new registration shares the others without locking them).
+#[derive(Default, Clone)]
 pub(crate) struct PanelHandlers {
-    on_key: Option<KeyFn>,
-    on_close: Option<CloseFn>,
-    on_resize: Option<ResizeFn>,
+    on_key: Option<Arc<Mutex<KeyFn>>>,
+    on_close: Option<Arc<Mutex<CloseFn>>>,
+    on_resize: Option<Arc<Mutex<ResizeFn>>>,
 }
 
 pub(crate) struct Shared {
@@ -265,13 +268,10 @@ impl ExtHandle {
     /// registration on arrival is then recognised as stale.
     fn set_panel(&self, panel_id: &str, change: impl FnOnce(&mut PanelHandlers)) {
         let mut panels = lock(&self.shared.panels);
-        let mut fresh = PanelHandlers::default();
-        if let Some(old) = panels.get(panel_id) {
-            let mut old = lock(old);
-            fresh.on_key = old.on_key.take();
-            fresh.on_close = old.on_close.take();
-            fresh.on_resize = old.on_resize.take();
-        }
+        let mut fresh = panels
+            .get(panel_id)
+            .map(|old| lock(old).clone())
+            .unwrap_or_default();
         change(&mut fresh);
         panels.insert(panel_id.to_owned(), Arc::new(Mutex::new(fresh)));
     }
@@ -280,13 +280,17 @@ impl ExtHandle {
     /// order, one at a time), replacing an earlier key handler. Keys for
     /// panels without a handler are ignored (SDK-46).
     pub fn on_panel_key(&self, panel_id: &str, on_key: impl FnMut(&PanelKey) + Send + 'static) {
-        self.set_panel(panel_id, |p| p.on_key = Some(Box::new(on_key)));
+        self.set_panel(panel_id, |p| {
+            p.on_key = Some(Arc::new(Mutex::new(Box::new(on_key))));
+        });
     }
 
     /// Calls `on_close` when the host closes `panel_id` (Esc / Ctrl+C);
     /// the panel's handlers are forgotten afterwards.
     pub fn on_panel_close(&self, panel_id: &str, on_close: impl FnMut() + Send + 'static) {
-        self.set_panel(panel_id, |p| p.on_close = Some(Box::new(on_close)));
+        self.set_panel(panel_id, |p| {
+            p.on_close = Some(Arc::new(Mutex::new(Box::new(on_close))));
+        });
     }
 
     /// Routes `panel_resize` frames for `panel_id` (no stored host sends
@@ -296,7 +300,9 @@ impl ExtHandle {
         panel_id: &str,
         on_resize: impl FnMut(&PanelResize) + Send + 'static,
     ) {
-        self.set_panel(panel_id, |p| p.on_resize = Some(Box::new(on_resize)));
+        self.set_panel(panel_id, |p| {
+            p.on_resize = Some(Arc::new(Mutex::new(Box::new(on_resize))));
+        });
     }
 
     /// Forgets every handler of `panel_id`.
@@ -338,9 +344,10 @@ impl ExtHandle {
             tracing::debug!(panel = %key.panel_id, "panel_key for an unknown panel; ignored");
             return Ok(());
         };
-        let mut handlers = lock(&p);
-        match handlers.on_key.as_mut() {
-            Some(f) => panic::call(|| f(key)),
+        // The registration's lock is not held while the handler runs.
+        let f = lock(&p).on_key.clone();
+        match f {
+            Some(f) => panic::call(|| (lock(&f))(key)),
             None => Ok(()),
         }
     }
@@ -361,9 +368,9 @@ impl ExtHandle {
                 panels.remove(panel_id);
             }
         }
-        let mut handlers = lock(&p);
-        match handlers.on_close.as_mut() {
-            Some(f) => panic::call(f),
+        let f = lock(&p).on_close.clone();
+        match f {
+            Some(f) => panic::call(|| (lock(&f))()),
             None => Ok(()),
         }
     }
@@ -376,9 +383,9 @@ impl ExtHandle {
         let Some(p) = self.still_open(target, &r.panel_id) else {
             return Ok(());
         };
-        let mut handlers = lock(&p);
-        match handlers.on_resize.as_mut() {
-            Some(f) => panic::call(|| f(r)),
+        let f = lock(&p).on_resize.clone();
+        match f {
+            Some(f) => panic::call(|| (lock(&f))(r)),
             None => Ok(()),
         }
     }
