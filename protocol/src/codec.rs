@@ -184,6 +184,67 @@ fn too_large(len: usize) -> CodecError {
     }
 }
 
+/// Splits bytes that arrive in pieces into bounded lines, like
+/// [`LineReader`], for a caller that reads the pipe itself (an event loop
+/// that hands the engine each chunk it read).
+#[derive(Default)]
+pub struct LineSplitter {
+    split: Option<Splitter>,
+    /// The last line was handed out: clear it before taking more bytes.
+    taken: bool,
+}
+
+impl LineSplitter {
+    /// An empty splitter.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes bytes from the start of `chunk`, up to the end of the next
+    /// complete line or all of them. Returns how many it took and, when a
+    /// line ended, the line without its LF (blank lines are skipped) or
+    /// [`CodecError::FrameTooLarge`] for an oversize one (skipped without
+    /// being buffered; the next line is read normally).
+    pub fn push(&mut self, chunk: &[u8]) -> (usize, Option<Result<&[u8], CodecError>>) {
+        let split = self.split.get_or_insert_with(Splitter::new);
+        if self.taken {
+            split.reset();
+            self.taken = false;
+        }
+        let (used, fed) = split.feed(chunk);
+        match fed {
+            Fed::More => (used, None),
+            Fed::TooLarge(len) => (used, Some(Err(too_large(len)))),
+            Fed::Line if split.is_blank() => {
+                split.reset();
+                (used, None)
+            }
+            Fed::Line => {
+                self.taken = true;
+                (used, Some(Ok(&split.buf)))
+            }
+        }
+    }
+
+    /// The stream ended: the last line if it had no LF (or the error for
+    /// an oversize one).
+    pub fn finish(&mut self) -> Option<Result<&[u8], CodecError>> {
+        let split = self.split.as_mut()?;
+        if self.taken {
+            split.reset();
+            self.taken = false;
+        }
+        match split.finish()? {
+            Fed::TooLarge(len) => Some(Err(too_large(len))),
+            _ if split.is_blank() => None,
+            _ => {
+                self.taken = true;
+                Some(Ok(&split.buf))
+            }
+        }
+    }
+}
+
 /// Reads bounded lines from an async buffered reader.
 pub struct LineReader<R> {
     inner: R,

@@ -42,7 +42,7 @@ pub mod schema;
 pub mod validate;
 pub mod values;
 
-pub use codec::{encode_frame, CodecError, FrameReader, FrameWriter, LineReader};
+pub use codec::{encode_frame, CodecError, FrameReader, FrameWriter, LineReader, LineSplitter};
 pub use content::{ContentBlock, EventResult, PanelSpec, UnknownBlock};
 pub use decode::{DecodeError, Frame};
 pub use events::{

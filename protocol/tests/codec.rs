@@ -200,3 +200,47 @@ fn canonical_lines_take_the_fast_path_and_are_still_fully_checked() {
         "tool_cancel"
     );
 }
+
+/// Every line a `LineSplitter` yields for `input` cut into `chunk`-byte
+/// pieces, then at the end of the stream.
+fn split_all(input: &[u8], chunk: usize) -> Vec<Result<String, String>> {
+    let mut s = zot_protocol::LineSplitter::new();
+    let mut out = Vec::new();
+    for piece in input.chunks(chunk) {
+        let mut rest = piece;
+        while !rest.is_empty() {
+            let (used, line) = s.push(rest);
+            rest = &rest[used..];
+            if let Some(line) = line {
+                out.push(
+                    line.map(|l| String::from_utf8_lossy(l).into_owned())
+                        .map_err(|e| e.kind().to_owned()),
+                );
+            }
+        }
+    }
+    if let Some(line) = s.finish() {
+        out.push(
+            line.map(|l| String::from_utf8_lossy(l).into_owned())
+                .map_err(|e| e.kind().to_owned()),
+        );
+    }
+    out
+}
+
+#[test]
+fn the_splitter_gives_the_same_lines_whatever_the_chunks() {
+    let mut input = b"{\"a\":1}\n\n   \n{\"b\":2}\n".to_vec();
+    input.extend(oversize_then_valid());
+    input.extend_from_slice(b"{\"last\":true}"); // no LF: still a line at the end
+    let want: Vec<Result<String, String>> = vec![
+        Ok("{\"a\":1}".into()),
+        Ok("{\"b\":2}".into()),
+        Err("frame_too_large".into()),
+        Ok("{\"type\":\"ready\"}".into()),
+        Ok("{\"last\":true}".into()),
+    ];
+    for chunk in [1, 7, 4096, 65536, input.len()] {
+        assert_eq!(split_all(&input, chunk), want, "chunks of {chunk}");
+    }
+}
