@@ -93,8 +93,8 @@ impl AsyncBufRead for BatchReader {
     }
 }
 
-/// What the loop does after a frame.
-enum Flow {
+/// What reading does after a frame.
+pub(crate) enum Flow {
     Continue,
     End(CloseReason),
 }
@@ -105,8 +105,14 @@ pub(crate) async fn run(inner: Arc<Inner>, source: Source) {
         Ok(reader) => read_loop(&inner, reader, &mut batch).await,
         Err(e) => Some(CloseReason::Handshake(format!("cannot read stdin: {e}"))),
     };
-    inner.queue.push_all(batch.drain(..));
-    // `None`: stopped from outside, which recorded its own reason.
+    end(inner, reason, batch).await;
+}
+
+/// After the last line: hand over what was read, then close the session.
+/// `reason` is `None` when reading was stopped from outside, which recorded
+/// its own reason.
+pub(crate) async fn end(inner: Arc<Inner>, reason: Option<CloseReason>, batch: Vec<Job>) {
+    inner.queue.push_all(batch);
     let reason = reason
         .or_else(|| lock(&inner.state).close_reason.clone())
         .unwrap_or(CloseReason::Local);
@@ -146,15 +152,15 @@ async fn read_loop(
     batch: &mut Vec<Job>,
 ) -> Option<CloseReason> {
     let line_ready = Arc::new(AtomicBool::new(false));
-    let mut lines = LineReader::new(BatchReader::new(reader, line_ready.clone()));
-    let mut handshaken = false;
+    let mut reader = LineReader::new(BatchReader::new(reader, line_ready.clone()));
+    let mut lines = Lines::default();
     let mut announced = false;
     // One stop future for the whole loop: a fresh one per line would
     // register and unregister a waiter for every frame.
     let stop = inner.stop.cancelled();
     tokio::pin!(stop);
     loop {
-        if handshaken && !announced {
+        if lines.handshaken && !announced {
             // Frames after `hello_ack` wait for the on-hello hook: a request
             // the host sends early must meet the registry that hook builds,
             // and EOF must not end the session before `ready` is written.
@@ -163,9 +169,7 @@ async fn read_loop(
                 biased;
                 _ = &mut stop => return None,
                 _ = inner.announced.cancelled() => {}
-                _ = tokio::time::sleep(ON_HELLO_WAIT) => inner.diag(
-                    "the on-hello hook has not finished after 5 s; reading on",
-                ),
+                _ = tokio::time::sleep(ON_HELLO_WAIT) => inner.diag(HELLO_WAIT_OVER),
             }
             announced = true;
         }
@@ -186,62 +190,93 @@ async fn read_loop(
         let next = tokio::select! {
             biased;
             _ = &mut stop => return None,
-            r = lines.next_line() => r,
+            r = reader.next_line() => r,
         };
+        let next = match next {
+            Ok(Some(line)) => Ok(line),
+            Ok(None) => return Some(lines.eof()),
+            Err(e) => Err(e),
+        };
+        if let Flow::End(reason) = lines.on_line(inner, next, batch) {
+            return Some(reason);
+        }
+    }
+}
+
+/// Said when the on-hello hook outlives [`ON_HELLO_WAIT`].
+pub(crate) const HELLO_WAIT_OVER: &str = "the on-hello hook has not finished after 5 s; reading on";
+
+/// The per-line part of reading: the handshake, decoding, and what each
+/// frame does. Shared by the read loop above and by `Engine::feed`, where
+/// a binding reads the pipe on its own event loop and hands over the bytes.
+#[derive(Default)]
+pub(crate) struct Lines {
+    /// `hello_ack` was read.
+    pub(crate) handshaken: bool,
+}
+
+impl Lines {
+    /// Why the session ends when the input ends now.
+    pub(crate) fn eof(&self) -> CloseReason {
+        if self.handshaken {
+            CloseReason::Eof
+        } else {
+            CloseReason::Handshake("stdin closed before hello_ack".into())
+        }
+    }
+
+    /// One line (or the codec's error for it).
+    pub(crate) fn on_line(
+        &mut self,
+        inner: &Arc<Inner>,
+        next: Result<&[u8], CodecError>,
+        batch: &mut Vec<Job>,
+    ) -> Flow {
         let frame = match next {
-            Ok(Some(line)) => HostFrame::decode(line),
-            Ok(None) if handshaken => return Some(CloseReason::Eof),
-            Ok(None) => {
-                return Some(CloseReason::Handshake(
-                    "stdin closed before hello_ack".into(),
-                ))
-            }
-            Err(CodecError::Io(e)) if handshaken => {
+            Ok(line) => HostFrame::decode(line),
+            Err(CodecError::Io(e)) if self.handshaken => {
                 inner.diag(&format!("reading stdin failed: {e}; treating it as EOF"));
-                return Some(CloseReason::Eof);
+                return Flow::End(CloseReason::Eof);
             }
             Err(e @ CodecError::Io(_)) => {
-                return Some(CloseReason::Handshake(format!(
+                return Flow::End(CloseReason::Handshake(format!(
                     "reading hello_ack failed: {e}"
                 )))
             }
             Err(e) => {
                 // An oversize line was skipped (SDK-51 bounds it at 4 MiB).
-                if !handshaken {
-                    return Some(CloseReason::Handshake(format!("first host line: {e}")));
+                if !self.handshaken {
+                    return Flow::End(CloseReason::Handshake(format!("first host line: {e}")));
                 }
                 inner.diag(&format!("host line skipped: {e}"));
-                continue;
+                return Flow::Continue;
             }
         };
-        if !handshaken {
+        if !self.handshaken {
             // SDK-4: the first host line must be hello_ack.
-            match frame {
+            return match frame {
                 Ok(HostFrame::HelloAck(ack)) => {
                     let ack = Arc::new(ack);
                     let _ = inner.hello_ack.set(ack.clone());
                     lock(&inner.state).phase = Phase::Hello;
                     inner.queue.push(Job::Hello(ack));
-                    handshaken = true;
-                    continue;
+                    self.handshaken = true;
+                    Flow::Continue
                 }
-                Ok(other) => {
-                    return Some(CloseReason::Handshake(format!(
-                        "expected hello_ack as the first host frame, got {:?}",
-                        other.type_name()
-                    )))
-                }
-                Err(e) => return Some(CloseReason::Handshake(format!("first host line: {e}"))),
-            }
+                Ok(other) => Flow::End(CloseReason::Handshake(format!(
+                    "expected hello_ack as the first host frame, got {:?}",
+                    other.type_name()
+                ))),
+                Err(e) => Flow::End(CloseReason::Handshake(format!("first host line: {e}"))),
+            };
         }
         match frame {
-            Ok(frame) => {
-                if let Flow::End(reason) = handle(inner, frame, batch) {
-                    return Some(reason);
-                }
-            }
+            Ok(frame) => handle(inner, frame, batch),
             // SDK-50: logged and skipped.
-            Err(e) => inner.diag(&format!("malformed host frame skipped: {e}")),
+            Err(e) => {
+                inner.diag(&format!("malformed host frame skipped: {e}"));
+                Flow::Continue
+            }
         }
     }
 }
