@@ -83,6 +83,7 @@
 
 mod call_tool;
 mod cancel;
+mod feed;
 mod handshake;
 mod intercept;
 mod jobs;
@@ -110,6 +111,7 @@ use zot_protocol::{
 
 pub use call_tool::{CallRequest, CallToolError, CallToolFuture};
 pub use cancel::CancelToken;
+pub use feed::FeedResult;
 pub use handshake::RegisterError;
 use intercept::InterceptKind;
 pub use jobs::{CallId, CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
@@ -334,6 +336,8 @@ pub(crate) struct Inner {
     /// Notified when the reader may go on reading after pausing for the
     /// serial backlog (it drained, or a `call_tool` started).
     pub(crate) read_room: Notify,
+    /// With a fed transport: the state of [`Engine::feed`].
+    pub(crate) feed: Option<Mutex<feed::FeedState>>,
     pub(crate) rt: Handle,
     pub(crate) stdio: bool,
     next_job: AtomicU64,
@@ -546,6 +550,8 @@ impl Engine {
             announced: CancelToken::new(),
             idle: Notify::new(),
             read_room: Notify::new(),
+            feed: matches!(transport.source, transport::Source::Fed)
+                .then(|| Mutex::new(feed::FeedState::default())),
             rt: rt.clone(),
             stdio: transport.stdio,
             next_job: AtomicU64::new(1),
@@ -564,7 +570,11 @@ impl Engine {
         inner
             .write_frame(&hello, Lane::Direct)
             .map_err(|e| EngineError::Write(e.to_string()))?;
-        rt.spawn(reader::run(inner.clone(), transport.source));
+        if inner.feed.is_some() {
+            rt.spawn(feed::supervise(inner.clone()));
+        } else {
+            rt.spawn(reader::run(inner.clone(), transport.source));
+        }
         Ok(Engine { inner })
     }
 

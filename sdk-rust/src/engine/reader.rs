@@ -125,7 +125,7 @@ pub(crate) async fn end(inner: Arc<Inner>, reason: Option<CloseReason>, batch: V
 
 /// Whether reading must pause for the serial backlog (see
 /// [`super::SERIAL_READ_AHEAD`]).
-fn backlog_full(inner: &Inner) -> bool {
+pub(crate) fn backlog_full(inner: &Inner) -> bool {
     let st = lock(&inner.state);
     st.serial_open >= SERIAL_READ_AHEAD && st.calls.is_empty()
 }
@@ -144,7 +144,7 @@ async fn backlog_room(inner: &Inner) {
 }
 
 /// How long the reader waits for the on-hello hook before reading on.
-const ON_HELLO_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+pub(crate) const ON_HELLO_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 async fn read_loop(
     inner: &Arc<Inner>,

@@ -20,6 +20,9 @@ pub(crate) enum Source {
     /// inside the runtime (registration with the reactor needs one).
     #[cfg(unix)]
     Fd(std::os::fd::OwnedFd),
+    /// Nothing to read: the binding hands the bytes over itself
+    /// ([`crate::engine::Engine::feed`]).
+    Fed,
 }
 
 /// A reader of host frames and a sink for extension frames.
@@ -65,6 +68,36 @@ impl Transport {
     /// would already be stderr).
     pub fn stdio() -> io::Result<Self> {
         imp::stdio()
+    }
+
+    /// Like [`Transport::stdio`], but the engine does not read: the caller
+    /// reads the returned descriptor (the host's pipe) on its own event loop
+    /// and hands every chunk to [`crate::engine::Engine::feed`] (Node's
+    /// libuv, for one thread hand-off less per request). When stdin is not
+    /// a pipe or socket (a file, a terminal) no descriptor is returned and
+    /// the engine reads it itself, as with [`Transport::stdio`].
+    #[cfg(unix)]
+    pub fn stdio_fed() -> io::Result<(Self, Option<std::os::fd::OwnedFd>)> {
+        let mut t = imp::stdio()?;
+        let fd = match std::mem::replace(&mut t.source, Source::Fed) {
+            Source::Fd(fd) if imp::is_pipe_or_socket(std::os::fd::AsRawFd::as_raw_fd(&fd)) => {
+                Some(fd)
+            }
+            other => {
+                t.source = other;
+                None
+            }
+        };
+        Ok((t, fd))
+    }
+
+    /// An engine side whose input is handed over with
+    /// [`crate::engine::Engine::feed`], and the host side to read what the
+    /// extension writes (its input end is unused), for tests of feeding.
+    pub fn memory_fed() -> (Self, MemoryHost) {
+        let (mut t, host) = Self::memory();
+        t.source = Source::Fed;
+        (t, host)
     }
 
     /// An in-memory duplex: the engine side as a [`Transport`], and the host
@@ -360,6 +393,10 @@ impl AsyncRead for FdReader {
 pub(crate) fn into_reader(source: Source) -> io::Result<Box<dyn AsyncRead + Send + Unpin>> {
     match source {
         Source::Reader(r) => Ok(r),
+        Source::Fed => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "a fed transport has nothing to read",
+        )),
         #[cfg(unix)]
         Source::Fd(fd) => {
             use std::os::fd::AsRawFd;

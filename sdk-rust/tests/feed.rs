@@ -1,0 +1,172 @@
+//! `Engine::feed`: a binding hands over the bytes it read; the engine reads
+//! them by the same rules as its own read loop.
+
+mod common;
+
+use common::*;
+use zot_ext::engine::{
+    Engine, EngineConfig, Job, MemoryHost, Outcome, Transport, SERIAL_READ_AHEAD,
+};
+use zot_protocol::{ExtFrame, RawJson, RegisterTool};
+
+const ACK: &str = r#"{"type":"hello_ack","protocol_version":1,"zot_version":"1","provider":"p","model":"m","cwd":"/"}"#;
+
+fn line(s: &str) -> Vec<u8> {
+    let mut v = s.as_bytes().to_vec();
+    v.push(b'\n');
+    v
+}
+
+fn event(seq: usize) -> Vec<u8> {
+    line(&format!(
+        r#"{{"type":"event","event":"tool_call","session_id":"s","cwd":"/","sequence":{seq},"tool_id":"t{seq}","tool_name":"bash","tool_args":{{}}}}"#
+    ))
+}
+
+/// A fed engine with tool `t` and a `tool_call` subscription, past `ready`.
+async fn started() -> (Engine, MemoryHost) {
+    let (transport, mut host) = Transport::memory_fed();
+    let engine = Engine::start(EngineConfig::new("fed", "1"), transport).unwrap();
+    engine
+        .register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
+        .unwrap();
+    engine.subscribe("tool_call").unwrap();
+    assert!(host
+        .recv_line()
+        .await
+        .unwrap()
+        .starts_with(r#"{"type":"hello""#));
+    // hello_ack and a request in one chunk: the request waits for the
+    // on-hello hook.
+    let mut chunk = line(ACK);
+    chunk.extend(line(
+        r#"{"type":"tool_call","id":"early","name":"t","args":{}}"#,
+    ));
+    let fed = engine.feed(&chunk);
+    assert!(
+        matches!(fed.jobs.as_slice(), [Job::Hello(_)]),
+        "{:?}",
+        fed.jobs
+    );
+    assert!(fed.paused, "held for the hook");
+    engine.hello_done().unwrap();
+    let mut ready = false;
+    while !ready {
+        ready = host.recv_line().await.unwrap() == r#"{"type":"ready"}"#;
+    }
+    // The held request was read once the hook was done.
+    let early = match jobs(&engine).await.as_slice() {
+        [Job::Tool(t)] => t.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(early.invocation, "early");
+    engine
+        .complete(early.id, Outcome::Tool(Default::default()))
+        .unwrap();
+    match recv(&mut host).await {
+        ExtFrame::ToolResult(r) => assert_eq!(r.id, "early"),
+        other => panic!("{other:?}"),
+    }
+    (engine, host)
+}
+
+#[tokio::test]
+async fn lines_cut_anywhere_give_their_jobs_from_the_feed_that_completes_them() {
+    let (engine, _host) = started().await;
+    let bytes = line(r#"{"type":"tool_call","id":"a","name":"t","args":{"x":"y"}}"#);
+    let (head, tail) = bytes.split_at(17);
+    let fed = engine.feed(head);
+    assert!(fed.jobs.is_empty() && !fed.paused && !fed.ended);
+    let fed = engine.feed(tail);
+    match fed.jobs.as_slice() {
+        [Job::Tool(t)] => assert_eq!((t.invocation.as_str(), t.args.get()), ("a", r#"{"x":"y"}"#)),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_full_backlog_pauses_feeding_without_losing_bytes() {
+    let (engine, _host) = started().await;
+    let n = 3 * SERIAL_READ_AHEAD;
+    let chunk: Vec<u8> = (0..n).flat_map(event).collect();
+    let mut fed = engine.feed(&chunk);
+    assert!(fed.paused, "paused at the bound");
+    assert!(fed.jobs.len() <= SERIAL_READ_AHEAD + SERIAL_READ_AHEAD / 4);
+    let mut seen = 0;
+    while seen < n {
+        assert!(
+            !fed.jobs.is_empty(),
+            "an empty feed after answering resumes"
+        );
+        for job in &fed.jobs {
+            match job {
+                Job::Event { id, .. } => engine.complete(*id, Outcome::Done).map(|_| ()).unwrap(),
+                other => panic!("{other:?}"),
+            }
+        }
+        seen += fed.jobs.len();
+        fed = engine.feed(&[]);
+    }
+    assert_eq!(seen, n);
+    assert!(!fed.paused);
+}
+
+#[tokio::test]
+async fn shutdown_fed_ends_the_session_with_its_ack() {
+    let (engine, mut host) = started().await;
+    let fed = engine.feed(&line(r#"{"type":"shutdown"}"#));
+    assert!(fed.ended);
+    let rest = until_finished(&engine).await;
+    assert!(
+        matches!(rest.last(), Some(Job::Finished { error: None })),
+        "{rest:?}"
+    );
+    assert_eq!(recv(&mut host).await, ExtFrame::ShutdownAck);
+    // Later bytes are ignored.
+    assert!(
+        engine
+            .feed(&line(
+                r#"{"type":"tool_call","id":"z","name":"t","args":{}}"#
+            ))
+            .ended
+    );
+}
+
+#[tokio::test]
+async fn the_end_of_input_reads_a_last_line_without_lf_then_closes() {
+    let (engine, _host) = started().await;
+    let fed = engine.feed(br#"{"type":"tool_call","id":"last","name":"t","args":{}}"#);
+    assert!(fed.jobs.is_empty());
+    let fed = engine.feed_end(None);
+    assert!(fed.ended);
+    assert!(
+        matches!(fed.jobs.as_slice(), [Job::Tool(t)] if t.invocation == "last"),
+        "{:?}",
+        fed.jobs
+    );
+    let rest = until_finished(&engine).await;
+    assert!(
+        matches!(rest.last(), Some(Job::Finished { error: None })),
+        "{rest:?}"
+    );
+}
+
+#[tokio::test]
+async fn input_that_ends_before_hello_ack_fails_the_handshake() {
+    let (transport, _host) = Transport::memory_fed();
+    let engine = Engine::start(EngineConfig::new("fed", "1"), transport).unwrap();
+    assert!(engine.feed_end(Some("connection reset")).ended);
+    let all = until_finished(&engine).await;
+    match all.last() {
+        Some(Job::Finished { error: Some(e) }) => assert!(e.contains("before hello_ack"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn feeding_an_engine_that_reads_by_itself_does_nothing() {
+    let (transport, _host) = Transport::memory();
+    let engine = Engine::start(EngineConfig::new("x", "1"), transport).unwrap();
+    let fed = engine.feed(ACK.as_bytes());
+    assert!(fed.ended && fed.jobs.is_empty());
+}
