@@ -250,6 +250,8 @@ pub struct LineReader<R> {
     inner: R,
     split: Splitter,
     eof: bool,
+    /// A `next_line` call began a line it has not returned.
+    partial: bool,
 }
 
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
@@ -259,7 +261,21 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
             inner,
             split: Splitter::new(),
             eof: false,
+            partial: false,
         }
+    }
+
+    /// The start of a line that a cancelled `next_line` had taken from the
+    /// reader but not returned (empty if there is none), and the reader:
+    /// for handing the rest of the stream to someone else (e.g. a
+    /// [`LineSplitter`]) without losing bytes.
+    pub fn into_parts(self) -> (Vec<u8>, R) {
+        let partial = if self.partial && self.split.discarding.is_none() {
+            self.split.buf
+        } else {
+            Vec::new()
+        };
+        (partial, self.inner)
     }
 
     /// The next non-blank line without its LF, `Ok(None)` at the end of the
@@ -268,6 +284,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
     pub async fn next_line(&mut self) -> Result<Option<&[u8]>, CodecError> {
         loop {
             self.split.reset();
+            self.partial = true;
             let fed = loop {
                 if self.eof {
                     return Ok(None);
@@ -287,6 +304,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                     done => break done,
                 }
             };
+            self.partial = false;
             match fed {
                 Fed::TooLarge(len) => return Err(too_large(len)),
                 _ if self.split.is_blank() => continue,

@@ -128,6 +128,27 @@ pub struct NativeEngine {
     memory: Mutex<Option<MemoryHost>>,
 }
 
+/// What `feed` produced: the jobs (a JSON array, as `tryNextJobs`), whether
+/// to stop reading until an empty feed no longer says so, and whether
+/// reading is over.
+#[napi(object)]
+pub struct FeedOutput {
+    /// The jobs, as `tryNextJobs` gives them.
+    pub jobs: String,
+    /// Pause reading; feed an empty buffer later to go on.
+    pub paused: bool,
+    /// Stop reading.
+    pub ended: bool,
+}
+
+fn feed_output(f: zot_ext::engine::FeedResult) -> FeedOutput {
+    FeedOutput {
+        jobs: batch_json(&f.jobs),
+        paused: f.paused,
+        ended: f.ended,
+    }
+}
+
 /// What `startCall` gets: a `call_tool` request.
 #[derive(Deserialize)]
 struct CallJson {
@@ -154,6 +175,53 @@ impl NativeEngine {
             engine,
             memory: Mutex::new(None),
         })
+    }
+
+    /// Like `stdio`, but JavaScript may take over reading the host's pipe
+    /// once the session runs (`takeWireFd`), reading it on its own event
+    /// loop and handing every chunk to `feed`: no thread hand-off per
+    /// request. Until then (the handshake) the engine reads.
+    #[napi(factory, catch_unwind)]
+    pub fn stdio_fed(
+        name: String,
+        version: String,
+        options: Option<EngineOptions>,
+    ) -> Result<Self> {
+        let transport = Transport::stdio().map_err(err)?.with_handover();
+        let engine = start(config(name, version, options), transport)?;
+        Ok(Self {
+            engine,
+            memory: Mutex::new(None),
+        })
+    }
+
+    /// Takes over reading: the host's pipe (the caller owns it: reading and
+    /// closing it), or `null` when the engine keeps reading (stdin is not a
+    /// pipe, the session is over, or it was taken already).
+    #[napi(catch_unwind)]
+    pub fn take_wire_fd(&self) -> Option<i32> {
+        use std::os::fd::IntoRawFd;
+        self.engine.take_wire().map(|fd| fd.into_raw_fd())
+    }
+
+    /// Hands over bytes read from the wire (see `stdioFed`); an empty buffer
+    /// processes what was held.
+    #[napi(catch_unwind)]
+    pub fn feed(&self, chunk: napi::bindgen_prelude::Buffer) -> FeedOutput {
+        feed_output(self.engine.feed(&chunk))
+    }
+
+    /// The wire ended (or reading it failed with `error`).
+    #[napi(catch_unwind)]
+    pub fn feed_end(&self, error: Option<String>) -> FeedOutput {
+        feed_output(self.engine.feed_end(error.as_deref()))
+    }
+
+    /// Resolves once jobs are queued (or the session is over); take them
+    /// with `tryNextJobs`. For a dispatcher that takes every batch itself.
+    #[napi(catch_unwind)]
+    pub async fn jobs_ready(&self) {
+        self.engine.jobs_ready().await
     }
 
     /// Starts a session on an in-memory transport, for tests; the host side

@@ -9,6 +9,31 @@ export declare class NativeEngine {
    */
   static stdio(name: string, version: string, options?: EngineOptions | undefined | null): NativeEngine
   /**
+   * Like `stdio`, but JavaScript may take over reading the host's pipe
+   * once the session runs (`takeWireFd`), reading it on its own event
+   * loop and handing every chunk to `feed`: no thread hand-off per
+   * request. Until then (the handshake) the engine reads.
+   */
+  static stdioFed(name: string, version: string, options?: EngineOptions | undefined | null): NativeEngine
+  /**
+   * Takes over reading: the host's pipe (the caller owns it: reading and
+   * closing it), or `null` when the engine keeps reading (stdin is not a
+   * pipe, the session is over, or it was taken already).
+   */
+  takeWireFd(): number | null
+  /**
+   * Hands over bytes read from the wire (see `stdioFed`); an empty buffer
+   * processes what was held.
+   */
+  feed(chunk: Buffer): FeedOutput
+  /** The wire ended (or reading it failed with `error`). */
+  feedEnd(error?: string | undefined | null): FeedOutput
+  /**
+   * Resolves once jobs are queued (or the session is over); take them
+   * with `tryNextJobs`. For a dispatcher that takes every batch itself.
+   */
+  jobsReady(): Promise<void>
+  /**
    * Starts a session on an in-memory transport, for tests; the host side
    * is taken by a [`NativeTestHost`].
    */
@@ -193,6 +218,20 @@ export interface EngineOptions {
    * whatever still runs; a negative value disables the watchdog.
    */
   exitWatchdogMs?: number
+}
+
+/**
+ * What `feed` produced: the jobs (a JSON array, as `tryNextJobs`), whether
+ * to stop reading until an empty feed no longer says so, and whether
+ * reading is over.
+ */
+export interface FeedOutput {
+  /** The jobs, as `tryNextJobs` gives them. */
+  jobs: string
+  /** Pause reading; feed an empty buffer later to go on. */
+  paused: boolean
+  /** Stop reading. */
+  ended: boolean
 }
 
 /**

@@ -2,9 +2,15 @@
 //
 // The engine (Rust) owns the protocol: it writes `hello`, decodes frames,
 // keeps ids, deadlines and cancellation state, matches `call_tool` results
-// and writes every frame. This file only pulls batches of jobs
-// (`nextJobs()`), runs the user's handlers and answers each job with
-// `complete(id, outcome)` or `fail(id, message)`:
+// and writes every frame. This file only takes batches of jobs, runs the
+// user's handlers and answers each job with `complete(id, outcome)` or
+// `fail(id, message)`. Over stdio the engine reads the handshake; with the
+// first requests this file takes the host's pipe over (`takeWireFd`),
+// reads it on Node's own event loop and feeds each chunk to the engine,
+// which returns that chunk's jobs at once (no thread hand-off per request;
+// the engine's rules are unchanged). What the engine queues by itself
+// (deadlines, the end of the session) is taken after `jobsReady()`.
+//
 //
 // - commands, tools and interceptors run concurrently;
 // - events and panel input run in arrival order, one at a time (SDK-35); a
@@ -13,9 +19,10 @@
 // - `cancel` jobs abort the job's `AbortSignal` (a cancel in the same batch
 //   as its job aborts the signal before the handler starts);
 // - `call_result` jobs settle `callTool` promises;
-// - `finished` ends `run()`. While `nextJobs()` is pending it keeps Node's
-//   loop alive; after `finished` nothing does, so the process exits on its
-//   own once the user's handlers are done.
+// - `finished` ends `run()`. While `jobsReady()`/`nextJobs()` is pending
+//   (and the pipe is open) Node's loop stays alive; after `finished` nothing
+//   keeps it, so the process exits on its own once the user's handlers are
+//   done.
 
 import type {
   AssistantMessageIntercept,
@@ -27,7 +34,9 @@ import type {
   ToolCallIntercept,
   TurnStartIntercept,
 } from "./generated/protocol";
-import { native, type EngineOptions, type NativeEngine } from "./native";
+import type { Socket } from "node:net";
+
+import { native, type EngineOptions, type FeedOutput, type NativeEngine } from "./native";
 import type { CallToolResult, JsonObject, Verdict } from "./results";
 import type {
   AssistantMessageInterceptor,
@@ -179,6 +188,17 @@ export class Extension {
   private readonly session = new AbortController();
   private readonly serialQueue: SerialJob[] = [];
   private serialBusy = false;
+  /** Batches taken and not handled yet (one waits for the on-hello hook). */
+  private readonly inbox: Job[][] = [];
+  private helloRunning = false;
+  private over = false;
+  private ended: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  /** The host's pipe, read here and fed to the engine (`stdioFed`). */
+  private wire: Socket | undefined;
+  private wirePaused = false;
+  private resumeQueued = false;
+  private fedMode = false;
+  private wireAsked = false;
 
   constructor(name: string, version: string) {
     this.name = name;
@@ -388,11 +408,15 @@ export class Extension {
     let engine: NativeEngine;
     try {
       this.claim();
-      engine = native().NativeEngine.stdio(this.name, this.version, undefined);
+      // Once the session runs, the host's pipe is read on this thread's
+      // event loop and fed to the engine: no thread hand-off per request
+      // (`takeWire`). The engine reads the handshake, which keeps loading
+      // `node:net` off the start-up path.
+      engine = native().NativeEngine.stdioFed(this.name, this.version, undefined);
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.serve(engine);
+    return this.serve(engine, true);
   }
 
   /**
@@ -412,35 +436,158 @@ export class Extension {
     this.started = true;
   }
 
-  private async serve(engine: NativeEngine): Promise<void> {
+  private serve(engine: NativeEngine, fed = false): Promise<void> {
     this.engine = engine;
+    this.fedMode = fed;
     this.registerAll(engine);
-    for (;;) {
-      const batch = JSON.parse(await engine.nextJobs()) as Job[];
-      const cancelled = new Set<number>();
-      for (const job of batch) {
-        if (job.kind === "cancel") {
-          cancelled.add(job.id);
-        }
+    const done = new Promise<void>((resolve, reject) => {
+      this.ended = { resolve, reject };
+    });
+    if (fed) {
+      void this.pullQueued(engine);
+    } else {
+      void this.pull(engine);
+    }
+    return done;
+  }
+
+  /** After the handshake: read the host's pipe here from now on. */
+  private takeWire(engine: NativeEngine): void {
+    if (!this.fedMode || this.over || this.wire !== undefined) {
+      return;
+    }
+    const fd = engine.takeWireFd();
+    if (fd !== null) {
+      this.readWire(engine, fd);
+    }
+  }
+
+  /** Takes every batch from the engine (it reads stdin itself). */
+  private async pull(engine: NativeEngine): Promise<void> {
+    while (!this.over) {
+      this.deliver(engine, JSON.parse(await engine.nextJobs()) as Job[]);
+    }
+  }
+
+  /**
+   * Fed mode: the jobs of the lines fed come back from `feed`; this takes
+   * what the engine queues on its own (deadlines, the end of the session),
+   * on this thread too, so batches are handled in the order taken.
+   */
+  private async pullQueued(engine: NativeEngine): Promise<void> {
+    while (!this.over) {
+      await engine.jobsReady();
+      if (!this.over) {
+        this.deliver(engine, JSON.parse(engine.tryNextJobs()) as Job[]);
       }
-      // Replies of handlers that answer within this turn of the event loop
-      // (synchronous ones, and promises that settle in microtasks) leave in
-      // one write: held until the check phase, after the microtasks ran.
-      engine.holdReplies();
-      setImmediate(() => this.report("writer", "flush", () => engine.releaseReplies()));
-      for (const job of batch) {
-        if (job.kind === "hello") {
-          await this.hello(engine, job.hello_ack);
-        } else if (job.kind === "finished") {
-          this.finish();
-          if (job.error !== undefined) {
-            throw new Error(`zot-ext: ${job.error}`);
-          }
-          return;
+    }
+  }
+
+  /** Reads the host's pipe and feeds every chunk to the engine. */
+  private readWire(engine: NativeEngine, fd: number): void {
+    // Loaded here, not at import: `net` costs ~1.3 ms.
+    const { Socket } = require("node:net") as typeof import("node:net");
+    const wire = new Socket({ fd, readable: true, writable: false });
+    this.wire = wire;
+    wire.on("data", (chunk: Buffer) => this.fed(engine, engine.feed(chunk)));
+    wire.on("end", () => this.fed(engine, engine.feedEnd(null)));
+    wire.on("error", (e: Error) => this.fed(engine, engine.feedEnd(e.message)));
+  }
+
+  private fed(engine: NativeEngine, out: FeedOutput): void {
+    const wire = this.wire;
+    if (wire !== undefined) {
+      if (out.ended) {
+        this.wire = undefined;
+        wire.destroy();
+      } else if (out.paused !== this.wirePaused) {
+        // Held for the on-hello hook or a full event backlog; an empty feed
+        // says when to go on (`resumeFeed`).
+        this.wirePaused = out.paused;
+        if (out.paused) {
+          wire.pause();
         } else {
-          this.dispatch(engine, job, cancelled);
+          wire.resume();
         }
       }
+    }
+    this.deliver(engine, JSON.parse(out.jobs) as Job[]);
+  }
+
+  /**
+   * Goes on reading after a pause, once its cause may be gone. Deferred to
+   * a microtask: it may dispatch jobs, never from inside a handler's call.
+   */
+  private resumeFeed(engine: NativeEngine): void {
+    if (!this.wirePaused || this.resumeQueued) {
+      return;
+    }
+    this.resumeQueued = true;
+    queueMicrotask(() => {
+      this.resumeQueued = false;
+      if (this.wirePaused && this.wire !== undefined) {
+        this.fed(engine, engine.feed(EMPTY));
+      }
+    });
+  }
+
+  /** Handles batches in the order taken; the on-hello hook holds the rest. */
+  private deliver(engine: NativeEngine, batch: Job[]): void {
+    if (batch.length > 0) {
+      this.inbox.push(batch);
+    }
+    while (!this.helloRunning && !this.over) {
+      const next = this.inbox.shift();
+      if (next === undefined) {
+        return;
+      }
+      this.handleBatch(engine, next);
+    }
+  }
+
+  private handleBatch(engine: NativeEngine, batch: Job[]): void {
+    const cancelled = new Set<number>();
+    for (const job of batch) {
+      if (job.kind === "cancel") {
+        cancelled.add(job.id);
+      }
+    }
+    // Replies of handlers that answer within this turn of the event loop
+    // (synchronous ones, and promises that settle in microtasks) leave in
+    // one write: held until the check phase, after the microtasks ran.
+    engine.holdReplies();
+    setImmediate(() => this.report("writer", "flush", () => engine.releaseReplies()));
+    for (let i = 0; i < batch.length; i++) {
+      const job = batch[i] as Job;
+      if (job.kind === "hello") {
+        const rest = batch.slice(i + 1);
+        if (rest.length > 0) {
+          this.inbox.unshift(rest);
+        }
+        this.helloRunning = true;
+        void this.hello(engine, job.hello_ack).finally(() => {
+          this.helloRunning = false;
+          this.deliver(engine, []);
+        });
+        return;
+      }
+      if (job.kind === "finished") {
+        this.finish();
+        if (job.error !== undefined) {
+          this.ended?.reject(new Error(`zot-ext: ${job.error}`));
+        } else {
+          this.ended?.resolve();
+        }
+        return;
+      }
+      this.dispatch(engine, job, cancelled);
+    }
+    if (this.fedMode && !this.wireAsked) {
+      // The first requests came through the engine's reader: take the pipe
+      // over after this batch's replies (off the start-up path, where
+      // loading `node:net` would delay `ready`).
+      this.wireAsked = true;
+      setImmediate(() => this.takeWire(engine));
     }
   }
 
@@ -500,6 +647,10 @@ export class Extension {
   }
 
   private finish(): void {
+    this.over = true;
+    const wire = this.wire;
+    this.wire = undefined;
+    wire?.destroy();
     this.session.abort();
     for (const c of this.controllers.values()) {
       c.abort();
@@ -651,6 +802,9 @@ export class Extension {
     const answer = (): void => {
       if (done.length > 0) {
         this.report("handler", "event", () => engine.completeSerial(done));
+        done.length = 0;
+        // Reading may have paused for the event backlog.
+        this.resumeFeed(engine);
       }
     };
     while (!this.serialBusy) {
@@ -679,6 +833,7 @@ export class Extension {
         )
         .then(() => {
           this.serialBusy = false;
+          this.resumeFeed(engine);
           this.pumpSerial(engine);
         });
       return;
@@ -761,6 +916,8 @@ export class Extension {
     if (call === undefined) {
       return Promise.reject(new CallToolError(started.error ?? "call_tool failed", started.error_kind ?? "invalid_request"));
     }
+    // Reading never pauses while a call waits for its answer.
+    this.resumeFeed(engine);
     return new Promise<CallToolResult>((resolve, reject) => {
       let cleanup = (): void => {};
       if (signal !== undefined) {
@@ -804,3 +961,6 @@ class LazyAbort {
     }
   }
 }
+
+/** An empty feed: go on with what the engine held. */
+const EMPTY = Buffer.alloc(0);

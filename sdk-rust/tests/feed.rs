@@ -170,3 +170,126 @@ async fn feeding_an_engine_that_reads_by_itself_does_nothing() {
     let fed = engine.feed(ACK.as_bytes());
     assert!(fed.ended && fed.jobs.is_empty());
 }
+
+/// The handover: the engine reads the handshake from a real pipe, then a
+/// binding takes the pipe, with a line the engine had begun, and feeds.
+#[cfg(unix)]
+mod handover {
+    use std::io::Write;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+
+    use super::*;
+    use zot_ext::engine::FrameSink;
+
+    #[derive(Clone, Default)]
+    struct Out(Arc<Mutex<Vec<u8>>>);
+
+    impl FrameSink for Out {
+        fn write_all(&mut self, buf: &[u8], _deadline: Instant) -> std::io::Result<()> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(())
+        }
+    }
+
+    impl Out {
+        fn lines(&self) -> Vec<String> {
+            String::from_utf8(self.0.lock().unwrap().clone())
+                .unwrap()
+                .lines()
+                .map(str::to_owned)
+                .collect()
+        }
+    }
+
+    fn pipe() -> (OwnedFd, std::fs::File) {
+        let mut fds = [0; 2];
+        // SAFETY: pipe(2) fills two fresh descriptors, which we own.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        unsafe {
+            (
+                OwnedFd::from_raw_fd(fds[0]),
+                std::fs::File::from_raw_fd(fds[1]),
+            )
+        }
+    }
+
+    /// Reads what is in the (non-blocking) pipe now.
+    fn read_now(fd: &OwnedFd) -> Vec<u8> {
+        let mut buf = vec![0u8; 65536];
+        // SAFETY: reading into our buffer.
+        let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        buf.truncate(n.max(0) as usize);
+        buf
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_binding_takes_the_pipe_and_what_the_engine_had_buffered() {
+        let (read, mut write) = pipe();
+        let out = Out::default();
+        let transport = Transport::fd(read, out.clone()).with_handover();
+        let engine = Engine::start(EngineConfig::new("fed", "1"), transport).unwrap();
+        engine
+            .register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
+            .unwrap();
+        // One write (atomic on a pipe): hello_ack, a request, half of the
+        // next. The engine reads it whole, then holds the rest for the hook.
+        let b = line(r#"{"type":"tool_call","id":"b","name":"t","args":{}}"#);
+        let mut chunk = line(ACK);
+        chunk.extend(line(
+            r#"{"type":"tool_call","id":"a","name":"t","args":{}}"#,
+        ));
+        chunk.extend_from_slice(&b[..20]);
+        write.write_all(&chunk).unwrap();
+        assert!(matches!(jobs(&engine).await.as_slice(), [Job::Hello(_)]));
+        // The binding takes the pipe during the hook (take_wire blocks until
+        // the read loop stopped: not on this runtime's own thread).
+        let e = engine.clone();
+        let wire = tokio::task::spawn_blocking(move || e.take_wire())
+            .await
+            .unwrap()
+            .expect("a pipe read through the reactor is handed over");
+        assert!(engine.take_wire().is_none(), "taken once");
+        let held = engine.feed(&[]);
+        assert!(
+            held.paused && held.jobs.is_empty(),
+            "still held for the hook"
+        );
+        // The hook is done: the buffered request is read.
+        engine.hello_done().unwrap();
+        let a = match jobs(&engine).await.as_slice() {
+            [Job::Tool(t)] => t.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(a.invocation, "a");
+        // The rest of the half line arrives on the pipe the binding reads.
+        write.write_all(&b[20..]).unwrap();
+        let fed = engine.feed(&read_now(&wire));
+        match fed.jobs.as_slice() {
+            [Job::Tool(t)] => assert_eq!(t.invocation, "b"),
+            other => panic!("{other:?}"),
+        }
+        engine
+            .complete(a.id, Outcome::Tool(Default::default()))
+            .unwrap();
+        drop(write);
+        assert!(engine.feed_end(None).ended);
+        let rest = until_finished(&engine).await;
+        assert!(
+            matches!(rest.last(), Some(Job::Finished { error: None })),
+            "{rest:?}"
+        );
+        let lines = out.lines();
+        assert!(lines.iter().any(|l| l.contains(r#""id":"a""#)), "{lines:?}");
+    }
+
+    #[tokio::test]
+    async fn an_engine_reading_a_memory_pipe_keeps_reading() {
+        let (transport, _host) = Transport::memory();
+        let engine = Engine::start(EngineConfig::new("x", "1"), transport.with_handover()).unwrap();
+        assert!(engine.take_wire().is_none());
+        // It reads by itself: fed bytes would mix with its stream.
+        assert!(engine.feed(ACK.as_bytes()).ended);
+    }
+}

@@ -1,5 +1,5 @@
 //! Feeding: a binding that reads the host's pipe on its own event loop
-//! (Node's libuv) hands each chunk to [`Engine::feed`], which runs the read
+//! (Node's libuv; see `handover`) hands each chunk to [`Engine::feed`], which runs the read
 //! loop's per-line logic ([`super::reader::Lines`]) on the caller's thread
 //! and returns the jobs at once. No reader thread, no thread hand-off per
 //! request.
@@ -49,6 +49,16 @@ pub(crate) struct FeedState {
     ended: bool,
     /// Why reading ended, for the closing path.
     end_reason: Option<CloseReason>,
+}
+
+impl FeedState {
+    /// The read loop hands over: what it buffered, its line state, and
+    /// whether the on-hello wait is over.
+    pub(crate) fn take_over(&mut self, pending: Vec<u8>, lines: Lines, hello_passed: bool) {
+        self.pending = pending;
+        self.lines = lines;
+        self.hello_passed = hello_passed;
+    }
 }
 
 impl Inner {
@@ -142,7 +152,9 @@ impl Inner {
     /// Processes held bytes (the hook finished, or its wait ran out); their
     /// jobs are queued like the read loop's.
     pub(crate) fn resume_feed(self: &Arc<Self>) {
-        let Some(feed) = &self.feed else { return };
+        let Some(feed) = self.feed.as_ref().filter(|_| self.feeding()) else {
+            return;
+        };
         let jobs = {
             let mut f = lock(feed);
             if f.pending.is_empty() && !f.eof {
@@ -163,14 +175,14 @@ pub(crate) async fn supervise(inner: Arc<Inner>) {
 }
 
 impl Engine {
-    /// Hands over bytes read from the host (an engine started on
-    /// [`super::Transport::stdio_fed`] or [`super::Transport::memory_fed`]):
-    /// the lines they complete are read as the engine's own read loop reads
-    /// them, and their jobs come back with everything queued before them.
-    /// An empty chunk processes what was held (see [`FeedResult::paused`]). On any
-    /// other transport nothing is read and `ended` is set.
+    /// Hands over bytes read from the host (after [`Engine::take_wire`], or
+    /// on [`super::Transport::memory_fed`]): the lines they complete are
+    /// read as the engine's own read loop reads them, and their jobs come
+    /// back with everything queued before them. An empty chunk processes
+    /// what was held (see [`FeedResult::paused`]). While the engine reads by
+    /// itself nothing is read and `ended` is set.
     pub fn feed(&self, chunk: &[u8]) -> FeedResult {
-        let Some(feed) = &self.inner.feed else {
+        let Some(feed) = self.inner.feed.as_ref().filter(|_| self.inner.feeding()) else {
             return FeedResult {
                 ended: true,
                 ..FeedResult::default()
@@ -193,7 +205,7 @@ impl Engine {
     /// The input ended (or reading it failed with `error`): what is held is
     /// still processed, then the session closes as at EOF.
     pub fn feed_end(&self, error: Option<&str>) -> FeedResult {
-        if let Some(feed) = &self.inner.feed {
+        if let Some(feed) = self.inner.feed.as_ref().filter(|_| self.inner.feeding()) {
             let mut f = lock(feed);
             if !f.ended && !f.eof {
                 if let Some(e) = error {

@@ -472,6 +472,20 @@ impl JobQueue {
         }
     }
 
+    /// Completes once jobs are queued or the session is over (take them
+    /// with [`JobQueue::try_take`]).
+    pub(crate) async fn ready(&self) {
+        loop {
+            {
+                let st = lock(&self.state);
+                if !st.jobs.is_empty() || st.done {
+                    return;
+                }
+            }
+            self.notify.notified().await;
+        }
+    }
+
     /// The read end of the wake-up pipe, created on first use.
     #[cfg(unix)]
     pub(crate) fn wake_fd(&self) -> std::io::Result<std::os::fd::RawFd> {

@@ -84,6 +84,7 @@
 mod call_tool;
 mod cancel;
 mod feed;
+mod handover;
 mod handshake;
 mod intercept;
 mod jobs;
@@ -336,8 +337,10 @@ pub(crate) struct Inner {
     /// Notified when the reader may go on reading after pausing for the
     /// serial backlog (it drained, or a `call_tool` started).
     pub(crate) read_room: Notify,
-    /// With a fed transport: the state of [`Engine::feed`].
+    /// With a fed or handover transport: the state of [`Engine::feed`].
     pub(crate) feed: Option<Mutex<feed::FeedState>>,
+    /// With a handover transport: the binding taking over reading.
+    pub(crate) handover: Option<handover::Handover>,
     pub(crate) rt: Handle,
     pub(crate) stdio: bool,
     next_job: AtomicU64,
@@ -524,6 +527,7 @@ impl Engine {
             version: config.version.clone(),
             capabilities: config.capabilities.clone(),
         });
+        let fed = matches!(transport.source, transport::Source::Fed);
         let inner = Arc::new(Inner {
             writer: Writer::new(
                 transport.sink,
@@ -550,8 +554,10 @@ impl Engine {
             announced: CancelToken::new(),
             idle: Notify::new(),
             read_room: Notify::new(),
-            feed: matches!(transport.source, transport::Source::Fed)
-                .then(|| Mutex::new(feed::FeedState::default())),
+            feed: (fed || transport.handover).then(|| Mutex::new(feed::FeedState::default())),
+            handover: transport
+                .handover
+                .then(|| handover::Handover::for_source(&transport.source)),
             rt: rt.clone(),
             stdio: transport.stdio,
             next_job: AtomicU64::new(1),
@@ -570,7 +576,7 @@ impl Engine {
         inner
             .write_frame(&hello, Lane::Direct)
             .map_err(|e| EngineError::Write(e.to_string()))?;
-        if inner.feed.is_some() {
+        if fed {
             rt.spawn(feed::supervise(inner.clone()));
         } else {
             rt.spawn(reader::run(inner.clone(), transport.source));
@@ -593,6 +599,14 @@ impl Engine {
     /// batches at once.
     pub async fn next_jobs(&self) -> Vec<Job> {
         self.inner.queue.next().await
+    }
+
+    /// Completes once jobs are queued or the session is over, without
+    /// taking them: for a dispatcher that takes every batch on its own
+    /// thread with [`Engine::try_next_jobs`] (the Node binding in fed mode,
+    /// so that batches are handled in the order they were taken).
+    pub async fn jobs_ready(&self) {
+        self.inner.queue.ready().await
     }
 
     /// Everything queued right now, without waiting (possibly nothing).

@@ -23,7 +23,7 @@ use zot_protocol::{
 use super::intercept::InterceptKind;
 use super::jobs::{CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
 use super::shutdown::CloseReason;
-use super::transport::{into_reader, Source};
+use super::transport::{into_reader, RawWire, Source};
 use super::writer::Lane;
 use super::{CancelToken, Inner, OpenJob, OpenKind, Phase, SerialWhat, SERIAL_READ_AHEAD};
 use crate::lock;
@@ -47,6 +47,13 @@ impl BatchReader {
             filled: 0,
             line_ready,
         }
+    }
+}
+
+impl BatchReader {
+    /// Bytes read from the pipe and not consumed yet.
+    fn unread(&self) -> &[u8] {
+        &self.buf[self.pos..self.filled]
     }
 }
 
@@ -102,10 +109,25 @@ pub(crate) enum Flow {
 pub(crate) async fn run(inner: Arc<Inner>, source: Source) {
     let mut batch = Vec::new();
     let reason = match into_reader(source) {
-        Ok(reader) => read_loop(&inner, reader, &mut batch).await,
+        Ok((reader, wire)) => match read_loop(&inner, reader, wire, &mut batch).await {
+            ReadEnd::Closed(reason) => reason,
+            // The binding reads from now on; feeding ends the session.
+            ReadEnd::HandedOver => return super::feed::supervise(inner).await,
+        },
         Err(e) => Some(CloseReason::Handshake(format!("cannot read stdin: {e}"))),
     };
+    if let Some(h) = inner.handover() {
+        h.decline();
+    }
     end(inner, reason, batch).await;
+}
+
+/// How the read loop ended.
+enum ReadEnd {
+    /// The session is closing; `None` when stopped from outside.
+    Closed(Option<CloseReason>),
+    /// The binding took over reading (see `handover`).
+    HandedOver,
 }
 
 /// After the last line: hand over what was read, then close the session.
@@ -149,8 +171,9 @@ pub(crate) const ON_HELLO_WAIT: std::time::Duration = std::time::Duration::from_
 async fn read_loop(
     inner: &Arc<Inner>,
     reader: Box<dyn AsyncRead + Send + Unpin>,
+    wire: Option<RawWire>,
     batch: &mut Vec<Job>,
-) -> Option<CloseReason> {
+) -> ReadEnd {
     let line_ready = Arc::new(AtomicBool::new(false));
     let mut reader = LineReader::new(BatchReader::new(reader, line_ready.clone()));
     let mut lines = Lines::default();
@@ -159,19 +182,42 @@ async fn read_loop(
     // register and unregister a waiter for every frame.
     let stop = inner.stop.cancelled();
     tokio::pin!(stop);
+    // A binding asking to read the pipe itself (handover transports only).
+    let handover = inner.handover().filter(|_| wire.is_some());
+    if let (Some(h), None) = (inner.handover(), wire) {
+        h.decline(); // not a pipe read through the reactor
+    }
+    let asked = async {
+        match handover {
+            Some(h) => h.asked.cancelled().await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(asked);
+    let mut asked_during_wait = false;
+    // Cleared after a handover that did not happen: `asked` is spent.
+    let mut may_hand_over = handover.is_some();
     loop {
-        if lines.handshaken && !announced {
+        if lines.handshaken && !announced && !(may_hand_over && asked_now(handover)) {
             // Frames after `hello_ack` wait for the on-hello hook: a request
             // the host sends early must meet the registry that hook builds,
             // and EOF must not end the session before `ready` is written.
             // Bounded, so a hook that never returns cannot wedge reading.
+            // (Feeding keeps the wait if the binding takes over now.)
             tokio::select! {
                 biased;
-                _ = &mut stop => return None,
-                _ = inner.announced.cancelled() => {}
-                _ = tokio::time::sleep(ON_HELLO_WAIT) => inner.diag(HELLO_WAIT_OVER),
+                _ = &mut stop => return ReadEnd::Closed(None),
+                _ = inner.announced.cancelled() => announced = true,
+                _ = &mut asked, if may_hand_over => {}
+                _ = tokio::time::sleep(ON_HELLO_WAIT) => {
+                    inner.diag(HELLO_WAIT_OVER);
+                    announced = true;
+                }
             }
-            announced = true;
+            if !announced {
+                // Asked during the wait: hand over below.
+                asked_during_wait = true;
+            }
         }
         // Hand over what was read when the buffer has no whole line left
         // (or the batch grew large), and look at the backlog then.
@@ -182,25 +228,83 @@ async fn read_loop(
             if backlog_full(inner) {
                 tokio::select! {
                     biased;
-                    _ = &mut stop => return None,
+                    _ = &mut stop => return ReadEnd::Closed(None),
+                    _ = &mut asked, if may_hand_over => {}
                     _ = backlog_room(inner) => {}
                 }
             }
         }
-        let next = tokio::select! {
-            biased;
-            _ = &mut stop => return None,
-            r = reader.next_line() => r,
+        let next = if std::mem::take(&mut asked_during_wait) {
+            None
+        } else {
+            tokio::select! {
+                biased;
+                _ = &mut stop => return ReadEnd::Closed(None),
+                _ = &mut asked, if may_hand_over => None,
+                r = reader.next_line() => Some(r),
+            }
+        };
+        let Some(next) = next else {
+            // Between two reads: the binding takes the pipe, what was
+            // buffered and the line state.
+            inner.queue.push_all(batch.drain(..));
+            #[cfg(unix)]
+            if let (Some(h), Some(raw)) = (handover, wire) {
+                let mut parts = Some((reader, lines));
+                let handed = h.complete(|| {
+                    let fd = dup_wire(raw)?;
+                    let (reader, lines) = parts.take()?;
+                    let (mut pending, batch_reader) = reader.into_parts();
+                    pending.extend_from_slice(batch_reader.unread());
+                    // Dropping the reader closes our descriptor; the
+                    // duplicate reads on.
+                    drop(batch_reader);
+                    let announced = lock(&inner.state).announced;
+                    if let Some(feed) = &inner.feed {
+                        lock(feed).take_over(pending, lines, announced);
+                    }
+                    Some(fd)
+                });
+                if handed {
+                    return ReadEnd::HandedOver;
+                }
+                may_hand_over = false;
+                match parts {
+                    Some((r, l)) => (reader, lines) = (r, l),
+                    None => {
+                        return ReadEnd::Closed(Some(CloseReason::Broken(
+                            "the pipe could not be handed over".into(),
+                        )))
+                    }
+                }
+            }
+            continue;
         };
         let next = match next {
             Ok(Some(line)) => Ok(line),
-            Ok(None) => return Some(lines.eof()),
+            Ok(None) => return ReadEnd::Closed(Some(lines.eof())),
             Err(e) => Err(e),
         };
         if let Flow::End(reason) = lines.on_line(inner, next, batch) {
-            return Some(reason);
+            return ReadEnd::Closed(Some(reason));
         }
     }
+}
+
+/// Whether the binding has asked for the pipe (the hook wait is then left
+/// to feeding).
+fn asked_now(handover: Option<&super::handover::Handover>) -> bool {
+    handover.is_some_and(|h| h.asked.is_cancelled())
+}
+
+/// A close-on-exec duplicate of the wire for the binding.
+#[cfg(unix)]
+fn dup_wire(raw: RawWire) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: F_DUPFD_CLOEXEC creates a new descriptor we then own.
+    let fd = unsafe { libc::fcntl(raw, libc::F_DUPFD_CLOEXEC, 3) };
+    // SAFETY: a fresh descriptor.
+    (fd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
 }
 
 /// Said when the on-hello hook outlives [`ON_HELLO_WAIT`].

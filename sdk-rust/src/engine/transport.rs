@@ -30,6 +30,8 @@ pub struct Transport {
     pub(crate) source: Source,
     pub(crate) sink: Box<dyn FrameSink>,
     pub(crate) stdio: bool,
+    /// A binding may take over reading ([`crate::engine::Engine::take_wire`]).
+    pub(crate) handover: bool,
 }
 
 impl std::fmt::Debug for Transport {
@@ -51,6 +53,7 @@ impl Transport {
             source: Source::Reader(Box::new(reader)),
             sink: Box::new(sink),
             stdio: false,
+            handover: false,
         }
     }
 
@@ -70,25 +73,29 @@ impl Transport {
         imp::stdio()
     }
 
-    /// Like [`Transport::stdio`], but the engine does not read: the caller
-    /// reads the returned descriptor (the host's pipe) on its own event loop
-    /// and hands every chunk to [`crate::engine::Engine::feed`] (Node's
-    /// libuv, for one thread hand-off less per request). When stdin is not
-    /// a pipe or socket (a file, a terminal) no descriptor is returned and
-    /// the engine reads it itself, as with [`Transport::stdio`].
+    /// Reads host frames from a pipe or socket descriptor (non-blocking,
+    /// through the runtime's reactor; any other descriptor on the blocking
+    /// pool) and writes extension frames to `sink`.
     #[cfg(unix)]
-    pub fn stdio_fed() -> io::Result<(Self, Option<std::os::fd::OwnedFd>)> {
-        let mut t = imp::stdio()?;
-        let fd = match std::mem::replace(&mut t.source, Source::Fed) {
-            Source::Fd(fd) if imp::is_pipe_or_socket(std::os::fd::AsRawFd::as_raw_fd(&fd)) => {
-                Some(fd)
-            }
-            other => {
-                t.source = other;
-                None
-            }
-        };
-        Ok((t, fd))
+    pub fn fd(read: std::os::fd::OwnedFd, sink: impl FrameSink + 'static) -> Self {
+        Self {
+            source: Source::Fd(read),
+            sink: Box::new(sink),
+            stdio: false,
+            handover: false,
+        }
+    }
+
+    /// Lets the binding take over reading once the session runs
+    /// ([`crate::engine::Engine::take_wire`]): the engine reads the
+    /// handshake, then hands the pipe and the bytes it buffered to the
+    /// binding, which reads on its own event loop and feeds
+    /// [`crate::engine::Engine::feed`] (Node's libuv: one thread hand-off
+    /// less per request). Only a pipe or socket read through the reactor can
+    /// be handed over.
+    pub fn with_handover(mut self) -> Self {
+        self.handover = true;
+        self
     }
 
     /// An engine side whose input is handed over with
@@ -273,6 +280,7 @@ mod imp {
             source: Source::Fd(wire_in),
             sink: Box::new(sink),
             stdio: true,
+            handover: false,
         })
     }
 
@@ -390,9 +398,20 @@ impl AsyncRead for FdReader {
 }
 
 /// Turns a [`Source`] into an async reader; must run inside the runtime.
-pub(crate) fn into_reader(source: Source) -> io::Result<Box<dyn AsyncRead + Send + Unpin>> {
+/// The reader of a [`Source`], and the descriptor it reads when that can be
+/// handed over (a pipe or socket read through the reactor).
+pub(crate) type SourceReader = (Box<dyn AsyncRead + Send + Unpin>, Option<RawWire>);
+
+/// A descriptor number (Unix) for handing the pipe over.
+#[cfg(unix)]
+pub(crate) type RawWire = std::os::fd::RawFd;
+/// No descriptors to hand over elsewhere.
+#[cfg(not(unix))]
+pub(crate) type RawWire = std::convert::Infallible;
+
+pub(crate) fn into_reader(source: Source) -> io::Result<SourceReader> {
     match source {
-        Source::Reader(r) => Ok(r),
+        Source::Reader(r) => Ok((r, None)),
         Source::Fed => Err(io::Error::new(
             io::ErrorKind::Unsupported,
             "a fed transport has nothing to read",
@@ -400,9 +419,10 @@ pub(crate) fn into_reader(source: Source) -> io::Result<Box<dyn AsyncRead + Send
         #[cfg(unix)]
         Source::Fd(fd) => {
             use std::os::fd::AsRawFd;
-            let fd = if is_pipe_or_socket(fd.as_raw_fd()) {
+            let raw = fd.as_raw_fd();
+            let fd = if is_pipe_or_socket(raw) {
                 match FdReader::new(fd) {
-                    Ok(r) => return Ok(Box::new(r)),
+                    Ok(r) => return Ok((Box::new(r), Some(raw))),
                     Err(fd) => fd,
                 }
             } else {
@@ -411,7 +431,10 @@ pub(crate) fn into_reader(source: Source) -> io::Result<Box<dyn AsyncRead + Send
             // A file or terminal: epoll cannot watch it and non-blocking mode
             // would leak into the terminal session; read it on tokio's
             // blocking pool instead.
-            Ok(Box::new(tokio::fs::File::from_std(std::fs::File::from(fd))))
+            Ok((
+                Box::new(tokio::fs::File::from_std(std::fs::File::from(fd))),
+                None,
+            ))
         }
     }
 }
