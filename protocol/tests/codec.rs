@@ -244,3 +244,25 @@ fn the_splitter_gives_the_same_lines_whatever_the_chunks() {
         assert_eq!(split_all(&input, chunk), want, "chunks of {chunk}");
     }
 }
+
+#[tokio::test]
+async fn a_cancelled_read_gives_back_the_line_it_had_begun() {
+    use tokio::io::AsyncWriteExt;
+    let (mut host, ext) = tokio::io::duplex(1024);
+    host.write_all(b"{\"type\":\"ready\"}\n{\"type\":\"no")
+        .await
+        .unwrap();
+    let mut lines = zot_protocol::LineReader::new(BufReader::new(ext));
+    assert_eq!(
+        lines.next_line().await.unwrap(),
+        Some(&b"{\"type\":\"ready\"}"[..])
+    );
+    // The next call takes the half line, then waits: cancel it.
+    tokio::select! {
+        biased;
+        r = lines.next_line() => panic!("no whole line yet: {r:?}"),
+        _ = std::future::ready(()) => {}
+    }
+    let (partial, _reader) = lines.into_parts();
+    assert_eq!(partial, b"{\"type\":\"no");
+}
