@@ -254,6 +254,58 @@ impl Engine {
         })
     }
 
+    /// Like `stdio`, but the caller may take over reading the host's pipe
+    /// once the session runs (`take_wire_fd`), reading it on its own event
+    /// loop and handing every chunk to `feed`. Until then the engine reads.
+    #[staticmethod]
+    fn stdio_fed(name: &str, version: &str) -> PyResult<Self> {
+        guard(|| {
+            let handle = runtime()?;
+            let transport = Transport::stdio()
+                .map_err(|e| EngineError::new_err(format!("stdio transport: {e}")))?
+                .with_handover();
+            Self::start(name, version, transport, handle)
+        })
+    }
+
+    /// Takes over reading: the host's pipe (non-blocking; the caller owns
+    /// it: reading and closing it), or `None` when the engine keeps reading.
+    fn take_wire_fd(&self, py: Python<'_>) -> PyResult<Option<i32>> {
+        detached(py, || {
+            self.check()?;
+            #[cfg(unix)]
+            {
+                use std::os::fd::IntoRawFd;
+                Ok(self.engine.take_wire().map(|fd| fd.into_raw_fd()))
+            }
+            #[cfg(not(unix))]
+            {
+                Ok(None)
+            }
+        })
+    }
+
+    /// Hands over bytes read from the wire: `(jobs_json, paused, ended)`.
+    /// `paused`: stop reading until an empty feed no longer says so;
+    /// `ended`: stop reading.
+    fn feed(&self, chunk: &[u8]) -> PyResult<(String, bool, bool)> {
+        guard(|| {
+            self.check()?;
+            let f = self.engine.feed(chunk);
+            Ok((batch_json(&f.jobs), f.paused, f.ended))
+        })
+    }
+
+    /// The wire ended (or reading it failed with `error`); as `feed`.
+    #[pyo3(signature = (error=None))]
+    fn feed_end(&self, error: Option<&str>) -> PyResult<(String, bool, bool)> {
+        guard(|| {
+            self.check()?;
+            let f = self.engine.feed_end(error);
+            Ok((batch_json(&f.jobs), f.paused, f.ended))
+        })
+    }
+
     /// Starts a session over an in-memory transport whose host side is the
     /// returned harness; the harness sends `hello_ack_json` (a `hello_ack`
     /// frame) and reads the registrations up to `ready` in the background.

@@ -228,6 +228,8 @@ class Ctx:
             except RuntimeError as e:  # the runtime is gone (interpreter exiting, fork)
                 raise CallToolError("closed", str(e)) from None
             session.calls[call] = waiter
+        # Reading never pauses while a call waits for its answer.
+        session.resume_feed()
         return call
 
     async def call_tool(

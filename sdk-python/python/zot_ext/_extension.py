@@ -24,6 +24,7 @@ import asyncio
 import inspect
 import json
 import logging
+import os
 import sys
 import threading
 import time
@@ -40,6 +41,7 @@ from typing import (
     Optional,
     Sequence,
     Set,
+    Tuple,
     TypeVar,
     Union,
     cast,
@@ -749,16 +751,18 @@ class Extension:
         until ``shutdown`` or EOF. Raises :class:`SessionError` when the
         session failed."""
         try:
-            native = _native.Engine.stdio(self.name, self.version)
+            # Once requests flow, the session reads the host's pipe on this
+            # event loop and feeds the engine (no thread hand-off per request).
+            native = _native.Engine.stdio_fed(self.name, self.version)
         except (_native.EngineError, RuntimeError) as e:
             raise ZotError(f"cannot start: {e}") from None
-        await self._serve_on(native)
+        await self._serve_on(native, fed=True)
 
-    async def _serve_on(self, native: _native.Engine) -> None:
+    async def _serve_on(self, native: _native.Engine, fed: bool = False) -> None:
         with self._lock:
             running = self._session is not None
             if not running:
-                session = _Session(self, native)
+                session = _Session(self, native, fed)
                 self._session = session
         if running:
             native.close()
@@ -807,9 +811,15 @@ Job = Dict[str, Any]
 class _Session:
     """One engine session: pulls jobs and runs the extension's handlers."""
 
-    def __init__(self, ext: Extension, native: _native.Engine) -> None:
+    def __init__(self, ext: Extension, native: _native.Engine, fed: bool = False) -> None:
         self.ext = ext
         self.native = native
+        # Fed mode: the host's pipe, once taken over from the engine.
+        self._fed = fed
+        self._wire_asked = False
+        self._wire: Optional[int] = None
+        self._wire_paused = False
+        self._resume_queued = False
         self.loop = asyncio.get_running_loop()
         self.loop_thread = threading.get_ident()
         self.host: Optional[HostInfo] = None
@@ -876,7 +886,79 @@ class _Session:
             return
         self._pull()
 
+    # -- reading the host's pipe here (fed mode) -------------------------
+
+    def _take_wire(self) -> None:
+        """After the first requests: read the host's pipe on this loop."""
+        if self.ending.is_set() or self._wire is not None:
+            return
+        try:
+            fd = self.native.take_wire_fd()
+        except (_native.EngineError, RuntimeError):
+            return
+        if fd is None:
+            return  # not a pipe: the engine reads on
+        self._wire = fd
+        self.loop.add_reader(fd, self._read_wire)
+
+    def _read_wire(self) -> None:
+        fd = self._wire
+        if fd is None:
+            return
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError as e:
+            self._fed_out(self.native.feed_end(str(e)))
+            return
+        self._fed_out(self.native.feed(data) if data else self.native.feed_end(None))
+
+    def _fed_out(self, out: Tuple[str, bool, bool]) -> None:
+        jobs, paused, ended = out
+        fd = self._wire
+        if fd is not None:
+            if ended:
+                self._close_wire()
+            elif paused != self._wire_paused:
+                # Held for the on-hello hook or a full event backlog; an
+                # empty feed says when to go on (`resume_feed`).
+                self._wire_paused = paused
+                if paused:
+                    self.loop.remove_reader(fd)
+                else:
+                    self.loop.add_reader(fd, self._read_wire)
+        if jobs != "[]":
+            self._push(json.loads(jobs))
+
+    def resume_feed(self) -> None:
+        """Goes on reading after a pause, once its cause may be gone (any
+        thread; runs on the loop, never inside a handler's call)."""
+        if not self._wire_paused or self._resume_queued:
+            return
+        self._resume_queued = True
+
+        def resume() -> None:
+            self._resume_queued = False
+            if self._wire_paused and self._wire is not None:
+                try:
+                    self._fed_out(self.native.feed(b""))
+                except (_native.EngineError, RuntimeError):
+                    pass
+
+        try:
+            self.loop.call_soon_threadsafe(resume)
+        except RuntimeError:  # the loop is closed
+            pass
+
+    def _close_wire(self) -> None:
+        fd, self._wire = self._wire, None
+        if fd is not None:
+            self.loop.remove_reader(fd)
+            os.close(fd)
+
     def _detach(self) -> None:
+        self._close_wire()
         if self._fd is not None:
             self.loop.remove_reader(self._fd)
             self._fd = None
@@ -903,6 +985,12 @@ class _Session:
                             await self._hello(job)
                         else:
                             self._dispatch(job)
+                            if self._fed and not self._wire_asked:
+                                # The first requests came through the
+                                # engine's reader: take the pipe over after
+                                # them (off the start-up path).
+                                self._wire_asked = True
+                                self.loop.call_soon(self._take_wire)
         except asyncio.CancelledError:
             # Ctrl-C or the application cancelled serve(): end the session
             # from our side (the engine cancels every job).
@@ -1221,6 +1309,8 @@ class _Session:
             self.ext.log(f"event handlers: {e}", logging.WARNING)
         except RuntimeError:  # the runtime is gone (interpreter exiting)
             pass
+        # Reading may have paused for the event backlog.
+        self.resume_feed()
 
     async def _run_serial(self, job: Job) -> bool:
         """Runs one event or panel job; ``True`` when it is to be answered

@@ -23,8 +23,9 @@ use crate::lock;
 /// What a feed produced.
 #[derive(Debug, Default)]
 pub struct FeedResult {
-    /// The jobs, in order: those the engine queued meanwhile (timeouts,
-    /// cancellations), then those of the lines fed.
+    /// The jobs, in order: those the engine had queued (timeouts,
+    /// cancellations), then those of the lines fed. Jobs the lines cause in
+    /// the queue (the closing after `shutdown`) are taken later.
     pub jobs: Vec<Job>,
     /// Stop reading until an empty feed no longer says so: the on-hello
     /// hook still runs or the serial backlog is full. Bytes fed meanwhile
@@ -188,12 +189,15 @@ impl Engine {
                 ..FeedResult::default()
             };
         };
+        // What was queued before these bytes comes first; what the lines
+        // cause in the queue (the closing after `shutdown`, a cancellation's
+        // call results) comes after, through the queue.
+        let mut jobs = self.inner.queue.try_take().unwrap_or_default();
         let (batch, paused, ended) = {
             let mut f = lock(feed);
             let (batch, paused) = self.inner.feed_locked(&mut f, chunk);
             (batch, paused, f.ended)
         };
-        let mut jobs = self.inner.queue.try_take().unwrap_or_default();
         jobs.extend(batch);
         FeedResult {
             jobs,
