@@ -43,10 +43,12 @@ async fn started() -> (Engine, MemoryHost) {
         r#"{"type":"tool_call","id":"early","name":"t","args":{}}"#,
     ));
     let fed = engine.feed(&chunk);
-    assert!(fed.jobs.is_empty() && fed.paused, "held for the hook");
-    // The handshake's job goes through the queue, like everything the
-    // engine queues by itself.
-    assert!(matches!(jobs(&engine).await.as_slice(), [Job::Hello(_)]));
+    assert!(
+        matches!(fed.jobs.as_slice(), [Job::Hello(_)]),
+        "{:?}",
+        fed.jobs
+    );
+    assert!(fed.paused, "held for the hook");
     engine.hello_done().unwrap();
     let mut ready = false;
     while !ready {
@@ -303,4 +305,35 @@ mod handover {
         // It reads by itself: fed bytes would mix with its stream.
         assert!(engine.feed(ACK.as_bytes()).ended);
     }
+}
+
+#[tokio::test]
+async fn a_call_result_fed_comes_back_from_the_same_feed() {
+    let (transport, mut host) = Transport::memory_fed();
+    let engine = Engine::start(EngineConfig::new("fed", "1"), transport).unwrap();
+    host.recv_line().await.unwrap(); // hello
+    let ack = r#"{"type":"hello_ack","protocol_version":1,"zot_version":"1","provider":"p","model":"m","cwd":"/","capabilities":["call_tool"]}"#;
+    assert!(matches!(
+        engine.feed(&line(ack)).jobs.as_slice(),
+        [Job::Hello(_)]
+    ));
+    engine.hello_done().unwrap();
+    let call = engine
+        .start_call(zot_ext::engine::CallRequest::new(
+            "echo",
+            RawJson::from_value(&serde_json::json!({})).unwrap(),
+        ))
+        .unwrap();
+    let wire = loop {
+        if let ExtFrame::CallTool(c) = recv(&mut host).await {
+            break c.id;
+        }
+    };
+    let answer = format!(r#"{{"type":"tool_result","id":"{wire}","name":"echo","content":[]}}"#);
+    let fed = engine.feed(&line(&answer));
+    assert!(
+        matches!(fed.jobs.as_slice(), [Job::CallResult { call: c, result: Ok(_) }] if *c == call),
+        "{:?}",
+        fed.jobs
+    );
 }

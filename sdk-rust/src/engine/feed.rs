@@ -24,8 +24,9 @@ use crate::lock;
 #[derive(Debug, Default)]
 pub struct FeedResult {
     /// The jobs, in order: those the engine had queued (timeouts,
-    /// cancellations), then those of the lines fed. Jobs the lines cause in
-    /// the queue (the closing after `shutdown`) are taken later.
+    /// cancellations), those of the lines fed, then those queued while they
+    /// were read (call results; the closing after `shutdown`, when it is
+    /// quick). Later ones come through the queue.
     pub jobs: Vec<Job>,
     /// Stop reading until an empty feed no longer says so: the on-hello
     /// hook still runs or the serial backlog is full. Bytes fed meanwhile
@@ -189,16 +190,18 @@ impl Engine {
                 ..FeedResult::default()
             };
         };
-        // What was queued before these bytes comes first; what the lines
-        // cause in the queue (the closing after `shutdown`, a cancellation's
-        // call results) comes after, through the queue.
-        let mut jobs = self.inner.queue.try_take().unwrap_or_default();
+        // What was queued before these bytes comes first, then the jobs of
+        // the lines, then what was queued meanwhile (a host's call result,
+        // the closing after `shutdown`): all from this call, in order, and
+        // without waking the consumer's other wait for them.
+        let mut jobs = self.inner.queue.take_setting_quiet(true);
         let (batch, paused, ended) = {
             let mut f = lock(feed);
             let (batch, paused) = self.inner.feed_locked(&mut f, chunk);
             (batch, paused, f.ended)
         };
         jobs.extend(batch);
+        jobs.extend(self.inner.queue.take_setting_quiet(false));
         FeedResult {
             jobs,
             paused,

@@ -386,6 +386,9 @@ struct QueueState {
     done: bool,
     /// `Finished` was queued: nothing may be queued after it.
     sealed: bool,
+    /// A feed is running on the consumer's thread and takes what is queued
+    /// meanwhile itself: no wake-up for it.
+    quiet: bool,
     #[cfg(unix)]
     wake: Option<WakePipe>,
     #[cfg(unix)]
@@ -415,7 +418,7 @@ impl JobQueue {
             }
             st.jobs.push_back(job);
         }
-        if st.jobs.len() == before {
+        if st.jobs.len() == before || st.quiet {
             return;
         }
         #[cfg(unix)]
@@ -437,6 +440,28 @@ impl JobQueue {
 
     pub(crate) fn push(&self, job: Job) {
         self.push_all([job]);
+    }
+
+    /// Takes everything queued and, with `quiet`, queues without waking
+    /// the consumer until the next call (a feed takes those jobs itself at
+    /// its end). Ending quiet wakes for jobs left from before it.
+    pub(crate) fn take_setting_quiet(&self, quiet: bool) -> Vec<Job> {
+        let jobs = {
+            let mut st = lock(&self.state);
+            st.quiet = quiet;
+            if st.jobs.is_empty() {
+                return Vec::new();
+            }
+            let jobs: Vec<Job> = st.jobs.drain(..).collect();
+            if matches!(jobs.last(), Some(Job::Finished { .. })) {
+                st.done = true;
+                // Anyone else waiting for the end learns of it.
+                drop(st);
+                self.notify.notify_waiters();
+            }
+            jobs
+        };
+        jobs
     }
 
     /// Takes everything queued. `None` when nothing is queued and the
