@@ -270,6 +270,22 @@ impl NativeEngine {
             .map_err(err)
     }
 
+    /// Answers a tool job with one text block, what most tools return,
+    /// without a JSON round trip (`complete` with
+    /// `{"content":[{"type":"text","text":…}]}` otherwise).
+    #[napi(catch_unwind)]
+    pub fn complete_text(&self, job: f64, text: String) -> Result<String> {
+        let outcome = zot_ext::engine::ToolOutcome {
+            content: vec![zot_protocol::ContentBlock::text(text)],
+            ..Default::default()
+        };
+        self.engine
+            .complete(job_id(job)?, zot_ext::engine::Outcome::Tool(outcome))
+            .map(completion_name)
+            .map(str::to_owned)
+            .map_err(err)
+    }
+
     /// Answers event and panel jobs whose handlers returned (one call for
     /// a run of them).
     #[napi(catch_unwind)]

@@ -57,6 +57,12 @@ export declare class NativeEngine {
    */
   complete(job: number, outcome: string): string
   /**
+   * Answers a tool job with one text block, what most tools return,
+   * without a JSON round trip (`complete` with
+   * `{"content":[{"type":"text","text":…}]}` otherwise).
+   */
+  completeText(job: number, text: string): string
+  /**
    * Answers event and panel jobs whose handlers returned (one call for
    * a run of them).
    */

@@ -37,7 +37,7 @@ import type {
 import type { Socket } from "node:net";
 
 import { native, type EngineOptions, type FeedOutput, type NativeEngine } from "./native";
-import type { CallToolResult, JsonObject, Verdict } from "./results";
+import { ToolOutput, type CallToolResult, type JsonObject, type Verdict } from "./results";
 import type {
   AssistantMessageInterceptor,
   Awaitable,
@@ -684,6 +684,8 @@ export class Extension {
         }
         this.runJob(engine, job.id, job.invocation, cancelled, "tool", job.name, (ctx) => t.handler(job.args, ctx), (r) =>
           typeof r === "string" ? { content: [{ type: "text", text: r }] } : r,
+          // One text block, the common result: no JSON round trip.
+          (r) => (typeof r === "string" ? r : r instanceof ToolOutput ? r.onlyText() : undefined),
         );
         return;
       }
@@ -751,6 +753,7 @@ export class Extension {
     name: string,
     call: (ctx: Context) => Awaitable<unknown>,
     toOutcome: (r: unknown) => unknown = (r) => r,
+    textOf?: (r: unknown) => string | undefined,
   ): void {
     const cancel = new LazyAbort();
     this.controllers.set(id, cancel);
@@ -765,6 +768,11 @@ export class Extension {
     running.then(
       (r) => {
         this.controllers.delete(id);
+        const text = textOf?.(r);
+        if (text !== undefined) {
+          this.report(what, name, () => engine.completeText(id, text));
+          return;
+        }
         let json: string;
         try {
           json = JSON.stringify(toOutcome(r) ?? {});

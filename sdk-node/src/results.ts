@@ -112,6 +112,18 @@ export class ToolOutput {
     return this;
   }
 
+  /** @internal The text when this is one text block and nothing else. */
+  onlyText(): string | undefined {
+    const [first] = this.content;
+    return this.content.length === 1 &&
+      first?.type === "text" &&
+      !this.isError &&
+      this.activateTools.length === 0 &&
+      this.structuredContent === undefined
+      ? first.text
+      : undefined;
+  }
+
   /** The wire fields (used by `JSON.stringify`). */
   toJSON(): ToolReply {
     const out: ToolReply = { content: this.content };
