@@ -468,6 +468,23 @@ impl Engine {
         })
     }
 
+    /// Answers a tool job with one text block (what most tools return)
+    /// without a JSON round trip; as `complete` otherwise.
+    fn complete_text(&self, py: Python<'_>, job: u64, text: &str) -> PyResult<&'static str> {
+        let text = text.to_owned();
+        detached(py, || {
+            self.check()?;
+            let outcome = zot_ext::engine::ToolOutcome {
+                content: vec![zot_protocol::ContentBlock::text(text)],
+                ..Default::default()
+            };
+            completion(
+                self.engine
+                    .complete(JobId(job), zot_ext::engine::Outcome::Tool(outcome)),
+            )
+        })
+    }
+
     /// Answers event and panel jobs whose handlers returned, in one call
     /// for a run of them.
     fn complete_serial(&self, py: Python<'_>, jobs: Vec<u64>) -> PyResult<()> {

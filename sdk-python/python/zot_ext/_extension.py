@@ -263,6 +263,20 @@ class _Workers:
                 th.join(left)
 
 
+class _Text:
+    """A tool answer of one text block, handed to the engine as text."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _answer(outcome: Union[Dict[str, Any], _Text]) -> Union[str, _Text]:
+    """An outcome as the engine takes it: JSON, or the text itself."""
+    return outcome if isinstance(outcome, _Text) else to_json(outcome)
+
+
 def _message(e: BaseException) -> str:
     return str(e) or type(e).__name__
 
@@ -1097,8 +1111,10 @@ class _Session:
         def args() -> Any:
             return tool.convert(raw)
 
-        def outcome(value: Any) -> Dict[str, Any]:
-            return ToolOutput.of(value).outcome()
+        def outcome(value: Any) -> Union[Dict[str, Any], _Text]:
+            out = ToolOutput.of(value)
+            text = out._only_text()
+            return _Text(text) if text is not None else out.outcome()
 
         self._start(job_id, str(job["invocation"]), tool.handler, args, outcome, f"tool {name}")
 
@@ -1121,7 +1137,7 @@ class _Session:
         invocation: str,
         handler: _Handler,
         args: Callable[[], Any],
-        outcome: Callable[[Any], Dict[str, Any]],
+        outcome: Callable[[Any], Union[Dict[str, Any], _Text]],
         what: str,
     ) -> None:
         cancelled = threading.Event()
@@ -1156,7 +1172,7 @@ class _Session:
         job_id: int,
         handler: _Handler,
         args: Callable[[], Any],
-        outcome: Callable[[Any], Dict[str, Any]],
+        outcome: Callable[[Any], Union[Dict[str, Any], _Text]],
         ctx: Ctx,
         what: str,
     ) -> None:
@@ -1165,7 +1181,7 @@ class _Session:
                 result = handler.call(args(), ctx)
                 if inspect.isawaitable(result):
                     result = await result
-                answer = to_json(outcome(result))
+                answer = _answer(outcome(result))
             except asyncio.CancelledError:
                 self._fail(job_id, "cancelled")
                 return
@@ -1185,7 +1201,7 @@ class _Session:
         job_id: int,
         handler: _Handler,
         args: Callable[[], Any],
-        outcome: Callable[[Any], Dict[str, Any]],
+        outcome: Callable[[Any], Union[Dict[str, Any], _Text]],
         ctx: Ctx,
         what: str,
     ) -> None:
@@ -1194,7 +1210,7 @@ class _Session:
                 result = handler.call(args(), ctx)
                 if inspect.isawaitable(result):
                     result = self._await_from_thread(result)
-                answer = to_json(outcome(result))
+                answer = _answer(outcome(result))
             except Exception as e:
                 self._failed(job_id, what, e, ctx)
                 return
@@ -1257,9 +1273,12 @@ class _Session:
         self._spawn(target, what)
         return future
 
-    def _complete(self, job_id: int, answer: str, what: str) -> None:
+    def _complete(self, job_id: int, answer: Union[str, _Text], what: str) -> None:
         try:
-            self.native.complete(job_id, answer)
+            if isinstance(answer, _Text):
+                self.native.complete_text(job_id, answer.text)
+            else:
+                self.native.complete(job_id, answer)
         except _native.EngineError as e:
             self.ext.log(f"{what}: {e}", logging.WARNING)
         except RuntimeError:  # the runtime is gone (interpreter exiting)

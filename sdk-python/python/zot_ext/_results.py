@@ -98,6 +98,22 @@ class ToolOutput:
         """One text block."""
         return cls([text_block(text)])
 
+    def _only_text(self) -> Optional[str]:
+        """The text when this is one text block and nothing else (the
+        common result, answered without a JSON round trip)."""
+        if (
+            len(self.content) == 1
+            and not self.is_error
+            and not self.activate_tools
+            and self.structured_content is _UNSET
+        ):
+            block = self.content[0]
+            if block.get("type") == "text":
+                text = block.get("text")
+                if isinstance(text, str):
+                    return text
+        return None
+
     @classmethod
     def error(cls, message: str) -> ToolOutput:
         """An error result (``is_error``) with one text block."""
