@@ -218,7 +218,8 @@ impl NativeEngine {
     }
 
     /// Resolves once jobs are queued (or the session is over); take them
-    /// with `tryNextJobs`. For a dispatcher that takes every batch itself.
+    /// with `tryNextJobs` (a JSON array of job objects, see `Job::to_json`),
+    /// on the JavaScript thread, in the order taken.
     #[napi(catch_unwind)]
     pub async fn jobs_ready(&self) {
         self.engine.jobs_ready().await
@@ -240,14 +241,6 @@ impl NativeEngine {
     #[napi(getter, catch_unwind)]
     pub fn name(&self) -> String {
         self.engine.name().to_owned()
-    }
-
-    /// Waits for the next batch of jobs: a JSON array of job objects (see
-    /// `Job::to_json`). After the batch ending in `finished`, empty arrays
-    /// come back at once.
-    #[napi(catch_unwind)]
-    pub async fn next_jobs(&self) -> String {
-        batch_json(&self.engine.next_jobs().await)
     }
 
     /// Whatever is queued right now (possibly `[]`), without waiting.

@@ -30,7 +30,8 @@ export declare class NativeEngine {
   feedEnd(error?: string | undefined | null): FeedOutput
   /**
    * Resolves once jobs are queued (or the session is over); take them
-   * with `tryNextJobs`. For a dispatcher that takes every batch itself.
+   * with `tryNextJobs` (a JSON array of job objects, see `Job::to_json`),
+   * on the JavaScript thread, in the order taken.
    */
   jobsReady(): Promise<void>
   /**
@@ -40,12 +41,6 @@ export declare class NativeEngine {
   static memory(name: string, version: string, options?: EngineOptions | undefined | null): NativeEngine
   /** The extension name. */
   get name(): string
-  /**
-   * Waits for the next batch of jobs: a JSON array of job objects (see
-   * `Job::to_json`). After the batch ending in `finished`, empty arrays
-   * come back at once.
-   */
-  nextJobs(): Promise<string>
   /** Whatever is queued right now (possibly `[]`), without waiting. */
   tryNextJobs(): string
   /**

@@ -11,7 +11,6 @@
 // the engine's rules are unchanged). What the engine queues by itself
 // (deadlines, the end of the session) is taken after `jobsReady()`.
 //
-//
 // - commands, tools and interceptors run concurrently;
 // - events and panel input run in arrival order, one at a time (SDK-35); a
 //   synchronous handler runs at once, so a burst is handled before the
@@ -19,8 +18,8 @@
 // - `cancel` jobs abort the job's `AbortSignal` (a cancel in the same batch
 //   as its job aborts the signal before the handler starts);
 // - `call_result` jobs settle `callTool` promises;
-// - `finished` ends `run()`. While `jobsReady()`/`nextJobs()` is pending
-//   (and the pipe is open) Node's loop stays alive; after `finished` nothing
+// - `finished` ends `run()`. While `jobsReady()` is pending (and the pipe
+//   is open) Node's loop stays alive; after `finished` nothing
 //   keeps it, so the process exits on its own once the user's handlers are
 //   done.
 
@@ -443,11 +442,7 @@ export class Extension {
     const done = new Promise<void>((resolve, reject) => {
       this.ended = { resolve, reject };
     });
-    if (fed) {
-      void this.pullQueued(engine);
-    } else {
-      void this.pull(engine);
-    }
+    void this.pullQueued(engine);
     return done;
   }
 
@@ -462,17 +457,11 @@ export class Extension {
     }
   }
 
-  /** Takes every batch from the engine (it reads stdin itself). */
-  private async pull(engine: NativeEngine): Promise<void> {
-    while (!this.over) {
-      this.deliver(engine, JSON.parse(await engine.nextJobs()) as Job[]);
-    }
-  }
-
   /**
-   * Fed mode: the jobs of the lines fed come back from `feed`; this takes
-   * what the engine queues on its own (deadlines, the end of the session),
-   * on this thread too, so batches are handled in the order taken.
+   * Takes what the engine queues (everything while it reads itself; once
+   * the pipe is fed, only what it queues on its own: deadlines, the end of
+   * the session) on this thread, so that batches from here and from `feed`
+   * are handled in the order taken.
    */
   private async pullQueued(engine: NativeEngine): Promise<void> {
     while (!this.over) {
