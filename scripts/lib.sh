@@ -3,6 +3,17 @@
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+# No incremental caches unless asked for: they doubled target/debug (2 GB of
+# a clean run) and a one-shot build (CI, a fresh checkout) never reuses them.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+
+# Every Rust binary the suites run (host, examples, conformance extension and
+# runner), built with the same feature set as `cargo test --workspace`: a
+# narrower `cargo build -p ...` resolves features without dev-dependencies
+# and so rebuilds tokio and everything above it a second (and third) time.
+build_rust_bins() {
+  cargo build --workspace --bins --tests --locked -q
+}
 
 if [ -t 1 ]; then
   _b=$'\e[1m'; _g=$'\e[32m'; _r=$'\e[31m'; _d=$'\e[2m'; _z=$'\e[0m'

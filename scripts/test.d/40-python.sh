@@ -27,7 +27,7 @@ MYPYPATH=sdk-python/python mypy --strict --python-version 3.9 --cache-dir "$mypy
 ok "mypy --strict: zot_ext, examples/python, tests/conformance/python"
 
 # The Rust conformance extension, to compare the Python one with it.
-cargo build -p conformance-rust --locked --quiet
+build_rust_bins
 export ZOT_EXT_RUST_CONFORMANCE="$CARGO_TARGET_DIR/debug/conformance-rust"
 export ZOT_EXT_EXPECT_INSTALLED=1
 log="$(mktemp)"

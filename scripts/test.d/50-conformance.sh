@@ -6,9 +6,7 @@
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
-cargo build -q --locked -p zot-host -p conformance-rust -p zot-conformance \
-  -p zot-example-hello -p zot-example-weather -p zot-example-guard -p zot-example-todo \
-  -p zot-example-ask-user -p zot-example-composer
+build_rust_bins
 # The Node and Python SDKs as they ship (no-ops when 30-node / 40-python
 # already built them in this run).
 bash scripts/node-sdk-build.sh
