@@ -1,5 +1,6 @@
-//! Builds the Rust targets' binaries before a run (`cargo build -p
-//! bench-floor -p conformance-rust`, release by default), so a measurement
+//! Builds the Rust targets' binaries before a run (`cargo build --release -p
+//! bench-floor -p conformance-rust` by default; with `--profile debug`, every
+//! workspace binary, as `cargo test` resolves features), so a measurement
 //! never runs stale or missing binaries; and the Go target against a local
 //! checkout of zot's Go SDK ([`build_go`]).
 
@@ -25,11 +26,16 @@ fn build_packages(opts: &Options, packages: &[&str]) -> Result<()> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.arg("build").current_dir(&opts.root);
-    for p in packages {
-        cmd.args(["-p", p]);
-    }
     if opts.profile == Profile::Release {
         cmd.arg("--release");
+        for p in packages {
+            cmd.args(["-p", p]);
+        }
+    } else {
+        // Debug binaries share target/debug with `cargo test --workspace`:
+        // build them with its feature set (every member, dev-dependencies
+        // included), or tokio and all above it would be compiled again.
+        cmd.args(["--workspace", "--bins", "--tests"]);
     }
     let status = cmd
         .status()
