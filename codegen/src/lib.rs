@@ -6,7 +6,8 @@
 //! - the JSON Schema of both directions (`protocol/schema/*.json`, exactly
 //!   [`zot_protocol::schema::files`]);
 //! - the TypeScript wire types (`sdk-node/src/generated/protocol.ts`);
-//! - the Python wire types (`sdk-python/python/zot_ext/_protocol.py`).
+//! - the Python wire types (`sdk-python/python/zot_ext/_protocol.py`) and the
+//!   typed `Extension.on` overloads (`sdk-python/python/zot_ext/_events.py`).
 //!
 //! The pipeline is schema → [`ir`] ([`lower`]) → source text ([`render`],
 //! askama templates in `codegen/templates/`). Run `cargo run -p zot-codegen`
@@ -30,6 +31,9 @@ pub const TYPESCRIPT_PATH: &str = "sdk-node/src/generated/protocol.ts";
 
 /// Where the Python types are written, relative to the workspace root.
 pub const PYTHON_PATH: &str = "sdk-python/python/zot_ext/_protocol.py";
+
+/// Where the typed Python `on` overloads are written.
+pub const PYTHON_EVENTS_PATH: &str = "sdk-python/python/zot_ext/_events.py";
 
 /// One generated file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,6 +121,10 @@ pub fn generate() -> Result<Vec<GeneratedFile>, Error> {
     files.push(GeneratedFile {
         path: PYTHON_PATH.to_owned(),
         contents: render::python(&module)?,
+    });
+    files.push(GeneratedFile {
+        path: PYTHON_EVENTS_PATH.to_owned(),
+        contents: render::python_events(&module)?,
     });
     Ok(files)
 }

@@ -490,6 +490,46 @@ pub fn python(module: &Module) -> Result<String, RenderError> {
     .render()?)
 }
 
+/// One lifecycle event of the typed `on` overloads.
+struct PyEvent {
+    /// The event name as a Python string literal.
+    tag_literal: String,
+    /// The name of its `TypedDict`.
+    type_name: String,
+}
+
+#[derive(Template)]
+#[template(path = "events.py.jinja", escape = "none")]
+struct PythonEvents<'a> {
+    header: &'a str,
+    events: Vec<PyEvent>,
+}
+
+/// Renders the Python module of typed `Extension.on` overloads: one pair per
+/// member of `LifecycleEvent`, so the event list is never written by hand.
+pub fn python_events(module: &Module) -> Result<String, RenderError> {
+    let Some(TypeDef::Union(u)) = module.get("LifecycleEvent") else {
+        return Err(RenderError(
+            "the protocol has no `LifecycleEvent` union".to_owned(),
+        ));
+    };
+    let events = u
+        .members
+        .iter()
+        .map(|m| {
+            Ok(PyEvent {
+                tag_literal: json_str(&m.tag_value),
+                type_name: py_name(&m.type_name)?,
+            })
+        })
+        .collect::<Result<_, RenderError>>()?;
+    Ok(PythonEvents {
+        header: HEADER,
+        events,
+    }
+    .render()?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,6 +50,7 @@ from typing import (
 
 from . import _native
 from ._context import CallToolError, Ctx, HostInfo, SessionError, ZotError, _Waiter
+from ._events import EventRegistration
 from ._protocol import Exposure, HelloAck, NotifyLevel
 from ._results import (
     MessageVerdict,
@@ -69,12 +70,10 @@ __all__ = ["Extension"]
 CommandResult = Union[Response, str, None]
 CommandHandler = Callable[..., Union[CommandResult, Awaitable[CommandResult]]]
 ToolHandler = Callable[..., Any]
-EventHandler = Callable[..., Any]
 HelloHook = Callable[[HostInfo], Any]
 
 CommandF = TypeVar("CommandF", bound=CommandHandler)
 ToolF = TypeVar("ToolF", bound=ToolHandler)
-EventF = TypeVar("EventF", bound=EventHandler)
 HelloF = TypeVar("HelloF", bound=HelloHook)
 ToolCallF = TypeVar(
     "ToolCallF",
@@ -281,7 +280,7 @@ def _message(e: BaseException) -> str:
     return str(e) or type(e).__name__
 
 
-class Extension:
+class Extension(EventRegistration):
     """An extension: its registrations and its spontaneous actions.
 
     >>> ext = Extension("hello", "1.0.0")
@@ -462,26 +461,9 @@ class Extension:
 
         return register if handler is None else register(handler)
 
-    @overload
-    def on(self, event: str, *, thread: bool = True) -> Callable[[EventF], EventF]: ...
-
-    @overload
-    def on(self, event: str, handler: EventF, *, thread: bool = True) -> EventF: ...
-
-    def on(
-        self, event: str, handler: Optional[EventF] = None, *, thread: bool = True
-    ) -> Union[EventF, Callable[[EventF], EventF]]:
-        """Subscribes to a lifecycle event (a decorator, or pass
-        ``handler``).
-
-        The handler gets the event (a dict typed by the generated
-        ``TypedDict`` of that event, e.g. ``ToolResultEvent``) and a
-        :class:`Ctx`. Events are handled in arrival order, one at a time
-        (SDK-35); a failing handler is logged (SDK-36). Registering an event
-        again replaces its handler without moving it (SDK-9).
-        """
-
-        def register(fn: EventF) -> EventF:
+    def _on(self, event: str, handler: Optional[Callable[..., Any]], thread: bool) -> Any:
+        # The typed overloads of ``on`` are generated (EventRegistration).
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             with self._lock:
                 self._events[event] = _Handler.of(fn, thread)
             self._register_late(f"event {event!r}", lambda n: n.subscribe(event))

@@ -1,0 +1,114 @@
+"""What a type checker sees of the installed package: ``Extension.on`` pairs
+each lifecycle event name with its ``TypedDict`` (the generated overloads in
+``zot_ext._events``), so a handler for the wrong event is a mypy error."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+from zot_ext.protocol import LIFECYCLE_EVENTS
+
+PROBE = '''
+from typing import Any, Dict, Mapping
+from zot_ext import Ctx, Extension, LifecycleEvent, ToolCallEvent, TurnEndEvent
+
+ext = Extension("typed")
+
+@ext.on("tool_call")
+def with_ctx(ev: ToolCallEvent, ctx: Ctx) -> None:
+    ctx.log(ev.get("tool_name", ""))
+
+@ext.on("tool_call")
+async def event_only(ev: ToolCallEvent) -> None: ...
+
+@ext.on("turn_end")
+def no_args() -> None: ...
+
+@ext.on("tool_call")
+def any_event(ev: LifecycleEvent, ctx: Ctx) -> None: ...
+
+@ext.on("tool_call")
+def mapping(ev: Mapping[str, Any]) -> None: ...
+
+@ext.on("an_event_from_a_later_version")
+def unknown(ev: Dict[str, Any], ctx: Ctx) -> None: ...
+
+def passed(ev: ToolCallEvent, ctx: Ctx) -> None: ...
+
+kept = ext.on("tool_call", passed)
+reveal_type(kept)
+
+@ext.on("tool_call")
+def wrong_event(ev: TurnEndEvent, ctx: Ctx) -> None: ...  # error: wrong_event
+
+@ext.on("tool_call")
+def wrong_ctx(ev: ToolCallEvent, ctx: int) -> None: ...  # error: wrong_ctx
+
+@ext.on("turn_end", thread="no")  # error: thread
+def bad_option(ev: TurnEndEvent) -> None: ...
+'''
+
+
+def run_mypy(tmp_path: Path) -> str:
+    probe = tmp_path / "probe.py"
+    probe.write_text(textwrap.dedent(PROBE))
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-error-summary",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            str(probe),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    return r.stdout + r.stderr
+
+
+def test_on_checks_the_handler_against_the_event(tmp_path: Path) -> None:
+    pytest.importorskip("mypy")
+    out = run_mypy(tmp_path)
+    lines = textwrap.dedent(PROBE).splitlines()
+    # Every reported error, by the probe line's marker (the decorator's line
+    # or the one after it).
+    errors: Dict[str, str] = {}
+    for m in re.finditer(r"probe\.py:(\d+): error: (.*)", out):
+        n = int(m.group(1))
+        near = "\n".join(lines[n - 1 : n + 1])
+        marker = re.search(r"# error: (\w+)", near)
+        assert marker, f"unexpected mypy error: {m.group(0)}\n{out}"
+        errors[marker.group(1)] = m.group(2)
+    assert set(errors) == {"wrong_event", "wrong_ctx", "thread"}, out
+    assert "TurnEndEvent" in errors["wrong_event"], out
+    assert "int" in errors["wrong_ctx"], out
+    # The direct form returns the handler unchanged.
+    assert re.search(r'Revealed type is "def \(ev: TypedDict\(.*ToolCallEvent', out), out
+
+
+def test_the_typed_overloads_cover_every_lifecycle_event() -> None:
+    import typing
+
+    from zot_ext import _events
+
+    hints = typing.get_overloads(_events.EventRegistration.on) if hasattr(
+        typing, "get_overloads"
+    ) else None
+    if hints is None:
+        pytest.skip("typing.get_overloads needs Python 3.11")
+    named = set()
+    for fn in hints:
+        ann = fn.__annotations__["event"]
+        named.update(re.findall(r"Literal\[[\"']([a-z_]+)[\"']\]", ann))
+    assert named == set(LIFECYCLE_EVENTS)
