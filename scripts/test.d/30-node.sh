@@ -75,6 +75,7 @@ cp -R "$ROOT/tests/conformance/node" conformance
 cp -R "$ROOT/examples/node" examples
 cp -R "$ROOT/sdk-node/test/package" test
 ln -s "$ROOT/node_modules/tsx" node_modules/tsx
+ln -s "$ROOT/node_modules/zod" node_modules/zod
 node "$ROOT/node_modules/typescript/bin/tsc" --strict --noEmit --exactOptionalPropertyTypes \
   --noUncheckedIndexedAccess --target es2022 --module nodenext --moduleResolution nodenext \
   --typeRoots "$ROOT/node_modules/@types" --types node \

@@ -37,6 +37,7 @@ import type { Socket } from "node:net";
 
 import { native, type EngineOptions, type FeedOutput, type NativeEngine } from "./native";
 import { ToolOutput, type CallToolResult, type JsonObject, type Verdict } from "./results";
+import { isStandardSchema, jsonSchemaOf, validating, type SchemaOutput, type StandardSchema } from "./schema";
 import type {
   AssistantMessageInterceptor,
   Awaitable,
@@ -220,14 +221,27 @@ export class Extension {
   }
 
   /**
-   * Registers a tool (replacing one of the same name). `A` types the
-   * arguments for the handler; they are not validated against the schema.
+   * Registers a tool (replacing one of the same name).
+   *
+   * With a library schema (`schema: z.object({...})`, any Standard Schema
+   * with Standard JSON Schema) the arguments are validated before the
+   * handler runs and typed by the schema. With a JSON Schema object, `A`
+   * types the arguments for the handler without validating them.
    */
-  tool<A extends object = JsonObject>(spec: ToolSpec, handler: ToolHandler<A>): this {
+  tool<S extends StandardSchema<object>>(
+    spec: ToolSpec & { schema: S },
+    handler: ToolHandler<SchemaOutput<S>>,
+  ): this;
+  tool<A extends object = JsonObject>(
+    spec: ToolSpec & { schema?: JsonObject | undefined },
+    handler: ToolHandler<A>,
+  ): this;
+  tool(spec: ToolSpec, handler: ToolHandler<never>): this {
+    const library = isStandardSchema(spec.schema) ? spec.schema : undefined;
     const json = JSON.stringify({
       name: spec.name,
       description: spec.description,
-      schema: spec.schema,
+      schema: library === undefined ? spec.schema : jsonSchemaOf(spec.name, library),
       output_schema: spec.outputSchema,
       namespace: spec.namespace,
       namespace_description: spec.namespaceDescription,
@@ -237,7 +251,8 @@ export class Extension {
       interactive: spec.interactive,
     });
     native().checkTool(json);
-    this.tools.set(spec.name, { spec: json, handler: handler as ToolHandler<JsonObject> });
+    const run = library === undefined ? (handler as ToolHandler<JsonObject>) : validating(library, handler);
+    this.tools.set(spec.name, { spec: json, handler: run });
     if (this.engine !== undefined) {
       this.running().registerTool(json);
     }

@@ -14,6 +14,7 @@ export {
   TurnVerdict,
 } from "./results";
 export type { CallToolResult, CommandReply, JsonObject, ToolReply, Verdict } from "./results";
+export type { SchemaOutput, SchemaResult, StandardSchema } from "./schema";
 export type {
   AssistantMessageInterceptor,
   Awaitable,

@@ -25,6 +25,7 @@ import type {
   ToolReply,
   TurnVerdict,
 } from "./results";
+import type { StandardSchema } from "./schema";
 
 /** A value or a promise of it: every handler may be sync or `async`. */
 export type Awaitable<T> = T | PromiseLike<T>;
@@ -99,8 +100,14 @@ export interface ToolSpec {
   name: string;
   /** Model-facing description. */
   description?: string | undefined;
-  /** JSON Schema of the arguments; `{"type":"object"}` when absent. Key order is kept. */
-  schema?: JsonObject | undefined;
+  /**
+   * The arguments: a JSON Schema (`{"type":"object"}` when absent; key order
+   * is kept), or a schema of a validation library implementing Standard
+   * Schema and Standard JSON Schema (a zod 4 `z.object(...)`): its JSON
+   * Schema is sent to the host and every call's arguments are validated
+   * before the handler runs (an invalid call gets an error result).
+   */
+  schema?: JsonObject | StandardSchema<object> | undefined;
   /** JSON Schema of `structured_content`, for programmatic callers. */
   outputSchema?: JsonObject | undefined;
   /** Discovery grouping (the extension name by default). */

@@ -17,6 +17,7 @@ import {
   type HostInfo,
 } from "zot-ext";
 import { TestHost } from "zot-ext/testing";
+import { z } from "zod";
 
 const ext = new Extension("typed", "1.0.0");
 
@@ -62,6 +63,18 @@ ext.tool<{ text: string }>(
   },
 );
 ext.tool({ name: "wire" }, () => ({ content: [{ type: "text", text: "x" }], is_error: true }));
+// A library schema types the handler's arguments (its output type).
+const forecast = z.object({ city: z.string(), days: z.number().default(3) });
+ext.tool({ name: "forecast", schema: forecast }, async (args, ctx) => {
+  const city: string = args.city;
+  const days: number = args.days;
+  // @ts-expect-error not in the schema
+  void args.country;
+  ctx.signal.throwIfAborted();
+  return `${city} ${days}`;
+});
+// @ts-expect-error the handler's argument type must match the schema's output
+ext.tool({ name: "mismatch", schema: forecast }, (args: { city: number }) => String(args.city));
 // @ts-expect-error a tool cannot return a number
 ext.tool({ name: "bad" }, () => 42);
 // @ts-expect-error the spec needs a name
