@@ -50,3 +50,25 @@ if [ -n "$py39" ]; then
 else
   note "no Python 3.9 here; skipped the abi3 smoke test on the floor version"
 fi
+
+# The source distribution (what pip builds where no wheel fits, with cargo):
+# it must hold everything the build needs. Built into a wheel here in the dev
+# profile (the release build is the wheel's, above) with the .venv's maturin
+# (no build isolation: no download), installed into a fresh venv, smoke-tested.
+sdist_dir="$CARGO_TARGET_DIR/sdist"
+rm -rf "$sdist_dir"
+mkdir -p "$sdist_dir"
+(cd sdk-python && maturin sdist -o "$sdist_dir")
+sdist="$(ls "$sdist_dir"/zot_ext-*.tar.gz)"
+if tar tzf "$sdist" | grep -E '\.(so|whl|pyc)$|/target/|node_modules/'; then
+  fail "$(basename "$sdist") carries build products (above)"
+  exit 1
+fi
+MATURIN_PEP517_ARGS="--profile dev" "$ROOT/.venv/bin/python" -m pip wheel -q \
+  --disable-pip-version-check --no-build-isolation --no-deps -w "$sdist_dir" "$sdist"
+python3 -m venv "$sdist_dir/venv"
+env PATH=/usr/bin:/bin "$sdist_dir/venv/bin/python" -m pip install -q --disable-pip-version-check \
+  "$(ls "$sdist_dir"/zot_ext-*.whl)"
+(cd "$sdist_dir" && "$sdist_dir/venv/bin/python" "$ROOT/sdk-python/tests/smoke.py")
+rm -rf "$sdist_dir/venv"
+ok "$(basename "$sdist") builds and works"
