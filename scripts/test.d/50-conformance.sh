@@ -18,7 +18,7 @@ trap 'rm -f "$log"' EXIT
 "$CARGO_TARGET_DIR/debug/zot-conformance" --host "$CARGO_TARGET_DIR/debug/zot-host" | tee "$log"
 require_tests_ran "$log" '^[1-9][0-9]* of [0-9]+ script runs conform'
 
-# The examples: weather, guard, ask-user and composer give the same session
+# The examples: the README's quickstart, weather, guard, ask-user and composer give the same session
 # in every language; every other example runs its session cleanly. Python
 # examples start `python3`: the virtualenv with the built wheel.
 PATH="$ROOT/target/python-sdk-venv/bin:$PATH" \
