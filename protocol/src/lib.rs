@@ -30,6 +30,11 @@
 
 #![warn(missing_docs)]
 
+// The README's Rust block compiles and runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub mod codec;
 pub mod content;
 mod decode;

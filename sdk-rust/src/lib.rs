@@ -138,6 +138,11 @@
 
 #![warn(missing_docs)]
 
+// The README's Rust blocks compile as doctests (they are what crates.io shows).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub mod engine;
 mod fast_hash;
 mod log;
