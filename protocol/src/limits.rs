@@ -83,10 +83,12 @@ pub const AUTO_READY_IDLE: Duration = Duration::from_millis(250);
 /// process to exit (to report its status) before killing it.
 pub const EXIT_BEFORE_HELLO_GRACE: Duration = Duration::from_secs(1);
 
-/// N-19: the reload status line dismisses itself after this long.
+/// N-19: the reload status line dismisses itself after this long (a
+/// terminal-UI rule: the reference host has no status line, see its README).
 pub const RELOAD_STATUS_DISMISS: Duration = Duration::from_secs(5);
 
-/// N-20: how long interactive shutdown waits for local swarm runners.
+/// N-20: how long interactive shutdown waits for local swarm runners (the
+/// reference host runs no swarm; kept for hosts that do).
 pub const SWARM_SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
 
 /// N-21: the largest JSON-encoded `system_prompt` value a `before_agent_start`
