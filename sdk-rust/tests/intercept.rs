@@ -294,3 +294,32 @@ async fn engine_applies_the_field_rules_per_event() {
         ]
     );
 }
+
+/// N-21 (SDK side): a replacement prompt is sent only while its JSON
+/// encoding fits in 1 MiB; escapes count as the bytes they take on the wire.
+#[tokio::test]
+async fn a_replacement_prompt_over_one_mib_encoded_is_not_sent() {
+    use zot_protocol::limits::MAX_SYSTEM_PROMPT_BYTES as MAX;
+    // The request names the replacement: `<char> <count>`.
+    let ext = Extension::new("x", "1").intercept_before_agent_start(|r, _c| async move {
+        let (ch, n) = r.system_prompt.split_once(' ').unwrap();
+        PromptVerdict::replace(ch.repeat(n.parse().unwrap()))
+    });
+    let mut host = TestHost::start(ext).await.unwrap();
+    async fn sent(host: &mut TestHost, id: &str, ch: &str, n: usize) -> Option<usize> {
+        let line = format!(
+            r#"{{"type":"event_intercept","id":"{id}","event":"before_agent_start","system_prompt":{}}}"#,
+            serde_json::to_string(&format!("{ch} {n}")).unwrap()
+        );
+        let r = host.intercept_json(&line).await.unwrap();
+        r.system_prompt.flatten().map(|p| p.len())
+    }
+    // Plain text: the two quotes count.
+    assert_eq!(sent(&mut host, "1", "a", MAX - 2).await, Some(MAX - 2));
+    assert_eq!(sent(&mut host, "2", "a", MAX - 1).await, None);
+    // `"` is written `\"`: two bytes each.
+    let quotes = (MAX - 2) / 2;
+    assert_eq!(sent(&mut host, "3", "\"", quotes).await, Some(quotes));
+    assert_eq!(sent(&mut host, "4", "\"", quotes + 1).await, None);
+    host.shutdown().await.unwrap();
+}
