@@ -34,7 +34,7 @@ fn the_quick_starts_are_the_quickstart_examples() {
     for (lang, file) in [
         ("rust", "examples/rust/quickstart/src/main.rs"),
         ("js", "examples/node/quickstart/index.mjs"),
-        ("python", "examples/python/quickstart/hello.py"),
+        ("python", "examples/python/quickstart/quickstart.py"),
     ] {
         let code =
             std::fs::read_to_string(root.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
