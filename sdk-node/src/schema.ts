@@ -3,12 +3,12 @@
 // A tool's `schema` may be a plain JSON Schema object, or a schema object
 // of any library that implements the two community interfaces Standard
 // Schema (a `~standard.validate` function) and Standard JSON Schema
-// (`~standard.jsonSchema.input({ target })`): zod >= 4.2, valibot and
-// arktype through their adapters. From such a schema the tool's JSON Schema
-// is derived once, at registration, and every call's arguments are
-// validated before the handler runs; the handler gets the library's output
-// value, typed by the schema. No library is a dependency of this package:
-// only the shape of those interfaces is used.
+// (`~standard.jsonSchema.input({ target })`): zod 4 schemas do (tested with
+// 4.6), other libraries where they implement both. From such a schema the
+// tool's JSON Schema is derived once, at registration, and every call's
+// arguments are validated before the handler runs; the handler gets the
+// library's output value, typed by the schema. No library is a dependency
+// of this package: only the shape of those interfaces is used.
 
 import type { JsonObject } from "./results";
 
@@ -62,7 +62,7 @@ export function jsonSchemaOf(tool: string, schema: StandardSchema): JsonObject {
     throw new TypeError(
       `tool ${JSON.stringify(tool)}: the ${std.vendor} schema cannot produce a JSON Schema ` +
         "(it implements Standard Schema but not Standard JSON Schema): upgrade the library " +
-        "(zod >= 4.2) or pass a JSON Schema object as `schema`",
+        "or pass a JSON Schema object as `schema`",
     );
   }
   let json: Record<string, unknown>;
