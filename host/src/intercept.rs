@@ -54,15 +54,24 @@ async fn ask(
     };
     let t = &mgr.cfg().timeouts;
     let result = if deadline_includes_write {
-        tokio::time::timeout(deadline, async {
+        let mut written = false;
+        let r = tokio::time::timeout(deadline, async {
             ticket
                 .written
                 .await
                 .map_err(|_| "write failed".to_string())?
                 .map_err(|e| e.to_string())?;
+            written = true;
             rx.await.map_err(|_| "extension disconnected".to_string())
         })
-        .await
+        .await;
+        if r.is_err() && !written {
+            // The deadline includes the write (N-6): a request still queued
+            // or stuck mid-write closes the input pipe to release the writer.
+            ext.forget_reply(&id);
+            ext.disconnect(mgr.shared(), &format!("{event} request write timed out"));
+        }
+        r
     } else {
         match tokio::time::timeout(t.write, ticket.written).await {
             Ok(Ok(Ok(()))) => {}
@@ -213,16 +222,7 @@ pub async fn before_agent_start(mgr: &Manager, base: &str, pass: &PromptPass) ->
             id: mgr.shared().next_id(),
         });
         let failure = match ask(mgr, &ext, req, mgr.cfg().timeouts.before_agent_start, true).await {
-            Err(e) => {
-                if e == "timed out" {
-                    // A write still blocked is released by closing the pipe.
-                    if ext.outbound.queued() > 0 {
-                        ext.outbound
-                            .close("before_agent_start request write blocked");
-                    }
-                }
-                Some(e)
-            }
+            Err(e) => Some(e),
             Ok(r) => match r.system_prompt {
                 Some(Some(p)) => {
                     let encoded = serde_json::to_string(&p)

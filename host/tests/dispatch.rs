@@ -544,3 +544,103 @@ async fn codemode_calls_get_structured_results_and_model_only_is_refused() {
         "no direct definition"
     );
 }
+
+// N-6 / HOST-116: an interceptor that never answers `before_agent_start` is
+// given up on at the deadline; the prompt stays as it was, the host warns and
+// logs it, and the next subscriber still runs from the unchanged prompt.
+#[tokio::test(flavor = "multi_thread")]
+async fn before_agent_start_timeout_keeps_the_prompt_and_warns() {
+    let env = Env::new();
+    let (n1, s1) = interceptor(
+        "mute",
+        json!({"event_intercept:before_agent_start": []}),
+        &["before_agent_start"],
+    );
+    let (n2, s2) = interceptor(
+        "after",
+        json!({"event_intercept:before_agent_start": [{"send": {"type": "event_intercept_response", "id": "$in.id", "system_prompt": "{in.system_prompt}\n[after]"}}]}),
+        &["before_agent_start"],
+    );
+    let r = env
+        .run(
+            &[env.ext(&n1, s1), env.ext(&n2, s2)],
+            json!({"system_prompt": "BASE", "timeouts": {"before_agent_start_ms": 300}, "steps": [
+                {"prompt": "go", "replies": [{"text": "answered"}]}
+            ]}),
+        )
+        .await;
+    assert_eq!(r.sent("mute", "event_intercept").len(), 1);
+    assert_eq!(
+        r.sent("after", "event_intercept")[0]["system_prompt"],
+        "BASE",
+        "the silent subscriber changed nothing"
+    );
+    assert_eq!(r.kinds("system_prompt")[0]["text"], "BASE\n[after]");
+    let warnings: Vec<&str> = r
+        .kinds("warning")
+        .iter()
+        .map(|w| w["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        warnings,
+        vec!["[mute] before_agent_start: timed out; keeping current system prompt"]
+    );
+    let log = env.log("mute");
+    assert!(
+        log.contains("before_agent_start: timed out; keeping current system prompt"),
+        "the diagnostic is logged: {log}"
+    );
+    assert!(r.text().contains("answered"), "the turn goes on");
+    assert!(
+        r.kinds("disconnected").is_empty(),
+        "{:?}",
+        r.kinds("disconnected")
+    );
+}
+
+// N-6 / HOST-116: the `before_agent_start` deadline includes the request
+// write: an extension that stops reading (so the ~1 MiB request cannot be
+// written) is given up on at that deadline, well before the general write
+// bound; the prompt is kept, and the blocked write closes its input pipe.
+#[tokio::test(flavor = "multi_thread")]
+async fn before_agent_start_deadline_includes_a_blocked_write() {
+    let env = Env::new();
+    let deaf = env.ext(
+        "deaf",
+        json!({"on_ack": [{"send": {"type": "subscribe", "intercept": ["before_agent_start"]}}, ready(), {"stop_reading": true}]}),
+    );
+    let base = "b".repeat(1024 * 1024);
+    let r = env
+        .run(
+            &[deaf],
+            json!({"system_prompt": base, "timeouts": {"before_agent_start_ms": 300, "write_ms": 60000}, "steps": [
+                {"prompt": "go", "replies": [{"text": "answered"}]}
+            ]}),
+        )
+        .await;
+    assert_eq!(
+        r.kinds("system_prompt")[0]["text"].as_str().map(str::len),
+        Some(base.len()),
+        "the prompt is kept"
+    );
+    let warnings: Vec<&str> = r
+        .kinds("warning")
+        .iter()
+        .map(|w| w["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        warnings,
+        vec!["[deaf] before_agent_start: timed out; keeping current system prompt"]
+    );
+    let d = r.kinds("disconnected");
+    assert_eq!(d.len(), 1, "{:?}", r.obs);
+    assert!(
+        d[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("before_agent_start request write timed out"),
+        "{}",
+        d[0]
+    );
+    assert!(r.text().contains("answered"), "the turn goes on");
+}
