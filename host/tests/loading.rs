@@ -288,3 +288,97 @@ fn discovery_api_reports_states_in_load_order() {
     );
     assert!(matches!(d.entries[3].state, EntryState::Shadowed { .. }));
 }
+
+// N-15 / HOST-32: an extension that keeps talking (so the auto-ready idle
+// window never elapses) but never sends `ready` is marked after the startup
+// readiness grace, and the session proceeds without it being ready.
+#[tokio::test(flavor = "multi_thread")]
+async fn chatty_extension_without_ready_is_timed_out_after_the_grace() {
+    let env = Env::new();
+    let a = env.ext(
+        "chatty",
+        json!({
+            "on_ack": [
+                cmd("hi"),
+                {"send": {"type": "subscribe", "events": ["session_start"]}},
+                {"async": [{"repeat": [{"send": {"type": "notify", "level": "info", "message": "still starting"}}], "every": 0.05}]}
+            ],
+            // The session only starts once the readiness wait is over.
+            "on": {"event:session_start": [{"stop_repeat": true}],
+                   "command_invoked:hi": display("hi after the grace")}
+        }),
+    );
+    let r = env
+        .run(
+            &[a],
+            json!({"timeouts": {"ready_grace_ms": 300}, "steps": [{"command": "/hi"}]}),
+        )
+        .await;
+    assert!(r.received("chatty", "ready").is_empty());
+    assert!(
+        !r.received("chatty", "notify").is_empty(),
+        "frames kept coming during the wait"
+    );
+    let diags: Vec<(&str, &str)> = r
+        .kinds("diagnostic")
+        .iter()
+        .map(|d| (d["ext"].as_str().unwrap(), d["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(diags, vec![("chatty", "timed out waiting for ready frame")]);
+    let log = env.log("chatty");
+    assert!(
+        log.contains("timed out waiting for ready frame; proceeding"),
+        "{log}"
+    );
+    assert!(
+        !log.contains("auto-readying after idle"),
+        "the idle rule did not apply: {log}"
+    );
+    assert_eq!(r.events("chatty"), vec!["session_start"]);
+    assert!(
+        r.text().contains("hi after the grace"),
+        "the session proceeds and the extension still works"
+    );
+}
+
+// N-18 / HOST-23: an extension that closes stdout before `hello` but keeps
+// running is killed (and reaped) after the exit grace and reported.
+#[tokio::test(flavor = "multi_thread")]
+async fn closed_stdout_before_hello_without_exit_is_killed() {
+    let env = Env::new();
+    let pidfile = env.tmp.path().join("closer.pid");
+    let bad = env.ext(
+        "closer",
+        json!({"before_hello": [
+            {"write_pid": pidfile.display().to_string()},
+            {"close_stdout": true},
+            {"hang": true}
+        ]}),
+    );
+    let good = env.ext(
+        "good",
+        json!({"on_ack": [cmd("ok"), ready()], "on": {"command_invoked:ok": display("fine")}}),
+    );
+    let r = env
+        .run(&[bad, good], json!({"steps": [{"command": "/ok"}]}))
+        .await;
+    let errs = r.kinds("load_error");
+    assert_eq!(errs.len(), 1, "{:?}", r.obs);
+    assert_eq!(errs[0]["ext"], "closer");
+    let msg = errs[0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("extension closed stdout before hello without exiting (killed)"),
+        "{msg}"
+    );
+    assert!(msg.contains("ext-closer.log"), "{msg}");
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        unsafe { libc::kill(pid, 0) } != 0,
+        "process {pid} still exists (not killed and reaped)"
+    );
+    assert!(r.text().contains("fine"), "the other extension still works");
+}
