@@ -235,3 +235,67 @@ async fn submit_during_a_turn_is_queued_and_runs_after_it() {
         .collect();
     assert_eq!(texts, vec!["first done", "second done"]);
 }
+
+// N-4 / HOST-65 (and N-3): in the interactive TUI an interactive tool has no
+// reply deadline. Under a short tool reply deadline, the interactive tool
+// only answers after a normal tool it called has timed out under that same
+// deadline, i.e. later than the deadline; its result is still accepted.
+#[tokio::test(flavor = "multi_thread")]
+async fn interactive_tool_outlives_the_reply_deadline_that_times_out_a_normal_tool() {
+    let env = Env::new();
+    let a = env.ext("patient", json!({
+        "on_ack": [tool("hang"),
+                   {"send": {"type": "register_tool", "name": "ask", "schema": {}, "interactive": true}}, ready()],
+        "on": {
+            // The nested call reuses the parent's id, so its reply names it.
+            "tool_call:ask": [{"send": {"type": "call_tool", "id": "$in.id", "name": "hang", "args": {}, "parent_id": "$in.id"}}],
+            "tool_call:hang": [],
+            "tool_result": [{"send": {"type": "tool_result", "id": "$in.id", "content": [{"type": "text", "text": "answered after: {in.content.0.text}"}]}}]
+        }
+    }));
+    let r = env
+        .run(
+            &[a],
+            json!({"confirm": "yolo", "timeouts": {"tool_reply_ms": 300}, "steps": [
+                {"prompt": "ask", "replies": [{"tool_calls": [{"name": "ask", "args": {}}]}, {"text": "done"}]}
+            ]}),
+        )
+        .await;
+    let calls: Vec<&str> = r
+        .sent("patient", "tool_call")
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(calls, vec!["ask", "hang"]);
+    let hang_id = r.sent("patient", "tool_call")[1]["id"].clone();
+    assert_eq!(
+        r.sent("patient", "tool_cancel")
+            .iter()
+            .map(|c| c["id"].clone())
+            .collect::<Vec<_>>(),
+        vec![hang_id],
+        "only the normal tool was given up on"
+    );
+    // The normal tool timed out under the short deadline...
+    let nested = r.sent("patient", "tool_result");
+    assert_eq!(nested.len(), 1);
+    assert_eq!(nested[0]["is_error"], true);
+    let nested_text = nested[0]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        nested_text.contains("patient/hang failed: timed out"),
+        "{nested_text}"
+    );
+    // ...and the interactive tool, answering after that, completed.
+    let res: Vec<&serde_json::Value> = r
+        .tool_results()
+        .into_iter()
+        .filter(|t| t["name"] == "ask")
+        .collect();
+    assert_eq!(res.len(), 1, "{:?}", r.tool_results());
+    assert_eq!(res[0]["status"], "completed", "{}", res[0]);
+    assert_eq!(
+        res[0]["text"],
+        format!("answered after: {nested_text}").as_str()
+    );
+    assert!(r.text().contains("done"));
+}
