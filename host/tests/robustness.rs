@@ -369,3 +369,45 @@ async fn ending_by_eof_sends_no_shutdown_and_reports_the_exit() {
     assert_eq!(exited[0]["status"], "exit status 0");
     assert!(exited[0].get("escalated").is_none());
 }
+
+// N-9 / HOST-67: writing a `tool_call` is bounded by the write bound, not by
+// the (longer) tool reply deadline: an extension that stops reading cannot
+// take ~1 MiB of arguments, so the write times out and disconnects it.
+#[tokio::test(flavor = "multi_thread")]
+async fn blocked_tool_call_write_disconnects_after_the_write_bound() {
+    let env = Env::new();
+    let a = env.ext(
+        "deaf",
+        json!({"on_ack": [tool("t"), cmd("c"), ready(), {"stop_reading": true}]}),
+    );
+    let big = "z".repeat(1024 * 1024);
+    let r = env
+        .run(
+            &[a],
+            json!({"confirm": "yolo", "timeouts": {"write_ms": 300, "tool_reply_ms": 60000, "shutdown_grace_ms": 300}, "steps": [
+                {"prompt": "go", "replies": [{"tool_calls": [call("t", json!({"blob": big}))]}, {"text": "after"}]},
+                {"command": "/c"}
+            ]}),
+        )
+        .await;
+    let res = r.tool_results();
+    assert_eq!(res.len(), 1);
+    assert_eq!(res[0]["status"], "failed", "{}", res[0]);
+    assert_eq!(res[0]["text"], "extension deaf/t failed: write timed out");
+    let d = r.kinds("disconnected");
+    assert_eq!(d.len(), 1, "{:?}", r.obs);
+    assert_eq!(d[0]["ext"], "deaf");
+    assert!(
+        d[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("tool_call write timed out"),
+        "{}",
+        d[0]
+    );
+    assert!(r.text().contains("after"), "the loop goes on");
+    assert!(
+        r.text().contains("unknown command /c"),
+        "the disconnected extension's commands are gone"
+    );
+}
