@@ -347,4 +347,68 @@ mod tests {
         assert!(q.closed_token().is_cancelled());
         assert!(matches!(q.send(&frame(0)), Err(OutboundError::Closed(_))));
     }
+
+    /// Sends one frame and waits until the writer holds it (in flight,
+    /// blocked on a pipe nobody reads).
+    async fn one_in_flight(q: &Outbound) {
+        q.send(&frame(0)).unwrap();
+        while q.queued() != 0 {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    // N-11 / HOST-151: the byte bound alone trips: plenty of frames allowed,
+    // room for two frames' bytes. The frame in flight is not counted.
+    #[tokio::test]
+    async fn byte_bound_alone_overflows() {
+        let (w, _r) = tokio::io::duplex(16);
+        let len = zot_protocol::encode_frame(&frame(1)).unwrap().len();
+        let limits = QueueLimits {
+            frames: 1000,
+            bytes: 2 * len,
+        };
+        let q = Outbound::start("t", w, limits, None);
+        one_in_flight(&q).await;
+        q.send(&frame(1)).unwrap();
+        q.send(&frame(2)).unwrap();
+        assert_eq!(q.queued(), 2, "two frames' bytes fit exactly");
+        let err = q.send(&frame(3)).unwrap_err();
+        assert_eq!(
+            err,
+            OutboundError::Overflow(format!(
+                "3 frames / {} bytes waiting, limit 1000 frames / {} bytes",
+                3 * len,
+                2 * len
+            ))
+        );
+        assert!(q.closed_token().is_cancelled(), "overflow disconnects");
+        assert!(q
+            .close_reason()
+            .unwrap()
+            .starts_with("outbound queue overflow: "));
+    }
+
+    // N-11 / HOST-151: "256 frames ... + 1 in flight": with a bound of N
+    // frames, N may wait while one is being written; the next overflows.
+    #[tokio::test]
+    async fn frame_bound_allows_one_more_in_flight() {
+        let (w, _r) = tokio::io::duplex(16);
+        let limits = QueueLimits {
+            frames: 3,
+            bytes: 1 << 20,
+        };
+        let q = Outbound::start("t", w, limits, None);
+        one_in_flight(&q).await;
+        for i in 1..=3 {
+            q.send(&frame(i))
+                .unwrap_or_else(|e| panic!("frame {i} refused: {e}"));
+        }
+        assert_eq!(q.queued(), 3);
+        assert!(!q.closed_token().is_cancelled());
+        assert!(matches!(
+            q.send(&frame(4)),
+            Err(OutboundError::Overflow(r)) if r.starts_with("4 frames / ")
+        ));
+        assert!(q.closed_token().is_cancelled(), "overflow disconnects");
+    }
 }
