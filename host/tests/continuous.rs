@@ -100,3 +100,51 @@ async fn durable_calls_replay_and_refuse_reused_keys() {
     );
     assert!(env.zot_home.join("state/durable-calls.sqlite").exists());
 }
+
+// N-24 / HOST-99: a durable key may have up to 128 bytes and no NUL; a
+// 129-byte key and a key with NUL are refused without running anything.
+#[tokio::test(flavor = "multi_thread")]
+async fn durable_keys_over_128_bytes_or_with_nul_are_refused() {
+    let env = Env::new();
+    let mut s = spec();
+    let keyed = |key: &str| json!([{"send": {"type": "call_tool", "id": "$in.id", "name": "echo", "args": {"text": "{in.args.text}"}, "parent_id": "$in.id", "key": key}}]);
+    s["on"]["tool_call:maxkey"] = keyed(&"k".repeat(128));
+    s["on"]["tool_call:longkey"] = keyed(&"k".repeat(129));
+    s["on"]["tool_call:nulkey"] = keyed("a\u{0}b");
+    let on_ack = s["on_ack"].as_array_mut().unwrap();
+    on_ack.insert(0, tool("maxkey"));
+    on_ack.insert(0, tool("longkey"));
+    on_ack.insert(0, tool("nulkey"));
+    let ext = env.ext("dur", s);
+    let r = env
+        .run(
+            &[ext],
+            json!({"continuous": true, "confirm": "yolo", "session_id": "s", "steps": [
+                call("toolu_a", "maxkey", "max"),
+                call("toolu_b", "longkey", "long"),
+                call("toolu_c", "nulkey", "nul")
+            ]}),
+        )
+        .await;
+    let texts: Vec<(&str, &str)> = r
+        .tool_results()
+        .iter()
+        .filter(|t| t["tool_id"].as_str().unwrap().starts_with("toolu_"))
+        .map(|t| (t["name"].as_str().unwrap(), t["text"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            ("maxkey", "composed:echo:max"),
+            ("longkey", "composed:invalid call key"),
+            ("nulkey", "composed:invalid call key"),
+        ]
+    );
+    let echoed: Vec<&serde_json::Value> = r
+        .sent("dur", "tool_call")
+        .into_iter()
+        .filter(|c| c["name"] == "echo")
+        .map(|c| &c["args"]["text"])
+        .collect();
+    assert_eq!(echoed, vec!["max"], "refused keys run nothing");
+}
