@@ -644,3 +644,45 @@ async fn before_agent_start_deadline_includes_a_blocked_write() {
     );
     assert!(r.text().contains("answered"), "the turn goes on");
 }
+
+// N-21 / HOST-116: the `system_prompt` limit is measured on the JSON-encoded
+// string (quotes and escapes count): exactly 1 048 576 encoded bytes is
+// accepted, one more is refused, even though its raw text is shorter.
+#[tokio::test(flavor = "multi_thread")]
+async fn system_prompt_limit_is_exact_on_the_encoded_string() {
+    let limit = 1024 * 1024;
+    // 2 quotes + 2 bytes for the escaped newline + the rest.
+    let fits = format!("\n{}", "p".repeat(limit - 4));
+    assert_eq!(serde_json::to_string(&fits).unwrap().len(), limit);
+    let over = format!("{fits}p");
+    assert!(over.len() < limit, "raw text under the limit");
+    let env = Env::new();
+    let set = |p: &str| json!({"event_intercept:before_agent_start": [{"send": {"type": "event_intercept_response", "id": "$in.id", "system_prompt": p}}]});
+    let (n1, s1) = interceptor("fits", set(&fits), &["before_agent_start"]);
+    let (n2, s2) = interceptor("over", set(&over), &["before_agent_start"]);
+    let r = env
+        .run(
+            &[env.ext(&n1, s1), env.ext(&n2, s2)],
+            json!({"system_prompt": "BASE", "steps": [
+                {"prompt": "go", "replies": [{"text": "x"}]}
+            ]}),
+        )
+        .await;
+    assert!(
+        r.sent("over", "event_intercept")[0]["system_prompt"] == fits.as_str(),
+        "the exactly-at-limit prompt was accepted and chained"
+    );
+    assert!(
+        r.kinds("system_prompt")[0]["text"] == fits.as_str(),
+        "the over-limit prompt was not applied"
+    );
+    let warnings: Vec<&str> = r
+        .kinds("warning")
+        .iter()
+        .map(|w| w["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        warnings,
+        vec!["[over] before_agent_start: system_prompt is 1048577 bytes encoded, over the 1048576-byte limit; keeping current system prompt"]
+    );
+}
