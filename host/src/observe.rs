@@ -90,4 +90,20 @@ mod tests {
         assert!(t);
         assert_eq!(out[0].as_text().unwrap().len(), OBSERVATION_BUDGET_BYTES);
     }
+
+    // N-22 / HOST-146 (OP-23): at most 128 blocks; the 129th is dropped and
+    // the result is marked truncated, while exactly 128 pass untouched.
+    #[test]
+    fn block_budget_keeps_128_and_drops_the_rest() {
+        let blocks: Vec<_> = (0..=OBSERVATION_MAX_BLOCKS)
+            .map(|i| ContentBlock::text(format!("b{i}")))
+            .collect();
+        assert_eq!(blocks.len(), 129);
+        let (out, t) = observe(&blocks);
+        assert!(t, "129 blocks are truncated");
+        assert_eq!(out, blocks[..128].to_vec(), "the first 128 kept in order");
+        let (out, t) = observe(&blocks[..128]);
+        assert!(!t, "exactly 128 blocks are within the budget");
+        assert_eq!(out.len(), 128);
+    }
 }

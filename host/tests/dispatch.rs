@@ -686,3 +686,38 @@ async fn system_prompt_limit_is_exact_on_the_encoded_string() {
         vec!["[over] before_agent_start: system_prompt is 1048577 bytes encoded, over the 1048576-byte limit; keeping current system prompt"]
     );
 }
+
+// N-22 / HOST-146: a subscribed `tool_result` event carries at most 256 KiB
+// of text, cut at a UTF-8 boundary, with `truncated:true`.
+#[tokio::test(flavor = "multi_thread")]
+async fn tool_result_event_over_the_budget_is_truncated_at_a_char_boundary() {
+    let env = Env::new();
+    let a = env.ext(
+        "watch",
+        json!({"on_ack": [{"send": {"type": "subscribe", "events": ["tool_result"]}}, ready()]}),
+    );
+    // 1 + 2 × 150 000 bytes: byte 262 144 falls inside an "é".
+    let command = "python3 -c \"print('a' + '\\u00e9' * 150000, end='')\"";
+    let r = env
+        .run(
+            &[a],
+            json!({"confirm": "yolo", "steps": [
+                {"prompt": "go", "replies": [{"tool_calls": [call("bash", json!({"command": command}))]}, {"text": "done"}]}
+            ]}),
+        )
+        .await;
+    let full = format!("a{}", "é".repeat(150_000));
+    assert_eq!(r.tool_results()[0]["status"], "completed");
+    let ev = r.sent("watch", "event");
+    let tr = ev.iter().find(|e| e["event"] == "tool_result").unwrap();
+    assert_eq!(
+        tr["result"]["truncated"], true,
+        "{}",
+        tr["result"]["truncated"]
+    );
+    let content = tr["result"]["content"].as_array().unwrap();
+    assert_eq!(content.len(), 1);
+    let text = content[0]["text"].as_str().unwrap();
+    assert_eq!(text.len(), 256 * 1024 - 1, "cut before the split character");
+    assert_eq!(text, &full[..256 * 1024 - 1]);
+}
