@@ -721,3 +721,60 @@ async fn tool_result_event_over_the_budget_is_truncated_at_a_char_boundary() {
     assert_eq!(text.len(), 256 * 1024 - 1, "cut before the split character");
     assert_eq!(text, &full[..256 * 1024 - 1]);
 }
+
+// N-25 / HOST-143: compaction events carry token_estimate = serialized text
+// bytes / 4 (rounded down), 0 included, for a known conversation.
+#[tokio::test(flavor = "multi_thread")]
+async fn compaction_events_carry_the_bytes_over_four_token_estimate() {
+    let env = Env::new();
+    let a = env.ext(
+        "watch",
+        json!({"on_ack": [{"send": {"type": "subscribe", "events": ["pre_compact", "post_compact"]}}, ready()]}),
+    );
+    let prompt = "p".repeat(40);
+    let args = json!({"command": "echo hi"});
+    let last = "d".repeat(22);
+    let r = env
+        .run(
+            &[a],
+            json!({"confirm": "yolo", "steps": [
+                {"compact": {"status": "cancelled"}},
+                {"prompt": prompt, "replies": [
+                    {"text": "calling", "tool_calls": [call("bash", args.clone())]},
+                    {"text": last}
+                ]},
+                {"compact": {"status": "failed", "error": "provider down"}},
+                {"compact": {"summary": "s".repeat(10)}}
+            ]}),
+        )
+        .await;
+    // user + assistant text + its tool call's arguments + tool output + reply
+    let bytes = prompt.len()
+        + "calling".len()
+        + serde_json::to_string(&args).unwrap().len()
+        + "hi\n".len()
+        + last.len();
+    assert_eq!(bytes, 93);
+    let est: Vec<(&str, u64, u64)> = r
+        .sent("watch", "event")
+        .iter()
+        .map(|e| {
+            (
+                e["event"].as_str().unwrap(),
+                e["message_count"].as_u64().unwrap(),
+                e["token_estimate"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        est,
+        vec![
+            ("pre_compact", 0, 0),
+            ("post_compact", 0, 0),
+            ("pre_compact", 4, 23),
+            ("post_compact", 4, 23),
+            ("pre_compact", 4, 23),
+            ("post_compact", 1, 2),
+        ]
+    );
+}
