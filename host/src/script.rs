@@ -115,6 +115,8 @@ pub struct TimeoutOverrides {
     pub sigterm_to_sigkill_ms: Option<u64>,
     /// Startup readiness grace.
     pub ready_grace_ms: Option<u64>,
+    /// Auto-ready idle window.
+    pub auto_ready_idle_ms: Option<u64>,
     /// Hello bound.
     pub hello_ms: Option<u64>,
 }
@@ -139,6 +141,7 @@ impl TimeoutOverrides {
         set(&mut t.sigterm_to_sigkill, self.sigterm_to_sigkill_ms);
         set(&mut t.ready_grace, self.ready_grace_ms);
         set(&mut t.reload_ready_grace, self.ready_grace_ms);
+        set(&mut t.auto_ready_idle, self.auto_ready_idle_ms);
         set(&mut t.hello, self.hello_ms);
     }
 }

@@ -311,7 +311,10 @@ async fn chatty_extension_without_ready_is_timed_out_after_the_grace() {
     let r = env
         .run(
             &[a],
-            json!({"timeouts": {"ready_grace_ms": 300}, "steps": [{"command": "/hi"}]}),
+            // The idle window is stretched far past the grace: a scheduling
+            // stall between two notifies (a busy CI machine) must not let the
+            // auto-ready rule (N-17) fire first.
+            json!({"timeouts": {"ready_grace_ms": 300, "auto_ready_idle_ms": 60_000}, "steps": [{"command": "/hi"}]}),
         )
         .await;
     assert!(r.received("chatty", "ready").is_empty());
