@@ -389,6 +389,31 @@ impl Engine {
         }
     }
 
+    /// The next queued confirmation answer, else the default one; with the
+    /// default `wait`, waits for a `confirm` step (denied once shutdown
+    /// begins).
+    async fn next_answer(&self) -> Answer {
+        loop {
+            let notified = self.answers_notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(a) = lock(&self.answers).pop_front() {
+                return a;
+            }
+            let (default, closing) = {
+                let st = lock(&self.st);
+                (st.default_answer, st.closing)
+            };
+            if let Some(a) = default {
+                return a;
+            }
+            if closing {
+                return Answer::Deny;
+            }
+            notified.await;
+        }
+    }
+
     fn announce_tool_call(&self, id: &str, name: &str, args: &ProposedArgs, origin: &str) {
         let (tool_args, tool_args_raw, shown) = match args {
             ProposedArgs::Json(j) => (Some(j.clone()), None, j.to_value()),
@@ -605,10 +630,10 @@ impl Engine {
                     tool_preview: preview.clone(),
                 },
             ));
-            let answer = req
-                .confirm
-                .or_else(|| lock(&self.answers).pop_front())
-                .unwrap_or_else(|| lock(&self.st).default_answer);
+            let answer = match req.confirm {
+                Some(a) => a,
+                None => self.next_answer().await,
+            };
             self.observe(Observation::Confirmation {
                 tool_id: req.tool_id.clone(),
                 name: req.name.clone(),

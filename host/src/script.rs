@@ -19,9 +19,11 @@ pub struct Script {
     /// (default in the other modes).
     #[serde(default)]
     pub confirm: Option<ConfirmPolicy>,
-    /// Answer used when a confirmation has no scripted answer (default `approve`).
+    /// Answer used when a confirmation has no scripted answer (default
+    /// `approve`); `wait` makes such a confirmation wait for the next
+    /// `confirm` step (the user takes their time).
     #[serde(default)]
-    pub default_answer: Option<Answer>,
+    pub default_answer: Option<DefaultAnswer>,
     /// Session id (default `session-1`).
     #[serde(default)]
     pub session_id: Option<String>,
@@ -89,6 +91,33 @@ impl Answer {
             Self::Approve => "approve",
             Self::Deny => "deny",
             Self::Remember => "remember",
+        }
+    }
+}
+
+/// The answer to confirmations nothing in the script answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DefaultAnswer {
+    /// Allow once.
+    Approve,
+    /// Refuse.
+    Deny,
+    /// Allow and remember for this tool.
+    Remember,
+    /// No answer yet: wait until a `confirm` step queues one (denied if the
+    /// session shuts down first).
+    Wait,
+}
+
+impl DefaultAnswer {
+    /// The immediate answer, `None` for [`DefaultAnswer::Wait`].
+    pub fn answer(self) -> Option<Answer> {
+        match self {
+            Self::Approve => Some(Answer::Approve),
+            Self::Deny => Some(Answer::Deny),
+            Self::Remember => Some(Answer::Remember),
+            Self::Wait => None,
         }
     }
 }

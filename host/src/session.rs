@@ -73,8 +73,8 @@ pub struct State {
     pub mode: HostMode,
     /// Confirmation policy.
     pub policy: ConfirmPolicy,
-    /// Answer when nothing is scripted.
-    pub default_answer: Answer,
+    /// Answer when nothing is scripted; `None`: wait for a `confirm` step.
+    pub default_answer: Option<Answer>,
     /// Tools approved with "remember".
     pub remembered: HashSet<String>,
     /// The conversation.
@@ -122,6 +122,8 @@ pub struct Engine {
     pub(crate) st: Mutex<State>,
     pub(crate) model_turns: Mutex<VecDeque<Turn>>,
     pub(crate) answers: Mutex<VecDeque<Answer>>,
+    /// Woken when answers are queued or shutdown begins.
+    pub(crate) answers_notify: Notify,
     panels: Mutex<Panels>,
     notes: Mutex<Vec<(String, String)>>,
     editor: Mutex<String>,
@@ -282,7 +284,9 @@ impl Engine {
                 model: cfg.model.clone(),
                 mode: cfg.mode,
                 policy,
-                default_answer: script.default_answer.unwrap_or(Answer::Approve),
+                default_answer: script
+                    .default_answer
+                    .map_or(Some(Answer::Approve), |d| d.answer()),
                 remembered: HashSet::new(),
                 messages: Vec::new(),
                 base_prompt: script
@@ -295,6 +299,7 @@ impl Engine {
             }),
             model_turns: Mutex::default(),
             answers: Mutex::default(),
+            answers_notify: Notify::new(),
             panels: Mutex::default(),
             notes: Mutex::default(),
             editor: Mutex::default(),
@@ -395,6 +400,7 @@ impl Engine {
     pub async fn shutdown_by(&self, how: crate::shutdown::StopBy) {
         self.end_session(SessionEndReason::Shutdown);
         lock(&self.st).closing = true;
+        self.answers_notify.notify_waiters();
         let grace = self.mgr.cfg().timeouts.shutdown_grace;
         self.mgr.shutdown_by(grace, how).await;
     }
@@ -423,6 +429,7 @@ impl Engine {
             self.panel_key(k, s.text.as_deref().unwrap_or(""));
         } else if let Some(a) = &s.confirm {
             lock(&self.answers).extend(a.to_vec());
+            self.answers_notify.notify_waiters();
         } else if let Some(c) = &s.compact {
             self.compact(c);
         } else if let Some(a) = &s.subagent {

@@ -199,3 +199,132 @@ async fn call_tool_cancel_and_deadline_still_answer() {
         .collect();
     assert_eq!(statuses, vec!["cancelled", "timed_out"]);
 }
+
+/// The host's answer to the `call_tool` with this id.
+fn answer<'a>(r: &'a Run, ext: &str, id: &str) -> &'a Value {
+    let a: Vec<_> = answers(r, ext)
+        .into_iter()
+        .filter(|a| a["id"] == id)
+        .collect();
+    assert_eq!(a.len(), 1, "one answer to {id}: {:?}", answers(r, ext));
+    a[0]
+}
+
+// N-8 / HOST-90 (§7.4): reached through `call_tool`, an interactive tool is
+// still cut by the call deadline, even in the interactive TUI where a model
+// call of it has no reply deadline (N-4). The tool never answers, so only the
+// call deadline can end the call.
+#[tokio::test(flavor = "multi_thread")]
+async fn call_tool_deadline_applies_to_interactive_tools() {
+    let env = Env::new();
+    let asker = env.ext(
+        "asker",
+        json!({
+            "on_ack": [{"send": {"type": "register_tool", "name": "ask", "schema": {}, "interactive": true}}, ready()],
+            "on": {"tool_call:ask": []}
+        }),
+    );
+    let caller = env.ext(
+        "caller",
+        json!({
+            "on_ack": [cmd("callask"), ready()],
+            "on": {
+                "command_invoked:callask": [{"send": {"type": "call_tool", "id": "$in.id", "name": "ask", "args": {}}}],
+                "tool_result": [{"send": {"type": "command_response", "id": "$in.id", "action": "display", "display": "called:{in.content.0.text}"}}]
+            }
+        }),
+    );
+    let r = env
+        .run(
+            &[asker, caller],
+            json!({"timeouts": {"call_tool_ms": 500, "command_ms": 10_000}, "steps": [
+                {"command": "/callask"}
+            ]}),
+        )
+        .await;
+    assert_eq!(
+        r.sent("asker", "tool_call").len(),
+        1,
+        "the tool was reached"
+    );
+    let a = answers(&r, "caller");
+    assert_eq!(a.len(), 1, "{a:?}");
+    assert_eq!(a[0]["name"], "ask");
+    assert_eq!(a[0]["is_error"], true);
+    let text = a[0]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("timed out"), "{text}");
+    let res = r.tool_results();
+    assert_eq!(res.len(), 1, "{res:?}");
+    assert_eq!(res[0]["status"], "timed_out", "{}", res[0]);
+    // Given up on: the interactive tool is asked to clean up.
+    let call_id = r.sent("asker", "tool_call")[0]["id"].clone();
+    let cancels: Vec<_> = r
+        .sent("asker", "tool_cancel")
+        .iter()
+        .map(|c| c["id"].clone())
+        .collect();
+    assert_eq!(cancels, vec![call_id]);
+    assert!(r.text().contains("called:"), "the command got its answer");
+}
+
+// N-8 / HOST-90 with OP-1 (the project's reading: the call deadline counts
+// execution only, never the time a confirmation waits for the user). The
+// caller asks for `write` (needs confirmation) and then for a tool that never
+// answers, both under the same short call deadline. The user only approves
+// the write once the second call has timed out, i.e. after more than a full
+// deadline counted from the write's arrival; the write still runs and
+// succeeds.
+#[tokio::test(flavor = "multi_thread")]
+async fn call_tool_deadline_does_not_count_the_confirmation_wait() {
+    let env = Env::new();
+    let caller = env.ext(
+        "caller",
+        json!({
+            "on_ack": [cmd("go"), ready()],
+            "on": {
+                "command_invoked:go": [
+                    {"send": {"type": "call_tool", "id": "w", "name": "write", "args": {"path": "out.txt", "content": "approved late"}}},
+                    {"send": {"type": "call_tool", "id": "h", "name": "hang", "args": {}}},
+                    {"send": {"type": "command_response", "id": "$in.id", "action": "noop"}}
+                ],
+                "tool_result": [{"send": {"type": "notify", "level": "info", "message": "answered {in.id}"}}]
+            }
+        }),
+    );
+    let h = hanger(&env);
+    let r = env
+        .run(
+            &[caller, h],
+            json!({"default_answer": "wait", "timeouts": {"call_tool_ms": 1000}, "steps": [
+                {"command": "/go"},
+                {"wait": {"type": "notify", "fields": {"message": "answered h"}}},
+                {"confirm": "approve", "wait": {"type": "notify", "fields": {"message": "answered w"}}}
+            ]}),
+        )
+        .await;
+    assert_eq!(r.failures, 0, "{:?}", r.obs);
+    let hang = answer(&r, "caller", "h");
+    assert_eq!(hang["is_error"], true);
+    assert!(
+        hang["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("timed out"),
+        "{hang}"
+    );
+    let write = answer(&r, "caller", "w");
+    assert!(write.get("is_error").is_none(), "{write}");
+    assert_eq!(write["content"][0]["text"], "wrote 13 bytes to out.txt");
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.join("out.txt")).unwrap(),
+        "approved late"
+    );
+    // The user answered after the other call's deadline had passed.
+    let pos = |pred: &dyn Fn(&Value) -> bool| r.obs.iter().position(pred).unwrap();
+    let timed_out =
+        pos(&|o| o["kind"] == "tool_result" && o["name"] == "hang" && o["status"] == "timed_out");
+    let confirmed = pos(&|o| o["kind"] == "confirmation" && o["name"] == "write");
+    let written =
+        pos(&|o| o["kind"] == "tool_result" && o["name"] == "write" && o["status"] == "completed");
+    assert!(timed_out < confirmed && confirmed < written, "{:?}", r.obs);
+}
