@@ -411,3 +411,159 @@ async fn blocked_tool_call_write_disconnects_after_the_write_bound() {
         "the disconnected extension's commands are gone"
     );
 }
+
+/// A spec whose first process hangs on `shutdown` (and, with `ignore_term`,
+/// also ignores SIGTERM); the process started by the reload behaves.
+fn stubborn_once(ignore_term: bool) -> serde_json::Value {
+    let mut first = vec![];
+    if ignore_term {
+        first.push(json!({"ignore_term": true}));
+    }
+    json!({
+        "on_ack": [{"once": "first-ack", "do": first}, cmd("hi"), ready()],
+        "on": {
+            "shutdown": [{"once": "first-shutdown", "do": [{"hang": true}]},
+                         {"send": {"type": "shutdown_ack"}}, {"exit": 0}],
+            "command_invoked:hi": [{"send": {"type": "command_response", "id": "$in.id", "action": "display", "display": "hi from {in.id}"}}]
+        }
+    })
+}
+
+// N-16 / HOST-172 (stop grace, with N-13): `/reload-ext` stops the old set
+// with the shutdown procedure. Processes that ignore `shutdown` get SIGTERM
+// once the (shortened) stop grace is spent, and SIGKILL if they ignore that
+// too; both are reaped, and the reload completes with the new processes.
+#[tokio::test(flavor = "multi_thread")]
+async fn reload_escalates_stubborn_extensions_and_completes() {
+    let env = Env::new();
+    let term = env.ext("term", stubborn_once(false));
+    let kill = env.ext("kill", stubborn_once(true));
+    let r = env
+        .run(
+            &[term, kill],
+            json!({"timeouts": {"shutdown_grace_ms": 300, "sigterm_to_sigkill_ms": 300}, "steps": [
+                {"reload": true},
+                {"command": "/hi"}
+            ]}),
+        )
+        .await;
+    assert_eq!(r.failures, 0, "{:?}", r.obs);
+    let seq: Vec<String> = r
+        .obs
+        .iter()
+        .filter_map(|o| match o["kind"].as_str().unwrap() {
+            "exited" => Some(format!(
+                "exited {} {} {}",
+                o["ext"].as_str().unwrap(),
+                o["status"].as_str().unwrap(),
+                o["escalated"].as_str().unwrap_or("-")
+            )),
+            "reload" => Some(format!(
+                "reload stopped={} loaded={} ready={} errors={}",
+                o["stopped"], o["loaded"], o["ready"], o["errors"]
+            )),
+            "display" => Some(format!("display {}", o["text"].as_str().unwrap())),
+            _ => None,
+        })
+        .collect();
+    let hi_id = r.received("term", "command_response")[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        seq,
+        vec![
+            "exited term signal: terminated SIGTERM".to_owned(),
+            "exited kill signal: killed SIGKILL".to_owned(),
+            "reload stopped=2 loaded=2 ready=2 errors=0".to_owned(),
+            format!("display hi from {hi_id}"),
+            "exited term exit status 0 -".to_owned(),
+            "exited kill exit status 0 -".to_owned(),
+        ],
+        "{:?}",
+        r.obs
+    );
+    assert_eq!(r.received("term", "hello").len(), 2);
+    assert_eq!(r.received("kill", "hello").len(), 2);
+    let log = env.log("kill");
+    assert!(
+        log.contains("did not exit in time; sending SIGTERM"),
+        "{log}"
+    );
+    assert!(log.contains("still running; sending SIGKILL"), "{log}");
+    let log = env.log("term");
+    assert!(
+        log.contains("did not exit in time; sending SIGTERM"),
+        "{log}"
+    );
+    assert!(!log.contains("sending SIGKILL"), "{log}");
+}
+
+// N-16 / HOST-172 (readiness wait, with HOST-32): after `/reload-ext` the
+// host waits for readiness again, but not for ever: a process that never
+// sends `ready` after the reload (the first one did) is marked after the
+// (shortened) readiness grace and the session proceeds with it. The idle
+// window is stretched so that the auto-ready rule (N-17) cannot fire instead.
+#[tokio::test(flavor = "multi_thread")]
+async fn reload_gives_up_on_an_extension_that_never_gets_ready() {
+    let env = Env::new();
+    let a = env.ext(
+        "lagging",
+        json!({
+            "on_ack": [cmd("hi"), {"once": "readied", "do": [ready()]}],
+            "on": {"command_invoked:hi": [{"send": {"type": "command_response", "id": "$in.id", "action": "display", "display": "hi {in.id}"}}]}
+        }),
+    );
+    let r = env
+        .run(
+            &[a],
+            json!({"timeouts": {"ready_grace_ms": 300, "auto_ready_idle_ms": 60_000}, "steps": [
+                {"command": "/hi"},
+                {"reload": true},
+                {"command": "/hi"},
+                {"prompt": "go on", "replies": [{"text": "still here"}]}
+            ]}),
+        )
+        .await;
+    assert_eq!(r.failures, 0, "{:?}", r.obs);
+    assert_eq!(r.received("lagging", "hello").len(), 2);
+    assert_eq!(
+        r.received("lagging", "ready").len(),
+        1,
+        "only before the reload"
+    );
+    let seq: Vec<String> = r
+        .obs
+        .iter()
+        .filter_map(|o| match o["kind"].as_str().unwrap() {
+            "diagnostic" => Some(format!("diagnostic {}", o["message"].as_str().unwrap())),
+            "reload" => Some(format!(
+                "reload stopped={} loaded={} ready={} errors={}",
+                o["stopped"], o["loaded"], o["ready"], o["errors"]
+            )),
+            "display" => Some("display".to_owned()),
+            "assistant" => Some(format!("assistant {}", o["text"].as_str().unwrap())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        seq,
+        vec![
+            "display",
+            "diagnostic timed out waiting for ready frame",
+            "reload stopped=1 loaded=1 ready=0 errors=0",
+            "display",
+            "assistant still here"
+        ],
+        "{:?}",
+        r.obs
+    );
+    let log = env.log("lagging");
+    assert_eq!(
+        log.matches("timed out waiting for ready frame; proceeding")
+            .count(),
+        1,
+        "{log}"
+    );
+    assert!(!log.contains("auto-readying after idle"), "{log}");
+}
