@@ -385,3 +385,60 @@ async fn closed_stdout_before_hello_without_exit_is_killed() {
     );
     assert!(r.text().contains("fine"), "the other extension still works");
 }
+
+// N-17 / HOST-31: the auto-ready idle window counts from the last frame, not
+// from the handshake. A legacy extension (never `ready`) chatters for at
+// least twice the idle window, then goes quiet: it is auto-readied only
+// after the chatter ended. Robust to scheduling: the chatter lasts at least
+// 2 s (a stall only lengthens it) against a 1 s window, and its frames are
+// 50 ms apart, so only a stall of most of a second could open an idle gap;
+// the startup grace is stretched out of the way (N-15).
+#[tokio::test(flavor = "multi_thread")]
+async fn auto_ready_idle_window_counts_from_the_last_frame() {
+    let env = Env::new();
+    let a = env.ext(
+        "legacy",
+        json!({
+            "on_ack": [
+                cmd("hi"),
+                // One thread chatters and, once told to stop, marks the end
+                // of the chatter in the log after its last frame.
+                {"async": [
+                    {"repeat": [{"send": {"type": "notify", "level": "info", "message": "chatter"}}], "every": 0.05},
+                    {"stderr": "chatter over"}
+                ]},
+                {"async": [{"sleep": 2.0}, {"stop_repeat": true}]}
+            ],
+            "on": {"command_invoked:hi": display("hi once ready")}
+        }),
+    );
+    let r = env
+        .run(
+            &[a],
+            json!({"timeouts": {"auto_ready_idle_ms": 1000, "ready_grace_ms": 60_000}, "steps": [{"command": "/hi"}]}),
+        )
+        .await;
+    assert!(r.received("legacy", "ready").is_empty());
+    assert!(
+        r.received("legacy", "notify").len() > 1,
+        "it chattered: {:?}",
+        r.received("legacy", "notify")
+    );
+    let log = env.log("legacy");
+    // Auto-readied, and only once the chatter was over (a host counting
+    // from the handshake auto-readies mid-chatter; the run may then even end
+    // before the chatter does).
+    let over = log.find("chatter over");
+    let auto = log.find("[zot] no ready frame; auto-readying after idle (legacy SDK?)");
+    assert!(
+        matches!((over, auto), (Some(o), Some(a)) if o < a),
+        "auto-ready only after the last frame: {log}"
+    );
+    assert!(!log.contains("timed out waiting for ready frame"), "{log}");
+    assert!(
+        r.kinds("diagnostic").is_empty(),
+        "{:?}",
+        r.kinds("diagnostic")
+    );
+    assert!(r.text().contains("hi once ready"));
+}
