@@ -328,3 +328,87 @@ async fn call_tool_deadline_does_not_count_the_confirmation_wait() {
         pos(&|o| o["kind"] == "tool_result" && o["name"] == "write" && o["status"] == "completed");
     assert!(timed_out < confirmed && confirmed < written, "{:?}", r.obs);
 }
+
+// N-22 / HOST-93 (OP-23): a `call_tool` reply is held to the observation
+// budget. Another extension's tool, called through `call_tool`, returns
+// 128 blocks (kept whole), 129 blocks (the 129th dropped, `truncated`),
+// exactly 256 KiB of text (kept whole), and more than 256 KiB whose cut falls
+// inside a 2-byte character (cut before it, `truncated`).
+#[tokio::test(flavor = "multi_thread")]
+async fn call_tool_replies_from_another_extension_respect_the_budget() {
+    let env = Env::new();
+    let blocks = |n: usize| -> Value {
+        (0..n)
+            .map(|i| json!({"type": "text", "text": format!("b{i}")}))
+            .collect()
+    };
+    let result = |content: Value| json!([{"send": {"type": "tool_result", "id": "$in.id", "content": content}}]);
+    let first = "x".repeat(200_001);
+    let second = "é".repeat(40_000);
+    let tools = ["b128", "b129", "exact", "over"];
+    let big = env.ext(
+        "big",
+        json!({
+            "on_ack": [tool("b128"), tool("b129"), tool("exact"), tool("over"), ready()],
+            "on": {
+                "tool_call:b128": result(blocks(128)),
+                "tool_call:b129": result(blocks(129)),
+                "tool_call:exact": result(json!([{"type": "text", "text": "y".repeat(256 * 1024)}])),
+                "tool_call:over": result(json!([{"type": "text", "text": first}, {"type": "text", "text": second}]))
+            }
+        }),
+    );
+    let mut on = serde_json::Map::new();
+    let mut ack = Vec::new();
+    for t in tools {
+        ack.push(cmd(t));
+        on.insert(
+            format!("command_invoked:{t}"),
+            json!([{"send": {"type": "call_tool", "id": "$in.id", "name": t, "args": {}}}]),
+        );
+    }
+    ack.push(ready());
+    on.insert(
+        "tool_result".into(),
+        json!([{"send": {"type": "command_response", "id": "$in.id", "action": "noop"}}]),
+    );
+    let caller = env.ext("caller", json!({"on_ack": ack, "on": on}));
+    let steps: Vec<Value> = tools
+        .iter()
+        .map(|t| json!({"command": format!("/{t}")}))
+        .collect();
+    let r = env.run(&[big, caller], json!({"steps": steps})).await;
+    let a = answers(&r, "caller");
+    assert_eq!(a.len(), 4, "{:?}", r.obs);
+    let names: Vec<&str> = a.iter().map(|x| x["name"].as_str().unwrap()).collect();
+    assert_eq!(names, tools);
+    let texts = |x: &Value| -> Vec<String> {
+        x["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let want: Vec<String> = (0..128).map(|i| format!("b{i}")).collect();
+    // 128 blocks: all kept, nothing marked.
+    assert_eq!(texts(a[0]), want);
+    assert!(a[0].get("truncated").is_none(), "{:?}", a[0]["truncated"]);
+    // 129 blocks: the first 128 kept, the last dropped.
+    assert_eq!(texts(a[1]), want);
+    assert_eq!(a[1]["truncated"], true);
+    // Exactly the byte budget: kept whole.
+    assert_eq!(texts(a[2]), vec!["y".repeat(256 * 1024)]);
+    assert!(a[2].get("truncated").is_none(), "{:?}", a[2]["truncated"]);
+    // Over it: 62 143 bytes were left for the second block, which ends
+    // inside an "é": cut before it.
+    let t = texts(a[3]);
+    assert_eq!(t.len(), 2);
+    assert_eq!(t[0], first);
+    assert_eq!(t[1], "é".repeat(31_071));
+    assert_eq!(t[0].len() + t[1].len(), 256 * 1024 - 1);
+    assert_eq!(a[3]["truncated"], true);
+    for x in &a {
+        assert!(x.get("is_error").is_none(), "{}", x["name"]);
+    }
+}
