@@ -567,3 +567,118 @@ async fn reload_gives_up_on_an_extension_that_never_gets_ready() {
     );
     assert!(!log.contains("auto-readying after idle"), "{log}");
 }
+
+// N-12 / HOST-170 (with N-13): the shutdown grace is one deadline shared by
+// all extensions, not one grace after another. Two extensions ignore
+// `shutdown` and SIGTERM; when SIGTERM arrives, each checks whether the
+// other is still running. With a shared deadline both are signalled while
+// the other still runs (SIGKILL only follows a long SIGTERM wait); with
+// sequential graces the second would only be signalled after the first was
+// killed and reaped. Both end up killed and reaped.
+#[tokio::test(flavor = "multi_thread")]
+async fn shutdown_grace_is_one_deadline_shared_by_all_extensions() {
+    let env = Env::new();
+    let pid = |n: &str| env.tmp.path().join(format!("{n}.pid"));
+    let spec = |me: &str, peer: &str| {
+        json!({
+            "on_ack": [
+                {"write_pid": pid(me).display().to_string()},
+                {"on_term": [{"peer_status": pid(peer).display().to_string()}]},
+                ready()
+            ],
+            "on": {"shutdown": [{"hang": true}]}
+        })
+    };
+    let a = env.ext("one", spec("one", "two"));
+    let b = env.ext("two", spec("two", "one"));
+    let r = env
+        .run(
+            &[a, b],
+            json!({"timeouts": {"shutdown_grace_ms": 300, "sigterm_to_sigkill_ms": 3000}, "steps": []}),
+        )
+        .await;
+    for (me, peer) in [("one", "two"), ("two", "one")] {
+        let log = env.log(me);
+        let term = log
+            .find("[zot] did not exit in time; sending SIGTERM")
+            .unwrap_or_else(|| panic!("{me} got SIGTERM: {log}"));
+        let seen = log
+            .find("peer alive")
+            .unwrap_or_else(|| panic!("{me} was signalled while {peer} still ran: {log}"));
+        let kill = log
+            .find("[zot] still running; sending SIGKILL")
+            .unwrap_or_else(|| panic!("{me} got SIGKILL: {log}"));
+        assert!(term < seen && seen < kill, "{log}");
+        assert!(!log.contains("peer gone"), "{log}");
+        let p: i32 = std::fs::read_to_string(pid(me))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(
+            unsafe { libc::kill(p, 0) } != 0,
+            "{me} ({p}) still exists (not reaped)"
+        );
+    }
+    let exited: Vec<(&str, &str, &str)> = r
+        .kinds("exited")
+        .iter()
+        .map(|e| {
+            (
+                e["ext"].as_str().unwrap(),
+                e["status"].as_str().unwrap(),
+                e["escalated"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        exited,
+        vec![
+            ("one", "signal: killed", "SIGKILL"),
+            ("two", "signal: killed", "SIGKILL")
+        ]
+    );
+}
+
+// N-14 (with N-12): once the shared grace is spent, each extension still
+// gets the minimum exit wait before SIGTERM. The grace is 0, so it is spent
+// before the host starts waiting for any process, and the minimum wait is
+// stretched far beyond what exiting takes: two extensions that exit on
+// `shutdown` both exit by themselves, without a signal.
+#[tokio::test(flavor = "multi_thread")]
+async fn minimum_exit_wait_applies_once_the_shared_grace_is_spent() {
+    let mut env = Env::new();
+    env.timeouts.min_exit_wait = std::time::Duration::from_secs(30);
+    let a = env.ext("one", json!({"on_ack": [ready()]}));
+    let b = env.ext("two", json!({"on_ack": [ready()]}));
+    let r = env
+        .run(
+            &[a, b],
+            json!({"timeouts": {"shutdown_grace_ms": 0}, "steps": []}),
+        )
+        .await;
+    let exited: Vec<(&str, &str, Option<&str>)> = r
+        .kinds("exited")
+        .iter()
+        .map(|e| {
+            (
+                e["ext"].as_str().unwrap(),
+                e["status"].as_str().unwrap(),
+                e["escalated"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        exited,
+        vec![
+            ("one", "exit status 0", None),
+            ("two", "exit status 0", None)
+        ],
+        "{:?}",
+        r.obs
+    );
+    for n in ["one", "two"] {
+        let log = env.log(n);
+        assert!(!log.contains("sending SIGTERM"), "{log}");
+    }
+}
