@@ -356,9 +356,13 @@ impl Job {
 /// object is the frame as handlers see it, `type` included, so that bindings
 /// need not copy every event to add it.
 fn write_event_json(id: u64, event: &EventData, out: &mut Vec<u8>) {
-    use std::io::Write;
-    let name = serde_json::to_string(event.name()).expect("strings serialize");
-    let _ = write!(out, r#"{{"kind":"event","id":{id},"name":{name},"event":"#);
+    // Written piecewise into `out`: no formatting machinery, no temporary
+    // string per event (bindings take events by the hundred thousand).
+    out.extend_from_slice(br#"{"kind":"event","id":"#);
+    serde_json::to_writer(&mut *out, &id).expect("numbers serialize");
+    out.extend_from_slice(br#","name":"#);
+    serde_json::to_writer(&mut *out, event.name()).expect("strings serialize");
+    out.extend_from_slice(br#","event":"#);
     match event {
         EventData::Known(e) => {
             let start = out.len();
