@@ -93,7 +93,7 @@ impl HostFrame {
 /// `hello_ack` (§4.4.1).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct HelloAck {
-    /// Always 1 ([`crate::limits::PROTOCOL_VERSION`]).
+    /// Always 1 (`limits::PROTOCOL_VERSION`).
     pub protocol_version: u32,
     /// What the host supports (§3.2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -5,11 +5,16 @@
 //! (`sdk-node/src/*.ts`), never these classes. It is a thin layer over
 //! [`zot_ext::engine::Engine`] and keeps the engine's pull model:
 //!
-//! - [`NativeEngine::next_jobs`] is an `async fn`: JavaScript awaits a batch
-//!   of jobs (a JSON array of [`Job::to_json`] objects). While that promise
+//! - [`NativeEngine::jobs_ready`] is an `async fn`: JavaScript awaits it,
+//!   then takes the queued jobs with [`NativeEngine::try_next_jobs`] (a JSON
+//!   array of [`Job::to_json`] objects) on its own thread. While that promise
 //!   is pending it keeps Node's event loop alive; once a batch ends with
-//!   `finished` the dispatcher stops pulling and the process can exit on its
+//!   `finished` the dispatcher stops waiting and the process can exit on its
 //!   own.
+//! - Over stdio, with the first requests the facade takes the host's pipe
+//!   ([`NativeEngine::take_wire_fd`]), reads it with libuv and hands every
+//!   chunk to [`NativeEngine::feed`], which returns that chunk's jobs at
+//!   once (the engine's per-line code runs unchanged).
 //! - Every job with an id is answered with [`NativeEngine::complete`]
 //!   (outcome JSON, see [`Engine::complete_json`]) or [`NativeEngine::fail`].
 //! - `call_tool` uses the job form ([`Engine::start_call`]): the result comes

@@ -538,7 +538,7 @@ export type HostFrameType = (typeof HOST_FRAME_TYPES)[number];
 /** The host's answer to `hello`. */
 export interface HelloAck {
   type: "hello_ack";
-  /** Always 1 (`crate::limits::PROTOCOL_VERSION`). */
+  /** Always 1 (`limits::PROTOCOL_VERSION`). */
   protocol_version: number;
   /** What the host supports (§3.2). */
   capabilities?: Capability[];

@@ -727,7 +727,7 @@ EXT_FRAME_TYPES: Final[Tuple[ExtFrameType, ...]] = (
 class _HelloAckRequired(TypedDict):
     type: Literal["hello_ack"]
 
-    #: Always 1 (`crate::limits::PROTOCOL_VERSION`).
+    #: Always 1 (`limits::PROTOCOL_VERSION`).
     protocol_version: int
 
 
