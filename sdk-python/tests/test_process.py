@@ -231,6 +231,50 @@ def test_stdout_is_protected_and_no_threads_block_the_exit(tmp_path: Path) -> No
         c.kill()
 
 
+def test_buffered_prints_reach_the_log_in_order_never_the_wire(tmp_path: Path) -> None:
+    # Python block-buffers a piped stdout (unless PYTHONUNBUFFERED is set, as
+    # it may be in the calling environment): a print at import time must not
+    # be flushed onto the wire, and a print in a handler must reach the log
+    # when it happens, not at exit. Order against unbuffered stderr writes
+    # shows when each arrived.
+    path = script(
+        tmp_path,
+        """
+        import os
+        from zot_ext import Extension
+
+        print("printed at import")
+        ext = Extension("printer", "1.0.0")
+
+        @ext.command("p")
+        def p(args: str) -> str:
+            print("printed in a handler")
+            os.write(2, b"marker after the handler print\\n")
+            return "ok"
+
+        ext.run()
+        """,
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    c = Child([sys.executable, str(path)], env=env)
+    try:
+        c.handshake()
+        c.send('{"type":"command_invoked","id":"1","name":"p","args":""}')
+        c.read_until(lambda f: f["type"] == "command_response")
+        c.send('{"type":"shutdown"}')
+        assert c.read_all() == ['{"type":"shutdown_ack"}']
+        assert c.wait(5) == 0
+        # Every stdout line was a frame (handshake() checked the first).
+        for line in c.transcript:
+            json.loads(line)
+        err = c.stderr
+        assert "printed at import" in err and "printed in a handler" in err, err
+        assert err.index("printed at import") < err.index("printed in a handler")
+        assert err.index("printed in a handler") < err.index("marker after the handler print"), err
+    finally:
+        c.kill()
+
+
 def test_no_threads_are_left_after_run(tmp_path: Path) -> None:
     path = script(
         tmp_path,

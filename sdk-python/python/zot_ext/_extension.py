@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import io
 import json
 import logging
 import os
@@ -274,6 +275,24 @@ class _Text:
 def _answer(outcome: Union[Dict[str, Any], _Text]) -> Union[str, _Text]:
     """An outcome as the engine takes it: JSON, or the text itself."""
     return outcome if isinstance(outcome, _Text) else to_json(outcome)
+
+
+def _stdout_follows_descriptor_1() -> None:
+    """Called once the engine pointed descriptor 1 at stderr (it keeps the
+    wire for itself): what ``print()`` buffered before ``run()`` goes to the
+    log now, and later prints reach it line by line, not when the buffer
+    fills or at exit (never, if the process ends by the exit watchdog).
+    A ``sys.stdout`` that is not descriptor 1 (replaced by the user or a test
+    runner) is left alone."""
+    out = sys.stdout
+    try:
+        if out is None or out.fileno() != 1:
+            return
+        out.flush()
+        if isinstance(out, io.TextIOWrapper) and not out.line_buffering:
+            out.reconfigure(line_buffering=True)
+    except (AttributeError, OSError, ValueError):
+        return
 
 
 def _message(e: BaseException) -> str:
@@ -752,6 +771,7 @@ class Extension(EventRegistration):
             native = _native.Engine.stdio_fed(self.name, self.version)
         except (_native.EngineError, RuntimeError) as e:
             raise ZotError(f"cannot start: {e}") from None
+        _stdout_follows_descriptor_1()
         await self._serve_on(native, fed=True)
 
     async def _serve_on(self, native: _native.Engine, fed: bool = False) -> None:
