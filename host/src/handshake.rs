@@ -30,6 +30,13 @@ pub enum HandshakeError {
     /// The first line was another frame type (HOST-21).
     #[error("expected hello as the first frame, got {0:?}")]
     NotHello(String),
+    /// The first line is not JSON at all: almost always something the
+    /// extension printed to stdout before its SDK started (HOST-21).
+    #[error(
+        "first line is not JSON: {0:?}; stdout carries only frames and must begin with \
+         hello (did the extension print to stdout before it started?)"
+    )]
+    NotJson(String),
     /// The first line could not be decoded.
     #[error("first line is not a valid hello frame: {0}")]
     Malformed(String),
@@ -78,12 +85,25 @@ pub async fn read_hello(
                 Ok(ExtFrame::Hello(h)) if !h.name.trim().is_empty() => return Ok(h),
                 Ok(ExtFrame::Hello(_)) => HandshakeError::EmptyName,
                 Ok(other) => HandshakeError::NotHello(other.type_name().to_owned()),
+                Err(_) if !matches!(line.trim_ascii_start().first(), Some(b'{' | b'[')) => {
+                    HandshakeError::NotJson(line_start(line))
+                }
                 Err(e) => HandshakeError::Malformed(e.to_string()),
             }
         }
     };
     kill_and_reap(child).await;
     Err(err)
+}
+
+/// The first 80 characters of a line (lossy UTF-8), for an error message.
+fn line_start(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim_end();
+    match text.char_indices().nth(80) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
 }
 
 /// A load failure with everything HOST-174 asks for.

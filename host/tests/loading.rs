@@ -442,3 +442,40 @@ async fn auto_ready_idle_window_counts_from_the_last_frame() {
     );
     assert!(r.text().contains("hi once ready"));
 }
+
+// HOST-21: a first line that is not JSON at all (an extension printing to
+// stdout before its SDK started) fails the load with the line quoted and
+// the likely cause named, and the log path.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_printed_first_line_is_quoted_in_the_load_error() {
+    let env = Env::new();
+    let bad = env.ext(
+        "chatty-start",
+        json!({"before_hello": [{"raw": "loading the extension..."}]}),
+    );
+    let long = env.ext(
+        "long-start",
+        json!({"before_hello": [{"raw": "x".repeat(200)}]}),
+    );
+    let r = env.run(&[bad, long], json!({"steps": []})).await;
+    let errors: Vec<String> = r
+        .kinds("load_error")
+        .iter()
+        .map(|e| e["message"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    let printed = errors.iter().find(|m| m.contains("chatty-start")).unwrap();
+    assert!(
+        printed.contains(
+            "first line is not JSON: \"loading the extension...\"; stdout carries only frames"
+        ) && printed.contains("did the extension print to stdout before it started?"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("log: "),
+        "the log path is named: {printed}"
+    );
+    // A long line is cut at 80 characters.
+    let cut = errors.iter().find(|m| m.contains("long-start")).unwrap();
+    assert!(cut.contains(&format!("\"{}…\"", "x".repeat(80))), "{cut}");
+}
