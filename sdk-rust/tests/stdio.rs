@@ -14,6 +14,12 @@ use zot_ext::{Extension, Response, ToolOutput};
 const CHILD: &str = "ZOT_EXT_STDIO_CHILD";
 
 fn child() -> std::process::ExitCode {
+    if std::env::var(CHILD).as_deref() == Ok("early") {
+        // Prints while loading, before the session: protected first.
+        zot_ext::protect_stdout().unwrap();
+        zot_ext::protect_stdout().unwrap(); // twice is fine
+        println!("printed while loading");
+    }
     let ext = Extension::new("child", "1")
         .command("print", "", |a, _c| async move {
             println!("stray stdout {a}");
@@ -171,6 +177,17 @@ fn the_watchdog_exits_a_process_that_lingers_after_shutdown() {
     assert!(err.contains("watchdog"), "{err}");
 }
 
+fn protect_stdout_keeps_prints_before_the_session_off_the_wire() {
+    let mut p = Proc::spawn_mode("early");
+    p.handshake(); // `hello` is the first line
+    let t = Instant::now();
+    p.send(r#"{"type":"shutdown"}"#);
+    assert_eq!(p.recv(), r#"{"type":"shutdown_ack"}"#);
+    let (code, _, out, err) = p.wait(t);
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert!(err.contains("printed while loading"), "{err}");
+}
+
 fn handshake_failure_exits_non_zero() {
     let mut p = Proc::spawn();
     assert!(p.recv().contains(r#""type":"hello""#));
@@ -185,7 +202,11 @@ fn main() -> std::process::ExitCode {
     if std::env::var_os(CHILD).is_some() {
         return child();
     }
-    let tests: [(&str, fn()); 5] = [
+    let tests: [(&str, fn()); 6] = [
+        (
+            "protect_stdout_keeps_prints_before_the_session_off_the_wire",
+            protect_stdout_keeps_prints_before_the_session_off_the_wire,
+        ),
         (
             "stray_prints_go_to_stderr_and_shutdown_exits_promptly",
             stray_prints_go_to_stderr_and_shutdown_exits_promptly,

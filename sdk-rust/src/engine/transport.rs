@@ -73,6 +73,18 @@ impl Transport {
         imp::stdio()
     }
 
+    /// Protects stdout now, before the session starts: sets the wire's
+    /// descriptors aside exactly as [`Transport::stdio`] does (which then
+    /// uses them) and points descriptor 1 at stderr and 0 at `/dev/null`.
+    ///
+    /// For extensions that print while they load, before their SDK runs:
+    /// call it first thing (the SDKs expose it as `protect_stdout`). Safe to
+    /// call more than once; a no-op once the stdio transport is taken, and
+    /// on platforms other than Unix.
+    pub fn protect_stdio() -> io::Result<()> {
+        imp::protect_stdio()
+    }
+
     /// Reads host frames from a pipe or socket descriptor (non-blocking,
     /// through the runtime's reactor; any other descriptor on the blocking
     /// pool) and writes extension frames to `sink`.
@@ -245,6 +257,10 @@ mod imp {
 
     static TAKEN: AtomicBool = AtomicBool::new(false);
 
+    /// The wire (stdin, stdout) set aside by `protect_stdio` before the
+    /// transport was taken.
+    static SET_ASIDE: std::sync::Mutex<Option<(OwnedFd, OwnedFd)>> = std::sync::Mutex::new(None);
+
     fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
         if r < 0 {
             Err(io::Error::last_os_error())
@@ -261,13 +277,9 @@ mod imp {
         Ok(unsafe { OwnedFd::from_raw_fd(new) })
     }
 
-    pub(super) fn stdio() -> io::Result<Transport> {
-        if TAKEN.swap(true, Ordering::SeqCst) {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                "the stdio transport was already taken by this process",
-            ));
-        }
+    /// Keeps private duplicates of descriptors 0 and 1 (the wire), then
+    /// points 1 at stderr and 0 at `/dev/null`.
+    fn set_wire_aside() -> io::Result<(OwnedFd, OwnedFd)> {
         let wire_out = dup_private(libc::STDOUT_FILENO)?;
         let wire_in = dup_private(libc::STDIN_FILENO)?;
         // SAFETY: dup2 between descriptors of this process.
@@ -275,6 +287,33 @@ mod imp {
         let null = std::fs::File::open("/dev/null")?;
         // SAFETY: as above.
         cvt(unsafe { libc::dup2(null.as_raw_fd(), libc::STDIN_FILENO) })?;
+        Ok((wire_in, wire_out))
+    }
+
+    fn set_aside() -> std::sync::MutexGuard<'static, Option<(OwnedFd, OwnedFd)>> {
+        SET_ASIDE.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn protect_stdio() -> io::Result<()> {
+        let mut slot = set_aside();
+        if slot.is_none() && !TAKEN.load(Ordering::SeqCst) {
+            *slot = Some(set_wire_aside()?);
+        }
+        Ok(())
+    }
+
+    pub(super) fn stdio() -> io::Result<Transport> {
+        if TAKEN.swap(true, Ordering::SeqCst) {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "the stdio transport was already taken by this process",
+            ));
+        }
+        let early = set_aside().take();
+        let (wire_in, wire_out) = match early {
+            Some(wire) => wire,
+            None => set_wire_aside()?,
+        };
         let sink = FdSink::new(wire_out)?;
         Ok(Transport {
             source: Source::Fd(wire_in),
@@ -317,6 +356,10 @@ mod imp {
 
     pub(super) fn stdio() -> io::Result<Transport> {
         Ok(Transport::new(tokio::io::stdin(), StdoutSink))
+    }
+
+    pub(super) fn protect_stdio() -> io::Result<()> {
+        Ok(())
     }
 }
 

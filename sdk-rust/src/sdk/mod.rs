@@ -18,6 +18,25 @@ pub use results::{
 };
 pub use tool_spec::ToolSpec;
 
+/// Protects stdout now, before [`Extension::run`]: the wire is set aside
+/// for the engine and descriptor 1 points at stderr from here on, so output
+/// printed while the extension loads (its own or a library's) lands in the
+/// log instead of before `hello`, which the host would refuse. `run` does
+/// the same anyway; call this first thing in `main` only if something may
+/// print before it. Safe to call more than once.
+///
+/// ```no_run
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     zot_ext::protect_stdout()?;
+///     println!("loading..."); // goes to the log, not to the host
+///     zot_ext::Extension::new("demo", "1.0.0").run_blocking()?;
+///     Ok(())
+/// }
+/// ```
+pub fn protect_stdout() -> std::io::Result<()> {
+    crate::engine::Transport::protect_stdio()
+}
+
 /// Why [`Extension::run`] failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RunError {
