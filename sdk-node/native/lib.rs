@@ -468,6 +468,15 @@ pub fn log_line(name: String, message: String) {
     }
 }
 
+/// Protects stdout before the session: the wire is set aside for the engine
+/// and descriptor 1 points at stderr from now on (see
+/// `Transport::protect_stdio`). Safe to call more than once.
+#[napi(catch_unwind)]
+pub fn protect_stdout() -> Result<()> {
+    Transport::protect_stdio()
+        .map_err(|e| Error::from_reason(format!("cannot protect stdout: {e}")))
+}
+
 /// Checks a command name against the protocol's rules (throws if invalid).
 #[napi(catch_unwind)]
 pub fn check_command(name: String) -> Result<()> {

@@ -240,3 +240,10 @@ export interface FeedOutput {
  * `message` (the engine's format), for logging before a session runs.
  */
 export declare function logLine(name: string, message: string): void
+
+/**
+ * Protects stdout before the session: the wire is set aside for the engine
+ * and descriptor 1 points at stderr from now on (see
+ * `Transport::protect_stdio`). Safe to call more than once.
+ */
+export declare function protectStdout(): void

@@ -4,6 +4,7 @@
 // wraps; see README.md.
 
 export { CallToolError, Extension } from "./extension";
+export { protectStdout } from "./stdout";
 export {
   firstText,
   MessageVerdict,

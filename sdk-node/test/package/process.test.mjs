@@ -122,6 +122,16 @@ test("stdout belongs to the wire: console.log lands on stderr", async () => {
   assert.match(c.stderr(), /console\.log x\nstdout\.write x/);
 });
 
+test("zot-ext/protect-stdout: output printed while loading lands on stderr, hello stays first", async () => {
+  const c = child(join(fixtures, "early-printer.mjs"), conformanceDir);
+  const lines = await handshake(c);
+  assert.match(lines[0], /^\{"type":"hello","name":"early"/);
+  c.proc.stdin.end();
+  assert.equal((await c.exited).code, 0);
+  assert.deepEqual(await c.rest(), []);
+  assert.match(c.stderr(), /printed while loading/);
+});
+
 test("a CommonJS extension; a handler's leftover timer cannot keep it alive past the watchdog", async () => {
   const c = child(join(fixtures, "timer.cjs"), conformanceDir);
   await handshake(c);
