@@ -64,7 +64,11 @@ if tar tzf "$sdist" | grep -E '\.(so|whl|pyc)$|/target/|node_modules/'; then
   fail "$(basename "$sdist") carries build products (above)"
   exit 1
 fi
-MATURIN_PEP517_ARGS="--profile dev" "$ROOT/.venv/bin/python" -m pip wheel -q \
+# Its own target directory: the unpacked sdist is a workspace of its own whose
+# crates hash like the repository's, and its files carry the archive's old
+# mtimes, so in the shared target/ cargo would take stale artifacts for fresh.
+CARGO_TARGET_DIR="$ROOT/target/sdist-build" MATURIN_PEP517_ARGS="--profile dev" \
+  "$ROOT/.venv/bin/python" -m pip wheel -q \
   --disable-pip-version-check --no-build-isolation --no-deps -w "$sdist_dir" "$sdist"
 python3 -m venv "$sdist_dir/venv"
 env PATH=/usr/bin:/bin "$sdist_dir/venv/bin/python" -m pip install -q --disable-pip-version-check \

@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyRuntimeError, PyTimeoutError, PyValueError};
+use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
@@ -167,6 +167,17 @@ fn shutdown_runtime(py: Python<'_>) -> PyResult<()> {
             }
         }
         Ok(())
+    })
+}
+
+/// Protects stdout before the session: the wire is set aside for the engine
+/// and descriptor 1 points at stderr from now on (see
+/// `Transport::protect_stdio`). Safe to call more than once.
+#[pyfunction]
+fn protect_stdout() -> PyResult<()> {
+    guard(|| {
+        Transport::protect_stdio()
+            .map_err(|e| PyOSError::new_err(format!("cannot protect stdout: {e}")))
     })
 }
 
@@ -963,6 +974,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("HarnessError", py.get_type::<HarnessError>())?;
     m.add_function(wrap_pyfunction!(shutdown_runtime, m)?)?;
     m.add_function(wrap_pyfunction!(runtime_running, m)?)?;
+    m.add_function(wrap_pyfunction!(protect_stdout, m)?)?;
     m.add_function(wrap_pyfunction!(default_hello_ack_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -275,6 +275,33 @@ def test_buffered_prints_reach_the_log_in_order_never_the_wire(tmp_path: Path) -
         c.kill()
 
 
+def test_protect_stdout_keeps_prints_while_loading_off_the_wire(tmp_path: Path) -> None:
+    # Unbuffered (as with PYTHONUNBUFFERED or flush=True), a print at import
+    # time would reach the host before `hello`; protect_stdout() first keeps
+    # it in the log.
+    path = script(
+        tmp_path,
+        """
+        import zot_ext
+        zot_ext.protect_stdout()
+        zot_ext.protect_stdout()  # again: harmless
+
+        print("printed while loading", flush=True)
+        zot_ext.Extension("early", "1.0.0").run()
+        """,
+    )
+    c = Child([sys.executable, "-u", str(path)])
+    try:
+        lines = c.handshake()
+        assert lines[0].startswith('{"type":"hello","name":"early"'), lines
+        c.close_stdin()
+        assert c.read_all() == []
+        assert c.wait(5) == 0
+        assert "printed while loading" in c.stderr, c.stderr
+    finally:
+        c.kill()
+
+
 def test_no_threads_are_left_after_run(tmp_path: Path) -> None:
     path = script(
         tmp_path,

@@ -30,7 +30,7 @@ import atexit
 
 from . import _native
 from ._context import CallResult, CallToolError, Ctx, HostInfo, SessionError, ZotError
-from ._extension import Extension
+from ._extension import Extension, protect_stdout
 from ._protocol import (
     AssistantMessageEvent,
     AssistantMessageIntercept,
@@ -83,6 +83,7 @@ __all__ = [
     "__version__",
     # the API
     "Extension",
+    "protect_stdout",
     "Ctx",
     "HostInfo",
     "CallResult",

@@ -66,7 +66,7 @@ from ._results import (
 )
 from ._schema import Converter, converter_for, schema_for
 
-__all__ = ["Extension"]
+__all__ = ["Extension", "protect_stdout"]
 
 CommandResult = Union[Response, str, None]
 CommandHandler = Callable[..., Union[CommandResult, Awaitable[CommandResult]]]
@@ -275,6 +275,22 @@ class _Text:
 def _answer(outcome: Union[Dict[str, Any], _Text]) -> Union[str, _Text]:
     """An outcome as the engine takes it: JSON, or the text itself."""
     return outcome if isinstance(outcome, _Text) else to_json(outcome)
+
+
+def protect_stdout() -> None:
+    """Protects stdout now, before :meth:`Extension.run`: the host's pipe is
+    set aside for the engine and from here on descriptor 1 points at stderr,
+    so anything printed while the extension loads (its own ``print()`` or a
+    library's banner) lands in the log instead of before ``hello``, which the
+    host would refuse. ``run()`` does the same anyway; call this right after
+    ``import zot_ext`` when something may print before it. Safe to call more
+    than once.
+
+    >>> import zot_ext
+    >>> zot_ext.protect_stdout()  # doctest: +SKIP
+    """
+    _native.protect_stdout()
+    _stdout_follows_descriptor_1()
 
 
 def _stdout_follows_descriptor_1() -> None:

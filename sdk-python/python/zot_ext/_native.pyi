@@ -14,6 +14,7 @@ __all__ = [
     "HarnessError",
     "shutdown_runtime",
     "runtime_running",
+    "protect_stdout",
     "default_hello_ack_json",
     "__version__",
 ]
@@ -107,4 +108,5 @@ class Harness:
 
 def shutdown_runtime() -> None: ...
 def runtime_running() -> bool: ...
+def protect_stdout() -> None: ...
 def default_hello_ack_json() -> str: ...
