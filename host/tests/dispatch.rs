@@ -177,11 +177,7 @@ async fn interception_chains_rewrite_in_order_and_first_block_wins() {
     let res = &r.tool_results()[0];
     assert_eq!(res["status"], "blocked");
     assert_eq!(res["text"], "second says no");
-    let shown: Vec<&str> = r
-        .kinds("assistant")
-        .iter()
-        .map(|a| a["text"].as_str().unwrap())
-        .collect();
+    let shown: Vec<&str> = r.strs("assistant", "text");
     // (this fixture replaces every message)
     assert_eq!(shown, vec!["[redacted] one", "[redacted] one"]);
     assert_eq!(
@@ -292,11 +288,7 @@ async fn before_agent_start_chain_and_failures() {
     );
     assert_ne!(reqs[0]["agent_run_id"], reqs[1]["agent_run_id"]);
     assert_eq!(reqs[1]["model"], "other");
-    let warnings: Vec<&str> = r
-        .kinds("warning")
-        .iter()
-        .map(|w| w["text"].as_str().unwrap())
-        .collect();
+    let warnings: Vec<&str> = r.strs("warning", "text");
     assert!(
         warnings.iter().any(|w| w.starts_with(
             "[nul] before_agent_start: system_prompt is null; keeping current system prompt"
@@ -576,11 +568,7 @@ async fn before_agent_start_timeout_keeps_the_prompt_and_warns() {
         "the silent subscriber changed nothing"
     );
     assert_eq!(r.kinds("system_prompt")[0]["text"], "BASE\n[after]");
-    let warnings: Vec<&str> = r
-        .kinds("warning")
-        .iter()
-        .map(|w| w["text"].as_str().unwrap())
-        .collect();
+    let warnings: Vec<&str> = r.strs("warning", "text");
     assert_eq!(
         warnings,
         vec!["[mute] before_agent_start: timed out; keeping current system prompt"]
@@ -623,11 +611,7 @@ async fn before_agent_start_deadline_includes_a_blocked_write() {
         Some(base.len()),
         "the prompt is kept"
     );
-    let warnings: Vec<&str> = r
-        .kinds("warning")
-        .iter()
-        .map(|w| w["text"].as_str().unwrap())
-        .collect();
+    let warnings: Vec<&str> = r.strs("warning", "text");
     assert_eq!(
         warnings,
         vec!["[deaf] before_agent_start: timed out; keeping current system prompt"]
@@ -676,11 +660,7 @@ async fn system_prompt_limit_is_exact_on_the_encoded_string() {
         r.kinds("system_prompt")[0]["text"] == fits.as_str(),
         "the over-limit prompt was not applied"
     );
-    let warnings: Vec<&str> = r
-        .kinds("warning")
-        .iter()
-        .map(|w| w["text"].as_str().unwrap())
-        .collect();
+    let warnings: Vec<&str> = r.strs("warning", "text");
     assert_eq!(
         warnings,
         vec!["[over] before_agent_start: system_prompt is 1048577 bytes encoded, over the 1048576-byte limit; keeping current system prompt"]

@@ -161,11 +161,7 @@ async fn oversize_line_disconnects_and_commands_stop_working() {
         .unwrap()
         .contains("exceeds the 4194304-byte frame limit"));
     assert!(d[0]["log"].as_str().unwrap().ends_with("ext-big.log"));
-    let statuses: Vec<&str> = r
-        .kinds("status")
-        .iter()
-        .map(|s| s["text"].as_str().unwrap())
-        .collect();
+    let statuses: Vec<&str> = r.strs("status", "text");
     assert!(
         statuses.iter().any(|s| s.contains("/flood")),
         "{statuses:?}"
@@ -215,11 +211,7 @@ async fn discovery_precedence_disabled_theme_only_and_missing_manifest() {
     std::fs::write(theme.join("theme.json"), "{}").unwrap();
     let r = env.run(&[], json!({"steps": [{"command": "/who"}]})).await;
     assert!(r.text().contains("project"), "project wins over global");
-    let loaded: Vec<&str> = r
-        .kinds("loaded")
-        .iter()
-        .map(|l| l["ext"].as_str().unwrap())
-        .collect();
+    let loaded: Vec<&str> = r.strs("loaded", "ext");
     assert_eq!(
         loaded,
         vec!["dup", "pretty"],

@@ -96,11 +96,7 @@ async fn interactive_actions_notes_submit_and_errors() {
     assert!(r.kinds("note")[0]["text"] == "hello");
     assert_eq!(r.kinds("notes_cleared").len(), 1);
     assert_eq!(r.kinds("editor")[0]["text"], "some text");
-    let statuses: Vec<&str> = r
-        .kinds("status")
-        .iter()
-        .map(|s| s["text"].as_str().unwrap())
-        .collect();
+    let statuses: Vec<&str> = r.strs("status", "text");
     assert!(
         statuses.contains(&"/oops: command failed: bad"),
         "{statuses:?}"
@@ -228,11 +224,7 @@ async fn submit_during_a_turn_is_queued_and_runs_after_it() {
         .map(|u| (u["text"].as_str().unwrap(), u.get("queued").is_some()))
         .collect();
     assert_eq!(users, vec![("first", false), ("follow-up", true)]);
-    let texts: Vec<&str> = r
-        .kinds("assistant")
-        .iter()
-        .map(|a| a["text"].as_str().unwrap())
-        .collect();
+    let texts: Vec<&str> = r.strs("assistant", "text");
     assert_eq!(texts, vec!["first done", "second done"]);
 }
 

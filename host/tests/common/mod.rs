@@ -130,6 +130,18 @@ impl Run {
         self.obs.iter().filter(|o| o["kind"] == kind).collect()
     }
 
+    /// One string field of every observation of a kind, in order.
+    pub fn strs(&self, kind: &str, field: &str) -> Vec<&str> {
+        self.kinds(kind)
+            .into_iter()
+            .map(|o| {
+                o[field]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{kind} without a string {field:?}: {o}"))
+            })
+            .collect()
+    }
+
     /// Frames in one direction for one extension.
     pub fn frames(&self, ext: &str, dir: &str) -> Vec<&Value> {
         self.wire
