@@ -1,6 +1,8 @@
 """What a type checker sees of the installed package: ``Extension.on`` pairs
 each lifecycle event name with its ``TypedDict`` (the generated overloads in
-``zot_ext._events``), so a handler for the wrong event is a mypy error."""
+``zot_ext._events``), interceptors are checked against their request type
+and verdict, commands against ``str``: a mismatched handler is a mypy
+error."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from zot_ext.protocol import LIFECYCLE_EVENTS
 
 PROBE = '''
 from typing import Any, Dict, Mapping
-from zot_ext import Ctx, Extension, LifecycleEvent, ToolCallEvent, TurnEndEvent
+from zot_ext import Ctx, Extension, LifecycleEvent, Response, ToolCallEvent, TurnEndEvent
+from zot_ext import ToolCallVerdict, ToolCallIntercept, TurnStartIntercept, BeforeAgentStartIntercept
 
 ext = Extension("typed")
 
@@ -53,6 +56,29 @@ def wrong_ctx(ev: ToolCallEvent, ctx: int) -> None: ...  # error: wrong_ctx
 
 @ext.on("turn_end", thread="no")  # error: thread
 def bad_option(ev: TurnEndEvent) -> None: ...
+
+@ext.command("hi", "Say hi")
+def hi(args: str, ctx: Ctx) -> Response:
+    return Response.display(args)
+
+@ext.command("count", "")  # error: command_args
+def count(args: int) -> str:
+    return str(args)
+
+@ext.intercept_tool_call
+def guard(req: ToolCallIntercept, ctx: Ctx) -> ToolCallVerdict:
+    return ToolCallVerdict.block("no") if req.get("tool_name") == "bash" else ToolCallVerdict.allow()
+
+@ext.intercept_tool_call  # error: intercept_request
+def wrong_request(req: TurnStartIntercept) -> None: ...
+
+@ext.intercept_turn_start  # error: intercept_verdict
+async def wrong_verdict(req: TurnStartIntercept) -> ToolCallVerdict:
+    return ToolCallVerdict.allow()
+
+@ext.intercept_before_agent_start
+def prompt(req: BeforeAgentStartIntercept) -> str:
+    return req.get("system_prompt", "") + "!"
 '''
 
 
@@ -90,7 +116,14 @@ def test_on_checks_the_handler_against_the_event(tmp_path: Path) -> None:
         marker = re.search(r"# error: (\w+)", near)
         assert marker, f"unexpected mypy error: {m.group(0)}\n{out}"
         errors[marker.group(1)] = m.group(2)
-    assert set(errors) == {"wrong_event", "wrong_ctx", "thread"}, out
+    assert set(errors) == {
+        "wrong_event",
+        "wrong_ctx",
+        "thread",
+        "command_args",
+        "intercept_request",
+        "intercept_verdict",
+    }, out
     assert "TurnEndEvent" in errors["wrong_event"], out
     assert "int" in errors["wrong_ctx"], out
     # The direct form returns the handler unchanged.

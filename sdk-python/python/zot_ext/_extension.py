@@ -52,7 +52,15 @@ from typing import (
 from . import _native
 from ._context import CallToolError, Ctx, HostInfo, SessionError, ZotError, _Waiter
 from ._events import EventRegistration
-from ._protocol import Exposure, HelloAck, NotifyLevel
+from ._protocol import (
+    AssistantMessageIntercept,
+    BeforeAgentStartIntercept,
+    Exposure,
+    HelloAck,
+    NotifyLevel,
+    ToolCallIntercept,
+    TurnStartIntercept,
+)
 from ._results import (
     MessageVerdict,
     PromptVerdict,
@@ -68,27 +76,32 @@ from ._schema import Converter, converter_for, schema_for
 
 __all__ = ["Extension", "protect_stdout"]
 
+_In = TypeVar("_In")
+_Out = TypeVar("_Out")
+
+#: A handler of ``_In`` returning ``_Out`` (or an awaitable of it): it takes
+#: the input and a :class:`Ctx`, the input alone, or nothing. (``_In`` must
+#: appear first: an alias's parameters are ordered by first appearance.)
+HandlerOf = Union[
+    Callable[[_In, Ctx], Union[_Out, Awaitable[_Out]]],
+    Callable[[_In], Union[_Out, Awaitable[_Out]]],
+    Callable[[], Union[_Out, Awaitable[_Out]]],
+]
+
 CommandResult = Union[Response, str, None]
-CommandHandler = Callable[..., Union[CommandResult, Awaitable[CommandResult]]]
 ToolHandler = Callable[..., Any]
 HelloHook = Callable[[HostInfo], Any]
 
-CommandF = TypeVar("CommandF", bound=CommandHandler)
+CommandF = TypeVar("CommandF", bound="HandlerOf[str, CommandResult]")
 ToolF = TypeVar("ToolF", bound=ToolHandler)
 HelloF = TypeVar("HelloF", bound=HelloHook)
-ToolCallF = TypeVar(
-    "ToolCallF",
-    bound=Callable[..., Union[Optional[ToolCallVerdict], Awaitable[Optional[ToolCallVerdict]]]],
-)
-TurnF = TypeVar(
-    "TurnF", bound=Callable[..., Union[Optional[TurnVerdict], Awaitable[Optional[TurnVerdict]]]]
-)
+ToolCallF = TypeVar("ToolCallF", bound="HandlerOf[ToolCallIntercept, Optional[ToolCallVerdict]]")
+TurnF = TypeVar("TurnF", bound="HandlerOf[TurnStartIntercept, Optional[TurnVerdict]]")
 MessageF = TypeVar(
-    "MessageF",
-    bound=Callable[..., Union[Optional[MessageVerdict], Awaitable[Optional[MessageVerdict]]]],
+    "MessageF", bound="HandlerOf[AssistantMessageIntercept, Optional[MessageVerdict]]"
 )
 PromptResult = Union[PromptVerdict, str, None]
-PromptF = TypeVar("PromptF", bound=Callable[..., Union[PromptResult, Awaitable[PromptResult]]])
+PromptF = TypeVar("PromptF", bound="HandlerOf[BeforeAgentStartIntercept, PromptResult]")
 PanelF = TypeVar("PanelF", bound=Callable[..., Any])
 
 # How long the end of a session waits for handler threads and tasks that
