@@ -64,9 +64,10 @@ if tar tzf "$sdist" | grep -E '\.(so|whl|pyc)$|/target/|node_modules/'; then
   fail "$(basename "$sdist") carries build products (above)"
   exit 1
 fi
-# Its own target directory: the unpacked sdist is a workspace of its own whose
-# crates hash like the repository's, and its files carry the archive's old
-# mtimes, so in the shared target/ cargo would take stale artifacts for fresh.
+# Its own target directory, emptied first: the unpacked sdist is a workspace
+# of its own whose crates hash like the repository's, and its files carry the
+# archive's old mtimes, so cargo would take older artifacts for fresh.
+rm -rf "$ROOT/target/sdist-build"
 CARGO_TARGET_DIR="$ROOT/target/sdist-build" MATURIN_PEP517_ARGS="--profile dev" \
   "$ROOT/.venv/bin/python" -m pip wheel -q \
   --disable-pip-version-check --no-build-isolation --no-deps -w "$sdist_dir" "$sdist"
