@@ -366,15 +366,7 @@ async fn closed_stdout_before_hello_without_exit_is_killed() {
         "{msg}"
     );
     assert!(msg.contains("ext-closer.log"), "{msg}");
-    let pid: i32 = std::fs::read_to_string(&pidfile)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(
-        unsafe { libc::kill(pid, 0) } != 0,
-        "process {pid} still exists (not killed and reaped)"
-    );
+    assert_gone(&pidfile);
     assert!(r.text().contains("fine"), "the other extension still works");
 }
 

@@ -186,15 +186,7 @@ async fn slow_reader_overflows_its_queue_and_is_disconnected() {
     );
     assert_eq!(r.tool_results().len(), 12, "the host goes on");
     // The disconnected process does not outlive the host run.
-    let pid: i32 = std::fs::read_to_string(env.tmp.path().join("slow.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(
-        unsafe { libc::kill(pid, 0) } != 0,
-        "process {pid} still exists"
-    );
+    assert_gone(&env.tmp.path().join("slow.pid"));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -214,14 +206,8 @@ async fn shutdown_escalates_to_sigkill_and_reaps() {
     assert!(log.contains("exited: signal: killed"), "{log}");
     let exited = r.kinds("exited");
     assert_eq!(exited[0]["escalated"], "SIGKILL");
-    let pid: i32 = std::fs::read_to_string(&pidfile)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
     // Reaped: the pid no longer exists (no zombie).
-    let alive = unsafe { libc::kill(pid, 0) } == 0;
-    assert!(!alive, "process {pid} still exists");
+    assert_gone(&pidfile);
 }
 
 #[tokio::test(flavor = "multi_thread")]

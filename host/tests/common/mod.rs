@@ -105,6 +105,19 @@ impl Env {
 }
 
 /// Registration helpers for specs.
+/// Asserts that the process whose id the fixture wrote to `pidfile` no
+/// longer exists: killed and reaped (a zombie would still answer).
+pub fn assert_gone(pidfile: &Path) {
+    let pid: i32 = std::fs::read_to_string(pidfile)
+        .unwrap_or_else(|e| panic!("{}: {e}", pidfile.display()))
+        .trim()
+        .parse()
+        .unwrap();
+    // SAFETY: signal 0 only checks that the process exists.
+    let alive = unsafe { libc::kill(pid, 0) } == 0;
+    assert!(!alive, "process {pid} still exists (not killed and reaped)");
+}
+
 pub fn cmd(name: &str) -> Value {
     json!({"send": {"type": "register_command", "name": name}})
 }
