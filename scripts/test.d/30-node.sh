@@ -77,7 +77,7 @@ cp -R "$ROOT/sdk-node/test/package" test
 ln -s "$ROOT/node_modules/tsx" node_modules/tsx
 ln -s "$ROOT/node_modules/zod" node_modules/zod
 node "$ROOT/node_modules/typescript/bin/tsc" --strict --noEmit --exactOptionalPropertyTypes \
-  --noUncheckedIndexedAccess --target es2022 --module nodenext --moduleResolution nodenext \
+  --noUncheckedIndexedAccess --noUncheckedSideEffectImports --target es2022 --module nodenext --moduleResolution nodenext \
   --typeRoots "$ROOT/node_modules/@types" --types node \
   test/consumer.mts test/consumer.cts examples/scratchpad/index.ts
 ok "tsc --strict: ESM and CommonJS consumers and the TypeScript example type-check against the installed package"

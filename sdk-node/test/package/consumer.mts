@@ -2,6 +2,7 @@
 // installed package, as an ES module: `tsc --strict --noEmit`. It proves that
 // strict TypeScript users get full inference from the public API.
 
+import "zot-ext/protect-stdout";
 import {
   CallToolError,
   Extension,
@@ -12,6 +13,7 @@ import {
   ToolOutput,
   TurnVerdict,
   firstText,
+  protectStdout,
   type CallToolResult,
   type Context,
   type HostInfo,
@@ -120,3 +122,7 @@ interface AddArgs {
   b: number;
 }
 ext.tool<AddArgs>({ name: "add" }, ({ a, b }) => ToolOutput.structured({ sum: a + b }));
+
+// Protecting stdout takes nothing and returns nothing.
+const protect: () => void = protectStdout;
+void protect;
