@@ -10,8 +10,9 @@ be a plain ``def`` or an ``async def``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, TypeVar, Union, overload
+from typing import Any, Callable, Literal, Optional, TypeVar, overload
 
+from ._handlers import HandlerOf
 from ._protocol import (
     SessionStartEvent,
     SessionEndEvent,
@@ -29,61 +30,49 @@ from ._protocol import (
     SubagentStopEvent,
 )
 
-if TYPE_CHECKING:
-    from ._context import Ctx
-
 __all__ = ["EventRegistration"]
 
-_E = TypeVar("_E")
-
-#: A handler of events of type ``_E``.
-EventHandlerFor = Union[
-    Callable[[], object],
-    Callable[[_E], object],
-    Callable[[_E, "Ctx"], object],
-]
-
 _SessionStartEventF = TypeVar(
-    "_SessionStartEventF", bound="EventHandlerFor[SessionStartEvent]"
+    "_SessionStartEventF", bound="HandlerOf[SessionStartEvent, object]"
 )
 _SessionEndEventF = TypeVar(
-    "_SessionEndEventF", bound="EventHandlerFor[SessionEndEvent]"
+    "_SessionEndEventF", bound="HandlerOf[SessionEndEvent, object]"
 )
 _UserPromptSubmitEventF = TypeVar(
-    "_UserPromptSubmitEventF", bound="EventHandlerFor[UserPromptSubmitEvent]"
+    "_UserPromptSubmitEventF", bound="HandlerOf[UserPromptSubmitEvent, object]"
 )
 _TurnStartEventF = TypeVar(
-    "_TurnStartEventF", bound="EventHandlerFor[TurnStartEvent]"
+    "_TurnStartEventF", bound="HandlerOf[TurnStartEvent, object]"
 )
 _TurnEndEventF = TypeVar(
-    "_TurnEndEventF", bound="EventHandlerFor[TurnEndEvent]"
+    "_TurnEndEventF", bound="HandlerOf[TurnEndEvent, object]"
 )
 _ToolCallEventF = TypeVar(
-    "_ToolCallEventF", bound="EventHandlerFor[ToolCallEvent]"
+    "_ToolCallEventF", bound="HandlerOf[ToolCallEvent, object]"
 )
 _ToolResultEventF = TypeVar(
-    "_ToolResultEventF", bound="EventHandlerFor[ToolResultEvent]"
+    "_ToolResultEventF", bound="HandlerOf[ToolResultEvent, object]"
 )
 _ToolConfirmationRequestedEventF = TypeVar(
-    "_ToolConfirmationRequestedEventF", bound="EventHandlerFor[ToolConfirmationRequestedEvent]"
+    "_ToolConfirmationRequestedEventF", bound="HandlerOf[ToolConfirmationRequestedEvent, object]"
 )
 _PermissionDecisionEventF = TypeVar(
-    "_PermissionDecisionEventF", bound="EventHandlerFor[PermissionDecisionEvent]"
+    "_PermissionDecisionEventF", bound="HandlerOf[PermissionDecisionEvent, object]"
 )
 _AssistantMessageEventF = TypeVar(
-    "_AssistantMessageEventF", bound="EventHandlerFor[AssistantMessageEvent]"
+    "_AssistantMessageEventF", bound="HandlerOf[AssistantMessageEvent, object]"
 )
 _PreCompactEventF = TypeVar(
-    "_PreCompactEventF", bound="EventHandlerFor[PreCompactEvent]"
+    "_PreCompactEventF", bound="HandlerOf[PreCompactEvent, object]"
 )
 _PostCompactEventF = TypeVar(
-    "_PostCompactEventF", bound="EventHandlerFor[PostCompactEvent]"
+    "_PostCompactEventF", bound="HandlerOf[PostCompactEvent, object]"
 )
 _SubagentStartEventF = TypeVar(
-    "_SubagentStartEventF", bound="EventHandlerFor[SubagentStartEvent]"
+    "_SubagentStartEventF", bound="HandlerOf[SubagentStartEvent, object]"
 )
 _SubagentStopEventF = TypeVar(
-    "_SubagentStopEventF", bound="EventHandlerFor[SubagentStopEvent]"
+    "_SubagentStopEventF", bound="HandlerOf[SubagentStopEvent, object]"
 )
 _AnyEventF = TypeVar("_AnyEventF", bound=Callable[..., Any])
 

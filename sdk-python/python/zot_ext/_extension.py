@@ -52,6 +52,7 @@ from typing import (
 from . import _native
 from ._context import CallToolError, Ctx, HostInfo, SessionError, ZotError, _Waiter
 from ._events import EventRegistration
+from ._handlers import HandlerOf
 from ._protocol import (
     AssistantMessageIntercept,
     BeforeAgentStartIntercept,
@@ -75,18 +76,6 @@ from ._results import (
 from ._schema import Converter, converter_for, schema_for
 
 __all__ = ["Extension", "protect_stdout"]
-
-_In = TypeVar("_In")
-_Out = TypeVar("_Out")
-
-#: A handler of ``_In`` returning ``_Out`` (or an awaitable of it): it takes
-#: the input and a :class:`Ctx`, the input alone, or nothing. (``_In`` must
-#: appear first: an alias's parameters are ordered by first appearance.)
-HandlerOf = Union[
-    Callable[[_In, Ctx], Union[_Out, Awaitable[_Out]]],
-    Callable[[_In], Union[_Out, Awaitable[_Out]]],
-    Callable[[], Union[_Out, Awaitable[_Out]]],
-]
 
 CommandResult = Union[Response, str, None]
 ToolHandler = Callable[..., Any]
