@@ -2,6 +2,8 @@
 //! raw-frame specs for `fixtures/ext.py`, and fast deadlines.
 #![allow(dead_code)]
 
+pub mod cli;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
