@@ -161,8 +161,8 @@ impl HostConfig {
         self.zot_home.join("logs")
     }
 
-    /// `$ZOT_HOME/logs/ext-<name>.log`.
-    pub fn log_path(&self, name: &str) -> PathBuf {
+    /// `$ZOT_HOME/logs/ext-<name>.log`; only a checked name can build it.
+    pub fn log_path(&self, name: &crate::name::ExtName) -> PathBuf {
         self.log_dir().join(format!("ext-{name}.log"))
     }
 }

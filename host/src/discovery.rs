@@ -68,7 +68,7 @@ impl Entry {
     /// The manifest name, or the directory's basename when the manifest is invalid.
     pub fn name(&self) -> String {
         match &self.manifest {
-            Some(m) => m.name.clone(),
+            Some(m) => m.name.to_string(),
             None => self
                 .dir
                 .file_name()

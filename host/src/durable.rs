@@ -58,7 +58,7 @@ impl DurableStore {
     /// Opens (creating) the store at `path`.
     pub fn open(path: &Path) -> Result<Self, DurableError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
+            crate::private_fs::create_private_dir_all(dir)?;
         }
         Self::init(Connection::open(path)?)
     }

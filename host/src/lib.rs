@@ -6,7 +6,8 @@
 //! the model (see `SCRIPT.md`).
 //!
 //! Layers, bottom up:
-//! - [`discovery`], [`manifest`]: what to load (shared with the `ext` CLI).
+//! - [`discovery`], [`manifest`], [`name`]: what to load (shared with the
+//!   `ext` CLI); every extension name is checked once, by [`name`].
 //! - [`cli`]: `zot-host ext ...` (list, doctor, install, remove, enable,
 //!   disable, logs, update) on top of discovery and the manager.
 //! - [`spawn`], [`handshake`], [`outbound`], [`extension`], [`ready`],
@@ -33,9 +34,11 @@ pub mod handshake;
 pub mod intercept;
 pub mod manager;
 pub mod manifest;
+pub mod name;
 pub mod observe;
 pub mod outbound;
 pub mod panels;
+pub mod private_fs;
 pub mod ready;
 pub mod registry;
 pub mod script;

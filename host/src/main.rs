@@ -115,6 +115,11 @@ fn finish(r: Result<Outcome, CliError>) -> ExitCode {
         Ok(Outcome::Failure) => ExitCode::from(1),
         // The reader went away (`| head`): nothing left to say.
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) if e.interrupted_by().is_some() => {
+            eprintln!("zot-host: {e}");
+            let sig = e.interrupted_by().unwrap_or(0);
+            ExitCode::from(128u8.saturating_add(u8::try_from(sig).unwrap_or(0)))
+        }
         Err(e) => {
             eprintln!("zot-host: error: {e}");
             ExitCode::from(1)

@@ -372,12 +372,18 @@ async fn load_one(
     entry: Entry,
     rank: usize,
 ) -> Result<Arc<Extension>, LoadError> {
-    let manifest = entry
-        .manifest
-        .clone()
-        .unwrap_or_else(|| unreachable_manifest(&entry));
-    let name = manifest.name.clone();
-    let log = Arc::new(ExtLog::open(&shared.cfg.log_path(&name)));
+    let Some(manifest) = entry.manifest.clone() else {
+        // Entries to load always carry a (checked) manifest.
+        return Err(LoadError::new(
+            &entry.name(),
+            &entry.dir,
+            None,
+            "no valid manifest",
+            None,
+        ));
+    };
+    let log = Arc::new(ExtLog::open(&shared.cfg.log_path(&manifest.name)));
+    let name = manifest.name.to_string();
     let err = |cause: String| LoadError::new(&name, &entry.dir, Some(&manifest), cause, Some(&log));
     let mut sp = spawn(&manifest, &entry.dir, &log).map_err(|e| err(format!("spawn: {e}")))?;
     let mut lines = LineReader::new(BufReader::new(sp.stdout));
@@ -434,18 +440,4 @@ async fn load_one(
     }
     tokio::spawn(ext.clone().read_loop(shared.clone(), lines));
     Ok(ext)
-}
-
-fn unreachable_manifest(entry: &Entry) -> crate::manifest::Manifest {
-    // Entries to load always carry a manifest; keep a harmless fallback.
-    crate::manifest::Manifest {
-        name: entry.name(),
-        version: String::new(),
-        exec: String::new(),
-        args: Vec::new(),
-        language: String::new(),
-        description: String::new(),
-        skills: Vec::new(),
-        enabled: None,
-    }
 }

@@ -4,36 +4,51 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::name::{ExtName, NameError};
+
 /// The manifest file name inside an extension directory.
 pub const MANIFEST_FILE: &str = "extension.json";
 
 /// A parsed, validated `extension.json`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Manifest {
-    /// Identity of the extension.
-    #[serde(default)]
-    pub name: String,
+    /// Identity of the extension, checked ([`ExtName`]): it names the log file.
+    pub name: ExtName,
     /// Shown by `ext list`.
-    #[serde(default)]
     pub version: String,
     /// Executable (absolute, relative to the extension directory, or on `PATH`).
-    #[serde(default)]
     pub exec: String,
     /// Extra argv.
-    #[serde(default)]
     pub args: Vec<String>,
     /// Informational language tag, echoed in load errors.
-    #[serde(default)]
     pub language: String,
     /// Shown by `ext list`.
-    #[serde(default)]
     pub description: String,
     /// Skill directories or `SKILL.md` paths (OP-34).
-    #[serde(default)]
     pub skills: Vec<String>,
     /// `false` disables the extension without removing it.
-    #[serde(default)]
     pub enabled: Option<bool>,
+}
+
+/// `extension.json` as written, before the name is checked.
+#[derive(Deserialize)]
+struct RawManifest {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    version: String,
+    #[serde(default)]
+    exec: String,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    language: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    skills: Vec<String>,
+    #[serde(default)]
+    enabled: Option<bool>,
 }
 
 /// What a manifest describes.
@@ -86,6 +101,17 @@ pub enum ManifestError {
         /// The extension directory.
         dir: PathBuf,
     },
+    /// A `name` that cannot name an extension (and its log file): checked
+    /// wherever a manifest is read, so no path is built from it.
+    #[error("{}: manifest: name {name:?} is not a plain name: {reason}; fix `name` in this file (no `/`, `\\`, `..`, leading dot or control characters: it names the log file)", .dir.join(MANIFEST_FILE).display())]
+    BadName {
+        /// The extension directory.
+        dir: PathBuf,
+        /// The name as written.
+        name: String,
+        /// What is wrong with it.
+        reason: NameError,
+    },
     /// None of `exec`, a theme file, or `skills`.
     #[error("{dir}: manifest: exec, theme, or skills is required")]
     NothingToRun {
@@ -121,15 +147,30 @@ pub fn load_manifest(dir: &Path) -> Result<(Manifest, ManifestKind), ManifestErr
 
 /// Validates manifest text belonging to `dir`.
 pub fn parse_manifest(dir: &Path, text: &str) -> Result<(Manifest, ManifestKind), ManifestError> {
-    let m: Manifest = serde_json::from_str(text).map_err(|e| ManifestError::Parse {
+    let raw: RawManifest = serde_json::from_str(text).map_err(|e| ManifestError::Parse {
         dir: dir.to_owned(),
         message: e.to_string(),
     })?;
-    if m.name.trim().is_empty() {
+    if raw.name.trim().is_empty() {
         return Err(ManifestError::NameRequired {
             dir: dir.to_owned(),
         });
     }
+    let name = ExtName::new(&raw.name).map_err(|reason| ManifestError::BadName {
+        dir: dir.to_owned(),
+        name: raw.name.clone(),
+        reason,
+    })?;
+    let m = Manifest {
+        name,
+        version: raw.version,
+        exec: raw.exec,
+        args: raw.args,
+        language: raw.language,
+        description: raw.description,
+        skills: raw.skills,
+        enabled: raw.enabled,
+    };
     let kind = if !m.exec.is_empty() {
         ManifestKind::Process
     } else if has_theme(dir) {
@@ -168,5 +209,22 @@ mod tests {
         assert!(!m.is_enabled());
         let (_, k) = parse_manifest(d, r#"{"name":"a","skills":["s"]}"#).unwrap();
         assert_eq!(k, ManifestKind::SkillsOnly);
+        let e = parse_manifest(d, r#"{"name":"x/../../tmp/pwned","exec":"./x"}"#).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ManifestError::BadName {
+                    reason: NameError::Separator,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(
+            e.to_string().starts_with(
+                "/nonexistent/x/extension.json: manifest: name \"x/../../tmp/pwned\" is not a plain name: it holds a path separator"
+            ),
+            "{e}"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! Spawning an extension process (§16.3, §16.4; HOST-13..17).
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -19,11 +19,11 @@ pub struct ExtLog {
 }
 
 impl ExtLog {
-    /// Opens (creating `logs/` with mode 0755 and the file with mode 0644)
-    /// `path` for appending. Failure is not fatal: the extension then runs
+    /// Opens (creating `logs/` with mode 0700 and the file with mode 0600,
+    /// see [`crate::private_fs`]) `path` for appending. Failure is not fatal: the extension then runs
     /// without a log.
     pub fn open(path: &Path) -> Self {
-        let file = open_log(path)
+        let file = crate::private_fs::open_private_log(path)
             .map_err(|e| tracing::warn!("cannot open extension log {}: {e}", path.display()))
             .ok();
         Self {
@@ -70,27 +70,6 @@ impl ExtLog {
             *f = None;
         }
     }
-}
-
-fn open_log(path: &Path) -> std::io::Result<File> {
-    if let Some(dir) = path.parent() {
-        let mut b = std::fs::DirBuilder::new();
-        b.recursive(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::DirBuilderExt;
-            b.mode(zot_protocol::limits::LOG_DIR_MODE);
-        }
-        b.create(dir)?;
-    }
-    let mut o = OpenOptions::new();
-    o.create(true).append(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.mode(zot_protocol::limits::LOG_FILE_MODE);
-    }
-    o.open(path)
 }
 
 /// Resolves `exec` (HOST-13): absolute as is; with a path separator (e.g.

@@ -314,7 +314,7 @@ fn git_install_and_update_report_the_old_and_new_commit() {
         "{text}"
     );
     assert!(
-        text.contains("copied: skipped (not installed from git)"),
+        text.contains("copied: skipped (not a git install: it was copied from a folder (no .git)"),
         "{text}"
     );
 

@@ -114,11 +114,15 @@ pub const TOKEN_ESTIMATE_DIVISOR: u64 = 4;
 /// N-26: the first `sequence` number of a host's notifications (OP-24).
 pub const FIRST_SEQUENCE: u64 = 1;
 
-/// N-27: permission bits of an extension log file.
-pub const LOG_FILE_MODE: u32 = 0o644;
+/// N-27: permission bits of an extension log file. The catalogue's stored
+/// host used 0644; tightened to the owner alone because a log holds whatever
+/// the extension prints to stderr, tokens included (issue 13).
+pub const LOG_FILE_MODE: u32 = 0o600;
 
-/// N-27: permission bits of the `logs/` directory.
-pub const LOG_DIR_MODE: u32 = 0o755;
+/// N-27: permission bits of the `logs/` directory (and of every folder the
+/// host creates under `$ZOT_HOME`); 0755 in the catalogue, tightened with
+/// [`LOG_FILE_MODE`].
+pub const LOG_DIR_MODE: u32 = 0o700;
 
 /// N-28: depth of the shallow clone made by `ext install <git-url>`.
 pub const GIT_CLONE_DEPTH: u32 = 1;

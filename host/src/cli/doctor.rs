@@ -15,12 +15,14 @@ use zot_protocol::validate::{command_key, validate_command_name, validate_tool_n
 
 use crate::cli::args::DoctorArgs;
 use crate::cli::doctor_report::render;
+use crate::cli::staging::{sweep, Cleaned};
 use crate::cli::style::Style;
 use crate::cli::{list, CliError, Context, Outcome};
 use crate::discovery::{Entry, EntryState, Source};
 use crate::extension::Extension;
 use crate::handshake::LoadError;
 use crate::manifest::ManifestKind;
+use crate::name::ExtName;
 use crate::ready::ReadyState;
 use crate::registry::{RegRecord, Registry, BUILTIN_COMMANDS, BUILTIN_TOOLS, DISCONNECTED_NOTE};
 use crate::transcript::{Observation, Transcript};
@@ -166,6 +168,8 @@ pub struct Report {
     pub conflicts: Vec<Conflict>,
     /// Host warnings not tied to one extension.
     pub warnings: Vec<String>,
+    /// What was cleaned up after interrupted installs and removals.
+    pub cleaned: Vec<Cleaned>,
 }
 
 /// Runs `ext doctor`.
@@ -190,6 +194,7 @@ pub fn run(ctx: &Context, args: &DoctorArgs, out: &mut dyn Write) -> Result<Outc
 
 /// Loads every extension like a session, collects the report, shuts down.
 pub async fn diagnose(ctx: &Context, opts: &crate::discovery::DiscoveryOptions) -> Report {
+    let cleaned = sweep(&ctx.zot_home, &[ctx.global_root(), ctx.project_root()]);
     let cfg = HostConfig::new(ctx.cwd.clone(), ctx.zot_home.clone());
     let transcript = Transcript::new();
     let mgr = Manager::new(cfg.clone(), opts.clone(), None, transcript.clone());
@@ -238,6 +243,7 @@ pub async fn diagnose(ctx: &Context, opts: &crate::discovery::DiscoveryOptions) 
         extensions,
         conflicts,
         warnings,
+        cleaned,
     }
 }
 
@@ -274,8 +280,16 @@ fn ext_report(
 ) -> ExtReport {
     let name = e.name();
     let m = e.manifest.as_ref();
-    let log_path = cfg.log_path(&name);
-    let existing_log = log_path.exists().then(|| log_path.display().to_string());
+    // An invalid manifest has no checked name; its directory's basename may
+    // still name an earlier log.
+    let checked = m
+        .map(|m| m.name.clone())
+        .or_else(|| ExtName::new(&name).ok());
+    let log_path = checked.as_ref().map(|n| cfg.log_path(n));
+    let existing_log = log_path
+        .as_ref()
+        .filter(|p| p.exists())
+        .map(|p| p.display().to_string());
     let mut r = ExtReport {
         name: name.clone(),
         version: m.map(|m| m.version.clone()).unwrap_or_default(),
@@ -329,9 +343,9 @@ fn loaded_report(
     exts: &[Arc<Extension>],
     errors: &[LoadError],
     records: &[RegRecord],
-    log_path: std::path::PathBuf,
+    log_path: Option<std::path::PathBuf>,
 ) {
-    r.log = Some(log_path.display().to_string());
+    r.log = log_path.map(|p| p.display().to_string());
     let dir = e.dir.display().to_string();
     let Some(ext) = exts.iter().find(|x| x.dir == e.dir) else {
         r.state = "load_error";

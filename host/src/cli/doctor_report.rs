@@ -161,6 +161,12 @@ pub fn render(r: &Report, style: Style, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "{} {w}", style.warn("!"))?;
         }
     }
+    if !r.cleaned.is_empty() {
+        writeln!(out, "\n{}", style.bold("Cleaned up"))?;
+        for c in &r.cleaned {
+            writeln!(out, "- {}", c.describe())?;
+        }
+    }
     let s = r.summary;
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });

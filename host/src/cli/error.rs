@@ -16,6 +16,15 @@ pub enum CliError {
     /// `ext install` failed (and was rolled back).
     #[error(transparent)]
     Install(#[from] InstallError),
+    /// The name is being changed by another command, or a lock failed.
+    #[error(transparent)]
+    Lock(#[from] crate::cli::lock::LockError),
+    /// zot-host got a signal while git ran (`ext update`); git was stopped.
+    #[error("interrupted by signal {signal}; git was stopped and the extension left as it was")]
+    Interrupted {
+        /// The signal.
+        signal: i32,
+    },
     /// The manifest could not be edited.
     #[error("cannot edit {path}: {source}")]
     Edit {
@@ -39,8 +48,13 @@ pub enum CliError {
         path: PathBuf,
     },
     /// A name that cannot name a log file.
-    #[error("invalid extension name {0:?}: names cannot contain path separators or be `.` / `..`")]
-    BadName(String),
+    #[error("invalid extension name {name:?}: {reason}")]
+    BadName {
+        /// The name given.
+        name: String,
+        /// What is wrong with it.
+        reason: crate::name::NameError,
+    },
     /// A file-system operation failed.
     #[error("{what} {path}: {source}")]
     Io {
@@ -66,6 +80,19 @@ impl CliError {
             what,
             path: path.into(),
             source,
+        }
+    }
+
+    /// The signal that interrupted the command, if one did: the exit
+    /// status is then 128 + signal, as a shell reports it.
+    pub fn interrupted_by(&self) -> Option<i32> {
+        match self {
+            Self::Interrupted { signal } => Some(*signal),
+            Self::Install(InstallError::Git(crate::cli::git::GitError::Interrupted {
+                signal,
+                ..
+            })) => Some(*signal),
+            _ => None,
         }
     }
 

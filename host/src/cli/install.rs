@@ -1,24 +1,38 @@
 //! `zot-host ext install <path|git-url>` (HOST-178, HOST-179).
 //!
-//! The source is copied (directory) or shallow-cloned (git URL) into a
-//! staging directory created inside `$ZOT_HOME/extensions` (a dot-named
-//! directory with the copy one level below, so discovery never sees it),
-//! checked (no symlink leaving the tree, a valid `extension.json` with a
-//! usable name), and then renamed into place. Any failure drops the staging
-//! directory: nothing is left behind and nothing is ever written outside
+//! The source is copied (directory: what running needs, see
+//! [`crate::cli::select`]) or shallow-cloned (git URL) into a staging
+//! directory created inside `$ZOT_HOME/extensions` (a dot-named directory
+//! with the copy one level below, so discovery never sees it), checked (no
+//! symlink leaving the tree, a valid `extension.json` with a usable name),
+//! and then renamed into place. Any failure drops the staging directory:
+//! nothing is left behind and nothing is ever written outside
 //! `$ZOT_HOME/extensions`. `--force` moves the installs it replaces into the
 //! staging directory first, so they come back if the final rename fails.
+//!
+//! A command that is killed cannot roll back; the next install, remove,
+//! update or doctor cleans up after it ([`crate::cli::staging`]). From the
+//! "already installed?" check to the final rename the command holds the
+//! locks of the manifest and directory names ([`crate::cli::lock`]), so of
+//! two installs of one name exactly one lands.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::cli::args::InstallArgs;
 use crate::cli::git::{git, GitError};
+use crate::cli::lock::{lock_names, LockError};
 use crate::cli::resolve::{installs, Scope};
-use crate::cli::tree::{check_symlinks, copy_tree, is_plain_name, TreeError};
+use crate::cli::select::Selection;
+use crate::cli::staging::{
+    human_bytes, sweep, tree_bytes, Cleaned, Staging, ATTIC, INSTALL_PREFIX,
+};
+use crate::cli::test_hook::pause;
+use crate::cli::tree::{check_symlinks, copy_tree, LeftOut, TreeError};
 use crate::cli::{CliError, Context, Outcome};
 use crate::discovery::{discover, EntryState};
 use crate::manifest::{load_manifest, ManifestError, MANIFEST_FILE};
+use crate::name::is_plain_name;
 
 /// Why an install failed. Every variant means nothing was installed.
 #[derive(Debug, thiserror::Error)]
@@ -26,9 +40,6 @@ pub enum InstallError {
     /// The destination directory name is not a plain name.
     #[error("cannot install as {0:?}: the directory name must be a single plain name (no `/`, `..`, absolute path or leading dot); pass --name <NAME>")]
     BadName(String),
-    /// The manifest's name cannot name an extension (and its log file).
-    #[error("the extension's manifest name {0:?} is not a plain name (no `/`, `..` or leading dot); fix `name` in its extension.json; nothing was installed")]
-    BadManifestName(String),
     /// The local source does not exist.
     #[error("{0}: no such directory; pass an extension directory or a git URL (https://, ssh://, git@, file://, or ending in .git)")]
     NoSource(PathBuf),
@@ -55,7 +66,7 @@ pub enum InstallError {
         paths: Vec<PathBuf>,
     },
     /// The result has no valid manifest.
-    #[error("no valid extension.json in the result: {0}; nothing was installed")]
+    #[error("no valid extension.json: {0}; nothing was installed")]
     InvalidManifest(ManifestError),
     /// Copy or symlink check failed.
     #[error("{0}; nothing was installed")]
@@ -63,6 +74,12 @@ pub enum InstallError {
     /// git failed.
     #[error("{0}; nothing was installed")]
     Git(#[from] GitError),
+    /// The name is being changed by another command, or a lock failed.
+    #[error("{0}; nothing was installed")]
+    Lock(#[from] LockError),
+    /// The ignore rules of the source could not be read.
+    #[error("{0}; fix the file or remove it; nothing was installed")]
+    Ignore(String),
     /// Another file-system failure.
     #[error("{what} {path}: {source}; nothing was installed")]
     Io {
@@ -145,11 +162,23 @@ pub struct Installed {
     pub dir: PathBuf,
     /// Installs it replaced (`--force`).
     pub replaced: Vec<PathBuf>,
+    /// What a folder install left out, relative to the source.
+    pub left_out: Vec<LeftOut>,
+    /// The size of what was left out, in bytes.
+    pub left_out_bytes: u64,
+    /// What was cleaned up after earlier, interrupted commands.
+    pub cleaned: Vec<Cleaned>,
 }
 
 /// Runs `ext install`.
 pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
     let done = install(ctx, &args.source, args.name.as_deref(), args.force)?;
+    for c in &done.cleaned {
+        writeln!(out, "Cleaned up: {}.", c.describe())?;
+    }
+    if let Some(line) = left_out_line(&done) {
+        writeln!(out, "{line}")?;
+    }
     let version = if done.version.is_empty() {
         String::new()
     } else {
@@ -182,6 +211,35 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<Out
     Ok(Outcome::Success)
 }
 
+/// The summary of what a folder install left out, if anything.
+fn left_out_line(done: &Installed) -> Option<String> {
+    const SHOWN: usize = 8;
+    if done.left_out.is_empty() {
+        return None;
+    }
+    let mut names: Vec<String> = done
+        .left_out
+        .iter()
+        .take(SHOWN)
+        .map(|l| {
+            let p = l.path.display().to_string();
+            if l.dir {
+                format!("{p}/")
+            } else {
+                p
+            }
+        })
+        .collect();
+    if done.left_out.len() > SHOWN {
+        names.push(format!("and {} more", done.left_out.len() - SHOWN));
+    }
+    Some(format!(
+        "Left out {} ({}): not needed to run (.git, build trees, .gitignore and .zotignore rules); a `!<path>` line in .zotignore keeps one.",
+        names.join(", "),
+        human_bytes(done.left_out_bytes)
+    ))
+}
+
 /// Installs `source` into `$ZOT_HOME/extensions/<name>` (see the module docs).
 pub fn install(
     ctx: &Context,
@@ -194,6 +252,7 @@ pub fn install(
     if !is_plain_name(&dir_name) {
         return Err(InstallError::BadName(dir_name));
     }
+    let mut select = None;
     if let Origin::Dir(src) = &origin {
         if !src.exists() {
             return Err(InstallError::NoSource(src.clone()));
@@ -204,6 +263,8 @@ pub fn install(
         if !src.join(MANIFEST_FILE).is_file() {
             return Err(InstallError::NoManifest(src.clone()));
         }
+        let (m, _) = load_manifest(src).map_err(InstallError::InvalidManifest)?;
+        select = Some(Selection::new(src, &m).map_err(InstallError::Ignore)?);
     }
     let root = ctx.global_root();
     let dest = root.join(&dir_name);
@@ -213,7 +274,7 @@ pub fn install(
             paths: vec![dest],
         });
     }
-    std::fs::create_dir_all(&root).map_err(io("create", &root))?;
+    crate::private_fs::create_private_dir_all(&root).map_err(io("create", &root))?;
     if let Origin::Dir(src) = &origin {
         let s = src.canonicalize().map_err(io("resolve", src))?;
         let r = root.canonicalize().map_err(io("resolve", &root))?;
@@ -224,14 +285,27 @@ pub fn install(
             });
         }
     }
+    let cleaned = sweep(&ctx.zot_home, &[root.clone(), ctx.project_root()]);
     // Dropping `staging` deletes it with whatever is inside: the rollback.
-    let staging = tempfile::Builder::new()
-        .prefix(".zot-install-")
-        .tempdir_in(&root)
-        .map_err(io("create a staging directory in", &root))?;
+    let staging = Staging::new(&ctx.zot_home, &root, INSTALL_PREFIX)?;
     let staged = staging.path().join(&dir_name);
+    let mut left_out = Vec::new();
+    let mut left_out_bytes = 0;
     match &origin {
-        Origin::Dir(src) => copy_tree(src, &staged)?,
+        Origin::Dir(src) => {
+            left_out = copy_tree(src, &staged, select.as_ref())?;
+            left_out_bytes = left_out
+                .iter()
+                .map(|l| {
+                    let p = src.join(&l.path);
+                    if l.dir {
+                        tree_bytes(&p)
+                    } else {
+                        p.symlink_metadata().map(|m| m.len()).unwrap_or(0)
+                    }
+                })
+                .sum();
+        }
         Origin::Git(url) => {
             let target = staged.to_string_lossy().into_owned();
             git(
@@ -245,9 +319,7 @@ pub fn install(
         // Report the directory the user knows, not the staging one.
         InstallError::InvalidManifest(relocate(e, &staged, &PathBuf::from(source)))
     })?;
-    if !is_plain_name(&manifest.name) {
-        return Err(InstallError::BadManifestName(manifest.name));
-    }
+    let _locks = lock_names(&ctx.zot_home, &[manifest.name.as_str(), &dir_name])?;
     let mut in_the_way: Vec<PathBuf> = Vec::new();
     if dest.symlink_metadata().is_ok() {
         in_the_way.push(dest.clone());
@@ -259,11 +331,11 @@ pub fn install(
     }
     if !in_the_way.is_empty() && !force {
         return Err(InstallError::Exists {
-            name: manifest.name,
+            name: manifest.name.to_string(),
             paths: in_the_way,
         });
     }
-    let attic = staging.path().join(".replaced");
+    let attic = staging.path().join(ATTIC);
     if !in_the_way.is_empty() {
         std::fs::create_dir(&attic).map_err(io("create", &attic))?;
     }
@@ -273,23 +345,34 @@ pub fn install(
             let _ = std::fs::rename(to, from);
         }
     };
+    let mut journal: Vec<(usize, PathBuf)> = Vec::new();
     for (i, p) in in_the_way.iter().enumerate() {
         let to = attic.join(i.to_string());
+        // Written before the move: a killed command's sweep moves it back.
+        journal.push((i, p.clone()));
+        if let Err(e) = staging.journal_move(&dir_name, &journal) {
+            restore(&moved);
+            return Err(io("write the journal in", staging.path())(e));
+        }
         if let Err(e) = std::fs::rename(p, &to) {
             restore(&moved);
             return Err(io("move aside", p)(e));
         }
         moved.push((p.clone(), to));
     }
+    pause("commit");
     if let Err(e) = std::fs::rename(&staged, &dest) {
         restore(&moved);
         return Err(io("rename into place", &dest)(e));
     }
     Ok(Installed {
-        name: manifest.name,
+        name: manifest.name.to_string(),
         version: manifest.version,
         dir: dest,
         replaced: in_the_way,
+        left_out,
+        left_out_bytes,
+        cleaned,
     })
 }
 
@@ -308,6 +391,11 @@ fn relocate(e: ManifestError, from: &Path, to: &Path) -> ManifestError {
         },
         ManifestError::NameRequired { dir } => ManifestError::NameRequired { dir: fix(dir) },
         ManifestError::NothingToRun { dir } => ManifestError::NothingToRun { dir: fix(dir) },
+        ManifestError::BadName { dir, name, reason } => ManifestError::BadName {
+            dir: fix(dir),
+            name,
+            reason,
+        },
     }
 }
 

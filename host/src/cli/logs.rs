@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::cli::args::LogsArgs;
 use crate::cli::resolve::{dir_name, installs, Scope};
 use crate::cli::{CliError, Context, Outcome};
+use crate::name::ExtName;
 
 /// How often a followed log is checked for new lines.
 const POLL: Duration = Duration::from_millis(200);
@@ -17,25 +18,26 @@ const POLL: Duration = Duration::from_millis(200);
 /// The manifest name whose log to show: the name itself when an install has
 /// that manifest name (or none matches), else the manifest name of the one
 /// install whose directory is called so.
-pub fn log_name(ctx: &Context, name: &str) -> Result<String, CliError> {
-    if name.is_empty() || name == "." || name == ".." || name.contains('/') || name.contains('\\') {
-        return Err(CliError::BadName(name.to_owned()));
-    }
+pub fn log_name(ctx: &Context, name: &str) -> Result<ExtName, CliError> {
+    let checked = ExtName::new(name).map_err(|reason| CliError::BadName {
+        name: name.to_owned(),
+        reason,
+    })?;
     let all = installs(ctx, Scope::All);
     if all
         .iter()
         .any(|e| e.manifest.as_ref().is_some_and(|m| m.name == name))
     {
-        return Ok(name.to_owned());
+        return Ok(checked);
     }
-    let by_dir: Vec<String> = all
+    let by_dir: Vec<ExtName> = all
         .iter()
-        .filter(|e| dir_name(e) == name && e.manifest.is_some())
-        .map(|e| e.name())
+        .filter(|e| dir_name(e) == name)
+        .filter_map(|e| e.manifest.as_ref().map(|m| m.name.clone()))
         .collect();
     Ok(match by_dir.as_slice() {
         [one] => one.clone(),
-        _ => name.to_owned(),
+        _ => checked,
     })
 }
 

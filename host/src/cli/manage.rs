@@ -11,13 +11,18 @@ use std::path::Path;
 
 use crate::cli::args::{NameArgs, RemoveArgs};
 use crate::cli::json_edit::{get_bool, set_bool};
-use crate::cli::resolve::{find_one, Scope};
+use crate::cli::lock::lock_names;
+use crate::cli::resolve::{dir_name, find_one, Scope};
+use crate::cli::staging::{sweep, Staging, REMOVE_PREFIX};
 use crate::cli::{CliError, Context, Outcome};
 use crate::discovery::{discover, EntryState};
 use crate::manifest::MANIFEST_FILE;
 
 /// Runs `ext remove`.
 pub fn remove(ctx: &Context, args: &RemoveArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+    for c in sweep(&ctx.zot_home, &[ctx.global_root(), ctx.project_root()]) {
+        writeln!(out, "Cleaned up: {}.", c.describe())?;
+    }
     let entry = find_one(ctx, &args.name, Scope::from(&args.scope))?;
     let name = entry.name();
     let what = format!(
@@ -42,15 +47,22 @@ pub fn remove(ctx: &Context, args: &RemoveArgs, out: &mut dyn Write) -> Result<O
             return Ok(Outcome::Failure);
         }
     }
-    delete_install(&entry.dir)?;
+    let _locks = lock_names(&ctx.zot_home, &[name.as_str(), &dir_name(&entry)])?;
+    if entry.dir.symlink_metadata().is_err() {
+        // Another command removed it while we asked.
+        writeln!(out, "{what} is already gone.")?;
+        return Ok(Outcome::Success);
+    }
+    delete_install(&ctx.zot_home, &entry.dir)?;
     writeln!(out, "Removed {what}.")?;
     Ok(Outcome::Success)
 }
 
 /// Deletes an install: a symlinked install loses only its link; a directory
-/// is first renamed to a hidden name beside it (so a half-deleted tree is
-/// never discovered), then deleted.
-fn delete_install(dir: &Path) -> Result<(), CliError> {
+/// is first renamed into a staging directory beside it (so a half-deleted
+/// tree is never discovered, and one a killed command left is swept away
+/// later), then deleted.
+fn delete_install(zot_home: &Path, dir: &Path) -> Result<(), CliError> {
     let meta = dir
         .symlink_metadata()
         .map_err(|e| CliError::io("inspect", dir, e))?;
@@ -58,16 +70,14 @@ fn delete_install(dir: &Path) -> Result<(), CliError> {
         return std::fs::remove_file(dir).map_err(|e| CliError::io("remove", dir, e));
     }
     let parent = dir.parent().unwrap_or(Path::new("."));
-    let doomed = tempfile::Builder::new()
-        .prefix(".zot-remove-")
-        .tempdir_in(parent)
+    let doomed = Staging::new(zot_home, parent, REMOVE_PREFIX)
         .ok()
         .and_then(|t| {
             let target = t.path().join(dir_basename(dir));
             std::fs::rename(dir, &target).ok().map(|_| t)
         });
     match doomed {
-        // Dropping the temporary directory deletes the install inside it.
+        // Dropping the staging directory deletes the install inside it.
         Some(t) => t.close().map_err(|e| CliError::io("remove", dir, e)),
         None => std::fs::remove_dir_all(dir).map_err(|e| CliError::io("remove", dir, e)),
     }

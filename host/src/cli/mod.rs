@@ -8,7 +8,9 @@
 //! Layout: [`args`] (the clap definitions), one module per subcommand
 //! ([`list`], [`doctor`], [`install`], [`manage`], [`logs`], [`update`]) and
 //! their helpers ([`resolve`] for name look-up, [`tree`] for copying and the
-//! symlink check, [`json_edit`] for the `enabled` edit, [`git`], [`style`]).
+//! symlink check, [`select`] for what a folder install copies, [`staging`]
+//! and [`lock`] for installs that cannot collide or leave debris,
+//! [`json_edit`] for the `enabled` edit, [`git`], [`style`], [`test_hook`]).
 
 pub mod args;
 pub mod doctor;
@@ -18,10 +20,14 @@ pub mod git;
 pub mod install;
 pub mod json_edit;
 pub mod list;
+pub mod lock;
 pub mod logs;
 pub mod manage;
 pub mod resolve;
+pub mod select;
+pub mod staging;
 pub mod style;
+pub mod test_hook;
 pub mod tree;
 pub mod update;
 
@@ -83,7 +89,7 @@ impl Context {
     }
 
     /// `$ZOT_HOME/logs/ext-<name>.log` (§16.4).
-    pub fn log_path(&self, name: &str) -> PathBuf {
+    pub fn log_path(&self, name: &crate::name::ExtName) -> PathBuf {
         crate::HostConfig::new(self.cwd.clone(), self.zot_home.clone()).log_path(name)
     }
 }

@@ -12,6 +12,14 @@
 //! directory) do not count as changes; git itself refuses the merge if the
 //! update would overwrite one. Failures do not stop the others. No build
 //! step is ever run.
+//!
+//! An install is a git install when its `.git` is a repository of its own
+//! with a commit: a `.git` that `git init` or `cargo new` made and nobody
+//! committed to, or a folder inside some other repository, is "not a git
+//! install" (skipped, with what to do), never an update of the wrong
+//! repository. Each update holds the locks of its names
+//! ([`crate::cli::lock`]); git runs contained ([`crate::cli::git`]): a
+//! signal to zot-host stops it, and the remaining updates are not started.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -20,7 +28,9 @@ use serde::Serialize;
 
 use crate::cli::args::UpdateArgs;
 use crate::cli::git::{git, git_ok, short, GitError};
-use crate::cli::resolve::{installs, matches, not_found, Scope};
+use crate::cli::lock::lock_names;
+use crate::cli::resolve::{dir_name, installs, matches, not_found, Scope};
+use crate::cli::staging::sweep;
 use crate::cli::style::Style;
 use crate::cli::{CliError, Context, Outcome};
 use crate::discovery::{Entry, Source};
@@ -63,6 +73,14 @@ pub struct Update {
 
 /// Runs the update of every matching install.
 pub fn run(ctx: &Context, args: &UpdateArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+    for c in sweep(&ctx.zot_home, &[ctx.global_root(), ctx.project_root()]) {
+        // The JSON on stdout stays one array.
+        if args.json {
+            eprintln!("zot-host: cleaned up: {}", c.describe());
+        } else {
+            writeln!(out, "Cleaned up: {}.", c.describe())?;
+        }
+    }
     let all = installs(ctx, Scope::All);
     let targets: Vec<Entry> = match &args.name {
         // A project and a global install of the same name are both updated.
@@ -75,7 +93,16 @@ pub fn run(ctx: &Context, args: &UpdateArgs, out: &mut dyn Write) -> Result<Outc
         }
         None => all,
     };
-    let results: Vec<Update> = targets.iter().map(update_one).collect();
+    let mut results: Vec<Update> = Vec::new();
+    let mut interrupted = None;
+    for e in &targets {
+        let (r, signal) = update_one(ctx, e);
+        results.push(r);
+        if signal.is_some() {
+            interrupted = signal;
+            break;
+        }
+    }
     let failed = results
         .iter()
         .filter(|r| r.status == Status::Failed)
@@ -85,6 +112,9 @@ pub fn run(ctx: &Context, args: &UpdateArgs, out: &mut dyn Write) -> Result<Outc
         writeln!(out, "{text}")?;
     } else {
         write_text(ctx, &results, failed, Style::for_stdout(), out)?;
+    }
+    if let Some(signal) = interrupted {
+        return Err(CliError::Interrupted { signal });
     }
     Ok(if failed == 0 {
         Outcome::Success
@@ -129,8 +159,9 @@ fn write_text(
     Ok(())
 }
 
-/// Updates one install (see the module docs for the rules).
-pub fn update_one(e: &Entry) -> Update {
+/// Updates one install (see the module docs for the rules); the signal
+/// that stopped it, if one did.
+pub fn update_one(ctx: &Context, e: &Entry) -> (Update, Option<i32>) {
     let mut r = Update {
         name: e.name(),
         source: e.source,
@@ -140,72 +171,131 @@ pub fn update_one(e: &Entry) -> Update {
         new: None,
         message: None,
     };
-    if !e.dir.join(".git").exists() {
-        r.message = Some("not installed from git".into());
-        return r;
-    }
     if e.manifest.as_ref().is_some_and(|m| !m.is_enabled()) {
         r.message = Some(format!(
             "disabled; `zot-host ext enable {}` first to update it",
             r.name
         ));
-        return r;
+        return (r, None);
+    }
+    let _locks = match lock_names(&ctx.zot_home, &[r.name.as_str(), &dir_name(e)]) {
+        Ok(l) => l,
+        Err(err) => {
+            r.status = Status::Failed;
+            r.message = Some(err.to_string());
+            return (r, None);
+        }
+    };
+    match not_a_git_install(&e.dir) {
+        Ok(Some(why)) => {
+            r.message = Some(format!("not a git install: {why}"));
+            return (r, None);
+        }
+        Ok(None) => {}
+        Err(err) => return failed(r, err),
     }
     match fast_forward(&e.dir, &mut r) {
         Ok(status) => r.status = status,
-        Err(msg) => {
-            r.status = Status::Failed;
-            r.message = Some(msg);
-        }
+        Err(err) => return failed(r, err),
     }
-    r
+    (r, None)
 }
 
-fn gitmsg(e: GitError) -> String {
-    e.to_string()
+fn failed(mut r: Update, err: Failure) -> (Update, Option<i32>) {
+    r.status = Status::Failed;
+    let signal = match &err {
+        Failure::Git(GitError::Interrupted { signal, .. }) => Some(*signal),
+        _ => None,
+    };
+    r.message = Some(err.to_string());
+    (r, signal)
 }
 
-fn fast_forward(dir: &Path, r: &mut Update) -> Result<Status, String> {
+/// Why an update failed: git's own error, or a refusal.
+#[derive(Debug, thiserror::Error)]
+enum Failure {
+    #[error(transparent)]
+    Git(#[from] GitError),
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// Why `dir` is not a git install (see the module docs), or `None`.
+fn not_a_git_install(dir: &Path) -> Result<Option<String>, Failure> {
+    let reinstall =
+        "reinstall it from its git URL (`zot-host ext install --force <git-url>`) to update it";
+    if dir.join(".git").symlink_metadata().is_err() {
+        return Ok(Some(format!(
+            "it was copied from a folder (no .git); {reinstall}"
+        )));
+    }
+    let top = match git(Some(dir), &["rev-parse", "--show-toplevel"]) {
+        Ok(t) => Some(t),
+        Err(GitError::Failed { .. }) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let same = |t: &str| {
+        let t = Path::new(t).canonicalize().ok();
+        t.is_some() && t == dir.canonicalize().ok()
+    };
+    if !top.as_deref().is_some_and(same) {
+        return Ok(Some(format!(
+            "{} is not a git repository of its own; {reinstall}",
+            dir.join(".git").display()
+        )));
+    }
+    match git(Some(dir), &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]) {
+        Ok(_) => Ok(None),
+        Err(GitError::Failed { .. }) => Ok(Some(format!(
+            "{} has no commits (made by `git init` or `cargo new` and never committed to); {reinstall}",
+            dir.join(".git").display()
+        ))),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn fast_forward(dir: &Path, r: &mut Update) -> Result<Status, Failure> {
     let d = Some(dir);
-    let old = git(d, &["rev-parse", "HEAD"]).map_err(gitmsg)?;
+    let old = git(d, &["rev-parse", "HEAD"])?;
     r.old = Some(old.clone());
-    let dirty = git(d, &["status", "--porcelain", "--untracked-files=no"]).map_err(gitmsg)?;
+    let dirty = git(d, &["status", "--porcelain", "--untracked-files=no"])?;
     if !dirty.is_empty() {
-        return Err(format!(
+        return Err(Failure::Refused(format!(
             "local changes to tracked files; see `git -C {} status`, commit or discard them, then update again",
             dir.display()
-        ));
+        )));
     }
     let upstream = git(
         d,
         &["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}"],
     )
-    .map_err(|_| {
-        format!(
+    .map_err(|e| match e {
+        GitError::Failed { .. } => Failure::Refused(format!(
             "the checked-out branch has no upstream (detached HEAD?); reinstall it with `zot-host ext install --force <git-url>`, or set one with `git -C {} branch --set-upstream-to`",
             dir.display()
-        )
+        )),
+        e => e.into(),
     })?;
-    git(d, &["fetch", "--quiet"]).map_err(gitmsg)?;
-    let new = git(d, &["rev-parse", "@{u}"]).map_err(gitmsg)?;
+    git(d, &["fetch", "--quiet"])?;
+    let new = git(d, &["rev-parse", "@{u}"])?;
     r.new = Some(new.clone());
     if new == old {
         return Ok(Status::UpToDate);
     }
-    if git_ok(dir, &["merge-base", "--is-ancestor", "HEAD", "@{u}"]).map_err(gitmsg)? {
-        git(d, &["merge", "--ff-only", "--quiet", "@{u}"]).map_err(gitmsg)?;
-        let now = git(d, &["rev-parse", "HEAD"]).map_err(gitmsg)?;
+    if git_ok(dir, &["merge-base", "--is-ancestor", "HEAD", "@{u}"])? {
+        git(d, &["merge", "--ff-only", "--quiet", "@{u}"])?;
+        let now = git(d, &["rev-parse", "HEAD"])?;
         r.new = Some(now);
         return Ok(Status::Updated);
     }
-    if git_ok(dir, &["merge-base", "--is-ancestor", "@{u}", "HEAD"]).map_err(gitmsg)? {
-        return Err(format!(
+    if git_ok(dir, &["merge-base", "--is-ancestor", "@{u}", "HEAD"])? {
+        return Err(Failure::Refused(format!(
             "local commits that {upstream} does not have; push or drop them (`git -C {} log {upstream}..`), then update again",
             dir.display()
-        ));
+        )));
     }
-    Err(format!(
+    Err(Failure::Refused(format!(
         "history diverged from {upstream} (local commits, or upstream was rewritten); reinstall it with `zot-host ext install --force <git-url>` or reconcile it by hand in {}",
         dir.display()
-    ))
+    )))
 }
