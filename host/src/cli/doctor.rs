@@ -224,8 +224,10 @@ pub async fn diagnose(ctx: &Context, opts: &crate::discovery::DiscoveryOptions) 
             _ => None,
         })
         .collect();
+    // A staging folder that could not be cleaned needs a look.
+    let unclean = cleaned.iter().filter(|c| c.error.is_some()).count();
     let mut summary = Summary {
-        warnings: warnings.len(),
+        warnings: warnings.len() + unclean,
         problems: conflicts.len(),
         ..Summary::default()
     };

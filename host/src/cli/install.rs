@@ -164,6 +164,9 @@ pub struct Installed {
     pub replaced: Vec<PathBuf>,
     /// What a folder install left out, relative to the source.
     pub left_out: Vec<LeftOut>,
+    /// The same, as the summary line names it: a folder copied only for
+    /// what the manifest names in it stands for everything left out inside.
+    pub left_out_names: Vec<String>,
     /// The size of what was left out, in bytes.
     pub left_out_bytes: u64,
     /// What was cleaned up after earlier, interrupted commands.
@@ -214,30 +217,45 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<Out
 /// The summary of what a folder install left out, if anything.
 fn left_out_line(done: &Installed) -> Option<String> {
     const SHOWN: usize = 8;
-    if done.left_out.is_empty() {
+    if done.left_out_names.is_empty() {
         return None;
     }
-    let mut names: Vec<String> = done
-        .left_out
+    let mut names: Vec<&str> = done
+        .left_out_names
         .iter()
         .take(SHOWN)
-        .map(|l| {
-            let p = l.path.display().to_string();
-            if l.dir {
-                format!("{p}/")
-            } else {
-                p
-            }
-        })
+        .map(String::as_str)
         .collect();
-    if done.left_out.len() > SHOWN {
-        names.push(format!("and {} more", done.left_out.len() - SHOWN));
+    let more = format!(
+        "and {} more",
+        done.left_out_names.len().saturating_sub(SHOWN)
+    );
+    if done.left_out_names.len() > SHOWN {
+        names.push(&more);
     }
     Some(format!(
-        "Left out {} ({}): not needed to run (.git, build trees, .gitignore and .zotignore rules); a `!<path>` line in .zotignore keeps one.",
+        "Left out {} not needed to run: {}. (.git, build trees, and what .gitignore and .zotignore match; a `!<path>` line in .zotignore keeps one.)",
+        human_bytes(done.left_out_bytes),
         names.join(", "),
-        human_bytes(done.left_out_bytes)
     ))
+}
+
+/// The names a summary shows for what was left out: each path, or the
+/// folder it is in when that folder was copied only for what the manifest
+/// names in it.
+fn left_out_names(select: &Selection, left_out: &[LeftOut]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for l in left_out {
+        let name = match select.partly_kept_root(&l.path) {
+            Some(root) => format!("{}/ (all but what {MANIFEST_FILE} names)", root.display()),
+            None if l.dir => format!("{}/", l.path.display()),
+            None => l.path.display().to_string(),
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
 }
 
 /// Installs `source` into `$ZOT_HOME/extensions/<name>` (see the module docs).
@@ -290,10 +308,14 @@ pub fn install(
     let staging = Staging::new(&ctx.zot_home, &root, INSTALL_PREFIX)?;
     let staged = staging.path().join(&dir_name);
     let mut left_out = Vec::new();
+    let mut left_out_names = Vec::new();
     let mut left_out_bytes = 0;
     match &origin {
         Origin::Dir(src) => {
             left_out = copy_tree(src, &staged, select.as_ref())?;
+            if let Some(s) = &select {
+                left_out_names = self::left_out_names(s, &left_out);
+            }
             left_out_bytes = left_out
                 .iter()
                 .map(|l| {
@@ -371,6 +393,7 @@ pub fn install(
         dir: dest,
         replaced: in_the_way,
         left_out,
+        left_out_names,
         left_out_bytes,
         cleaned,
     })

@@ -113,6 +113,27 @@ impl Selection {
     }
 }
 
+impl Selection {
+    /// The highest folder above `rel` that the rules leave out but that is
+    /// copied for what the manifest names in it (`target/` for
+    /// `target/release/x`): what a summary names instead of each entry left
+    /// out inside it.
+    pub fn partly_kept_root(&self, rel: &Path) -> Option<PathBuf> {
+        let mut ancestors: Vec<&Path> = rel
+            .ancestors()
+            .skip(1)
+            .filter(|a| !a.as_os_str().is_empty())
+            .collect();
+        ancestors.reverse();
+        ancestors
+            .into_iter()
+            .find(|a| {
+                !self.walked.contains(*a) && self.kept.iter().any(|k| k.starts_with(a) && k != a)
+            })
+            .map(Path::to_owned)
+    }
+}
+
 /// Whether the top `.zotignore` of `src` ignores the folder `name`.
 fn zotignore_names(src: &Path, name: &str) -> bool {
     let file = src.join(ZOTIGNORE);
