@@ -182,7 +182,9 @@ async fn read_loop(
     // register and unregister a waiter for every frame.
     let stop = inner.stop.cancelled();
     tokio::pin!(stop);
-    // A binding asking to read the pipe itself (handover transports only).
+    // A binding asking to read the pipe itself (handover transports only):
+    // asked once; the handover happens, or is declined, at the next step
+    // between two reads.
     let handover = inner.handover().filter(|_| wire.is_some());
     if let (Some(h), None) = (inner.handover(), wire) {
         h.decline(); // not a pipe read through the reactor
@@ -194,11 +196,14 @@ async fn read_loop(
         }
     };
     tokio::pin!(asked);
-    let mut asked_during_wait = false;
-    // Cleared after a handover that did not happen: `asked` is spent.
+    // `asked` may be polled while this holds; once it completes it is
+    // spent (polling it again panics), so this is cleared at once and
+    // `hand_over` records the request until the next step between reads.
     let mut may_hand_over = handover.is_some();
+    let mut hand_over = false;
     loop {
-        if lines.handshaken && !announced && !(may_hand_over && asked_now(handover)) {
+        let asked_pending = hand_over || (may_hand_over && asked_now(handover));
+        if lines.handshaken && !announced && !asked_pending {
             // Frames after `hello_ack` wait for the on-hello hook: a request
             // the host sends early must meet the registry that hook builds,
             // and EOF must not end the session before `ready` is written.
@@ -208,39 +213,39 @@ async fn read_loop(
                 biased;
                 _ = &mut stop => return ReadEnd::Closed(None),
                 _ = inner.announced.cancelled() => announced = true,
-                _ = &mut asked, if may_hand_over => {}
+                _ = &mut asked, if may_hand_over => (may_hand_over, hand_over) = (false, true),
                 _ = tokio::time::sleep(ON_HELLO_WAIT) => {
                     inner.diag(HELLO_WAIT_OVER);
                     announced = true;
                 }
             }
-            if !announced {
-                // Asked during the wait: hand over below.
-                asked_during_wait = true;
-            }
         }
         // Hand over what was read when the buffer has no whole line left
-        // (or the batch grew large), and look at the backlog then.
+        // (or the batch grew large), and look at the backlog then (feeding
+        // looks at it too, so a handover need not wait for room).
         if !line_ready.load(Ordering::Relaxed) || batch.len() >= SERIAL_READ_AHEAD / 4 {
             if !batch.is_empty() {
                 inner.queue.push_all(batch.drain(..));
             }
-            if backlog_full(inner) {
+            if !hand_over && backlog_full(inner) {
                 tokio::select! {
                     biased;
                     _ = &mut stop => return ReadEnd::Closed(None),
-                    _ = &mut asked, if may_hand_over => {}
+                    _ = &mut asked, if may_hand_over => (may_hand_over, hand_over) = (false, true),
                     _ = backlog_room(inner) => {}
                 }
             }
         }
-        let next = if std::mem::take(&mut asked_during_wait) {
+        let next = if std::mem::take(&mut hand_over) {
             None
         } else {
             tokio::select! {
                 biased;
                 _ = &mut stop => return ReadEnd::Closed(None),
-                _ = &mut asked, if may_hand_over => None,
+                _ = &mut asked, if may_hand_over => {
+                    may_hand_over = false;
+                    None
+                }
                 r = reader.next_line() => Some(r),
             }
         };
@@ -268,7 +273,6 @@ async fn read_loop(
                 if handed {
                     return ReadEnd::HandedOver;
                 }
-                may_hand_over = false;
                 match parts {
                     Some((r, l)) => (reader, lines) = (r, l),
                     None => {
