@@ -29,6 +29,13 @@
 //! current-thread tokio runtime (the Rust SDK), one into the JavaScript or
 //! Python thread for bindings.
 //!
+//! # When something goes wrong
+//!
+//! A panic inside the engine's own tasks is a bug: the extension writes
+//! one line on stderr naming the task and the message and exits with
+//! status 70 (with the stdio transport; on any other the session ends with
+//! that error in [`Job::Finished`]), rather than hang or half-work.
+//!
 //! # Waking a non-tokio event loop
 //!
 //! [`Engine::next_jobs`] is an `async fn` for tokio-friendly callers
@@ -91,6 +98,7 @@ mod jobs;
 mod outcome;
 mod reader;
 mod shutdown;
+mod task;
 mod transport;
 mod wake;
 mod writer;
@@ -343,6 +351,8 @@ pub(crate) struct Inner {
     pub(crate) handover: Option<handover::Handover>,
     pub(crate) rt: Handle,
     pub(crate) stdio: bool,
+    /// A fault injected for tests (see `task::Fault`).
+    pub(crate) fault: Option<task::Fault>,
     next_job: AtomicU64,
     next_call: AtomicU64,
 }
@@ -560,6 +570,7 @@ impl Engine {
                 .then(|| handover::Handover::for_source(&transport.source)),
             rt: rt.clone(),
             stdio: transport.stdio,
+            fault: task::Fault::from_env(),
             next_job: AtomicU64::new(1),
             next_call: AtomicU64::new(1),
         });
@@ -576,10 +587,21 @@ impl Engine {
         inner
             .write_frame(&hello, Lane::Direct)
             .map_err(|e| EngineError::Write(e.to_string()))?;
+        {
+            let weak = Arc::downgrade(&inner);
+            inner.writer.on_panic(Box::new(move |payload| {
+                if let Some(inner) = weak.upgrade() {
+                    inner.task_panicked(task::Task::Flusher, payload);
+                }
+            }));
+        }
         if fed {
-            rt.spawn(feed::supervise(inner.clone()));
+            inner.spawn(task::Task::Closer, feed::supervise(inner.clone()));
         } else {
-            rt.spawn(reader::run(inner.clone(), transport.source));
+            inner.spawn(
+                task::Task::Reader,
+                reader::run(inner.clone(), transport.source),
+            );
         }
         Ok(Engine { inner })
     }

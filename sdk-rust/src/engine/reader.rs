@@ -23,6 +23,7 @@ use zot_protocol::{
 use super::intercept::InterceptKind;
 use super::jobs::{CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
 use super::shutdown::CloseReason;
+use super::task::{Fault, Task};
 use super::transport::{into_reader, RawWire, Source};
 use super::writer::Lane;
 use super::{CancelToken, Inner, OpenJob, OpenKind, Phase, SerialWhat, SERIAL_READ_AHEAD};
@@ -284,6 +285,9 @@ async fn read_loop(
             }
             continue;
         };
+        if lines.handshaken && inner.fault == Some(Fault::ReaderPanic) {
+            panic!("injected fault: the reader panics after the handshake (ZOT_EXT_TEST_FAULT)");
+        }
         let next = match next {
             Ok(Some(line)) => Ok(line),
             Ok(None) => return ReadEnd::Closed(Some(lines.eof())),
@@ -573,8 +577,7 @@ fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: 
     let after = inner.config.intercept_timeout;
     job.timer = Some(
         inner
-            .rt
-            .spawn(async move {
+            .spawn(Task::InterceptDeadline, async move {
                 tokio::time::sleep(after).await;
                 if let Some(inner) = weak.upgrade() {
                     inner.expire_intercept(id);
