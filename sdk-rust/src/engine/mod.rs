@@ -31,6 +31,13 @@
 //!
 //! # When something goes wrong
 //!
+//! A request with the id of a request of its kind still running
+//! (`tool_call`, `command_invoked`, `event_intercept`) is answered at once
+//! with an error (an `is_error` tool result, a `noop` command response with
+//! `error`, a `block`) and never run; the running request keeps its reply
+//! and its `tool_cancel` (running both would give the host two replies
+//! with one id, and a `tool_cancel` could reach only one of them).
+//!
 //! A panic inside the engine's own tasks is a bug: the extension writes
 //! one line on stderr naming the task and the message and exits with
 //! status 70 (with the stdio transport; on any other the session ends with
@@ -97,6 +104,7 @@ mod intercept;
 mod jobs;
 mod outcome;
 mod reader;
+mod request_ids;
 mod shutdown;
 mod task;
 mod transport;
@@ -313,8 +321,9 @@ pub(crate) struct State {
     pub(crate) announced: bool,
     pub(crate) registry: Registry,
     pub(crate) jobs: FastMap<u64, OpenJob>,
-    /// `tool_call.id` → job, for `tool_cancel`.
-    pub(crate) tool_ids: FastMap<String, u64>,
+    /// The host's ids of the requests in flight → job (for `tool_cancel`,
+    /// and to refuse duplicates).
+    pub(crate) ids: request_ids::RequestIds,
     /// Interceptions whose deadline passed while their handler still runs.
     pub(crate) expired: FastSet<u64>,
     pub(crate) calls: FastMap<String, call_tool::PendingCall>,
@@ -406,17 +415,14 @@ impl Inner {
         if let Some(t) = &job.timer {
             t.abort();
         }
-        match job.kind {
-            OpenKind::Tool => {
-                st.tool_ids.remove(&job.invocation);
-            }
-            OpenKind::Serial(_) => {
+        match request_ids::IdKind::of(&job.kind) {
+            Some(kind) => st.ids.remove(kind, &job.invocation, id),
+            None => {
                 st.serial_open -= 1;
                 if st.serial_open == SERIAL_READ_AHEAD / 2 {
                     self.read_room.notify_waiters();
                 }
             }
-            _ => {}
         }
         if st.jobs.is_empty() {
             self.idle.notify_waiters();
@@ -551,7 +557,7 @@ impl Engine {
                 announced: false,
                 registry: Registry::default(),
                 jobs: FastMap::default(),
-                tool_ids: FastMap::default(),
+                ids: request_ids::RequestIds::default(),
                 expired: FastSet::default(),
                 calls: FastMap::default(),
                 close_reason: None,

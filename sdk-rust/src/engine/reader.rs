@@ -22,6 +22,7 @@ use zot_protocol::{
 
 use super::intercept::InterceptKind;
 use super::jobs::{CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
+use super::request_ids::IdKind;
 use super::shutdown::CloseReason;
 use super::task::{Fault, Task};
 use super::transport::{into_reader, RawWire, Source};
@@ -401,7 +402,7 @@ fn handle(inner: &Arc<Inner>, frame: HostFrame, batch: &mut Vec<Job>) -> Flow {
         HostFrame::ToolCancel(c) => {
             let children = {
                 let mut st = lock(&inner.state);
-                match st.tool_ids.get(&c.id).copied() {
+                match st.ids.tool(&c.id) {
                     Some(id) => inner.cancel_job(&mut st, id, batch),
                     None => {
                         // SDK-22: unknown or finished ids are ignored.
@@ -504,6 +505,12 @@ fn on_event(inner: &Inner, event: EventData, batch: &mut Vec<Job>) {
 
 fn on_command(inner: &Arc<Inner>, c: zot_protocol::CommandInvoked, batch: &mut Vec<Job>) {
     let mut st = lock(&inner.state);
+    if st.ids.running(IdKind::Command, &c.id, &st.jobs) {
+        drop(st);
+        let mut resp = CommandResponse::new(&c.id, CommandAction::Noop);
+        resp.error = duplicate(inner, "command_invoked", &c.id);
+        return reply(inner, ExtFrame::CommandResponse(resp));
+    }
     let Some(name) = st.registry.command(&c.name).map(|r| r.name.clone()) else {
         drop(st);
         // SDK-15.
@@ -512,6 +519,7 @@ fn on_command(inner: &Arc<Inner>, c: zot_protocol::CommandInvoked, batch: &mut V
         return reply(inner, ExtFrame::CommandResponse(resp));
     };
     let (id, job) = open(inner, OpenKind::Command, c.id.clone());
+    st.ids.insert(IdKind::Command, c.id.clone(), id);
     st.jobs.insert(id, job);
     batch.push(Job::Command(CommandJob {
         id: JobId(id),
@@ -523,6 +531,19 @@ fn on_command(inner: &Arc<Inner>, c: zot_protocol::CommandInvoked, batch: &mut V
 
 fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) {
     let mut st = lock(&inner.state);
+    if st.ids.running(IdKind::Tool, &t.id, &st.jobs) {
+        drop(st);
+        let text = duplicate(inner, "tool_call", &t.id);
+        return reply(
+            inner,
+            ExtFrame::ToolResult(ToolResult {
+                id: t.id,
+                content: vec![ContentBlock::text(text)],
+                is_error: true,
+                ..ToolResult::default()
+            }),
+        );
+    }
     let Some(interactive) = st.registry.tool(&t.name).map(|r| r.interactive) else {
         drop(st);
         // SDK-20.
@@ -542,12 +563,7 @@ fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) 
     // The token exists from here on, before any handler runs (§8), so a
     // tool_cancel that overtakes the dispatcher is recorded.
     let (id, job) = open(inner, OpenKind::Tool, t.id.clone());
-    if let Some(old) = st.tool_ids.insert(t.id.clone(), id) {
-        inner.diag(&format!(
-            "tool_call id {:?} reused while job {old} is running",
-            t.id
-        ));
-    }
+    st.ids.insert(IdKind::Tool, t.id.clone(), id);
     st.jobs.insert(id, job);
     batch.push(Job::Tool(ToolJob {
         id: JobId(id),
@@ -560,6 +576,14 @@ fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) 
 
 fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: &mut Vec<Job>) {
     let mut st = lock(&inner.state);
+    if st.ids.running(IdKind::Intercept, req.id(), &st.jobs) {
+        drop(st);
+        // As for a failed handler: the host may apply this answer to the
+        // running request, so a guard must not open the gate (SDK-45).
+        let msg = duplicate(inner, "event_intercept", req.id());
+        let resp = super::intercept::failure(req.id(), &InterceptKind::of(&req), &msg);
+        return reply(inner, ExtFrame::EventInterceptResponse(resp));
+    }
     if !st.registry.intercepts(req.name()) {
         drop(st);
         // SDK-40: no handler, allow unchanged.
@@ -573,6 +597,7 @@ fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: 
         OpenKind::Intercept(InterceptKind::of(&req)),
         req.id().to_owned(),
     );
+    st.ids.insert(IdKind::Intercept, req.id().to_owned(), id);
     let weak = Arc::downgrade(inner);
     let after = inner.config.intercept_timeout;
     job.timer = Some(
@@ -590,6 +615,16 @@ fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: 
         id: JobId(id),
         request: req,
     }));
+}
+
+/// A request with the id of one still running is answered at once with an
+/// error and not run (see `request_ids`); returns the error text.
+fn duplicate(inner: &Inner, frame: &str, id: &str) -> String {
+    let msg = format!(
+        "duplicate {frame} id {id:?}: a request with this id is still running; this one was not run"
+    );
+    inner.diag(&msg);
+    msg
 }
 
 fn allow_unknown_intercept(inner: &Inner, u: &UnknownEvent) {

@@ -106,7 +106,7 @@ impl Inner {
             st.phase = Phase::Finished;
             st.jobs.clear();
             st.serial_open = 0;
-            st.tool_ids.clear();
+            st.ids.clear();
             st.expired.clear();
         }
         self.queue.push(Job::Finished {
