@@ -370,6 +370,62 @@ def test_a_handler_ignoring_cancellation_does_not_hold_the_session() -> None:
     release.set()
 
 
+# -- duplicate ids (issue 13) -----------------------------------------------------
+
+
+def make_duplicates() -> Extension:
+    ext = Extension("dup")
+    gates: List[asyncio.Event] = []
+
+    def gate() -> asyncio.Event:
+        if not gates:  # made on the extension's loop
+            gates.append(asyncio.Event())
+        return gates[0]
+
+    @ext.tool("wait")
+    async def wait(args: Dict[str, Any], ctx: Ctx) -> str:
+        ctx.notify(f"started {args['n']}")
+        try:
+            await gate().wait()
+        except asyncio.CancelledError:
+            ctx.notify(f"cancelled {args['n']}", "warn")
+            raise
+        return f"released {args['n']}"
+
+    @ext.command("release")
+    async def release() -> str:
+        gate().set()
+        return "released"
+
+    return ext
+
+
+def duplicate(id: str) -> Dict[str, Any]:
+    text = f'duplicate tool_call id "{id}": a request with this id is still running; this one was not run'
+    return {"type": "tool_result", "id": id, "content": [{"type": "text", "text": text}], "is_error": True}
+
+
+def test_a_duplicate_tool_call_id_gets_an_error_and_the_running_call_keeps_its_cancel_and_result() -> None:
+    # The engine answers a request with the id of a running one at once with
+    # an error and leaves the running one alone.
+    with TestHost(make_duplicates()) as host:
+        host.start_tool("wait", {"n": 1}, id="t1")
+        assert host.next_frame() == {"type": "notify", "level": "info", "message": "started 1"}
+        host.start_tool("wait", {"n": 2}, id="t1")
+        assert host.next_frame() == duplicate("t1")
+        host.cancel_tool("t1")
+        assert host.next_frame() == {"type": "notify", "level": "warn", "message": "cancelled 1"}
+
+        host.start_tool("wait", {"n": 3}, id="t2")
+        assert host.next_frame() == {"type": "notify", "level": "info", "message": "started 3"}
+        host.start_tool("wait", {"n": 4}, id="t2")
+        assert host.next_frame() == duplicate("t2")
+        assert host.command("release")["display"] == "released"
+        assert host.tool_result("t2") == {"type": "tool_result", "id": "t2", "content": [{"type": "text", "text": "released 3"}]}
+        # Nothing more: the cancelled call's answer was dropped (SDK-23).
+        assert host.shutdown() == [{"type": "shutdown_ack"}]
+
+
 # -- call_tool ----------------------------------------------------------------
 
 

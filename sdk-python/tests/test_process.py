@@ -44,7 +44,8 @@ class Child:
         self.stderr: List[str] = []
         self.transcript: List[str] = []
         threading.Thread(target=self._read_out, daemon=True).start()
-        threading.Thread(target=self._read_err, daemon=True).start()
+        self._err_reader = threading.Thread(target=self._read_err, daemon=True)
+        self._err_reader.start()
 
     def _read_out(self) -> None:
         assert self.proc.stdout is not None
@@ -97,6 +98,11 @@ class Child:
 
     def wait(self, timeout: float) -> int:
         return self.proc.wait(timeout)
+
+    def stderr_to_end(self, timeout: float = 10.0) -> List[str]:
+        """Every stderr line, once the stream ended (after the exit)."""
+        self._err_reader.join(timeout)
+        return self.stderr
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -151,6 +157,25 @@ def test_eof_before_hello_ack_fails_the_start(child: Child) -> None:
     assert child.read_all() == []
     assert child.wait(3) == 1
     assert any("hello_ack" in line for line in child.stderr)
+
+
+def test_an_engine_panic_is_one_line_on_stderr_and_exit_70() -> None:
+    # Issue 13: the test-only fault hook makes the engine's reader panic on
+    # the first frame after the handshake; the process must neither hang nor
+    # go on half-working.
+    c = conformance_child(env={**os.environ, "ZOT_EXT_TEST_FAULT": "reader-panic"})
+    try:
+        c.handshake()
+        c.send('{"type":"tool_call","id":"t1","name":"echo","args":{"text":"x"}}')
+        assert c.read_all() == []
+        assert c.wait(10) == 70
+        ours = [line for line in c.stderr_to_end() if line.startswith("[conformance] internal error")]
+        assert ours == [
+            "[conformance] internal error: the engine's reader panicked: injected fault: the reader"
+            " panics after the handshake (ZOT_EXT_TEST_FAULT); exiting with status 70"
+        ], c.stderr
+    finally:
+        c.kill()
 
 
 def test_the_manifest_starts_it_from_any_directory(tmp_path: Path) -> None:

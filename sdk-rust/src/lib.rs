@@ -146,6 +146,7 @@ struct ReadmeDoctests;
 pub mod engine;
 mod fast_hash;
 mod log;
+mod panic;
 mod sdk;
 pub mod testing;
 

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use zot_ext::engine::{
-    Engine, EngineConfig, Job, MemoryHost, Outcome, Transport, SERIAL_READ_AHEAD,
+    Engine, EngineConfig, Job, JobId, MemoryHost, Outcome, Transport, SERIAL_READ_AHEAD,
 };
 use zot_protocol::{ExtFrame, RawJson, RegisterTool};
 
@@ -295,6 +295,95 @@ mod handover {
         );
         let lines = out.lines();
         assert!(lines.iter().any(|l| l.contains(r#""id":"a""#)), "{lines:?}");
+    }
+
+    /// Issue 13, item 1: the binding asks for the pipe while the reader
+    /// waits for room in a full event backlog (a burst of events, then the
+    /// first request's batch makes the binding ask). The reader used to
+    /// poll its spent `asked` future again and panic; the pipe is handed
+    /// over instead, and every event arrives once.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_binding_that_asks_while_the_event_backlog_is_full_takes_the_pipe() {
+        let (read, mut write) = pipe();
+        let transport = Transport::fd(read, Out::default()).with_handover();
+        let engine = Engine::start(EngineConfig::new("fed", "1"), transport).unwrap();
+        engine.subscribe("tool_call").unwrap();
+        write.write_all(&line(ACK)).unwrap();
+        assert!(matches!(jobs(&engine).await.as_slice(), [Job::Hello(_)]));
+        engine.hello_done().unwrap();
+        // Three times what the reader reads ahead, from a thread (the pipe
+        // holds only part of it).
+        let n = 3 * SERIAL_READ_AHEAD;
+        let burst: Vec<u8> = (0..n).flat_map(event).collect();
+        let writing = std::thread::spawn(move || write.write_all(&burst).map(|()| write));
+        let event_ids = |batch: Vec<Job>| -> Vec<JobId> {
+            batch
+                .into_iter()
+                .map(|j| match j {
+                    Job::Event { id, .. } => id,
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        let mut open = Vec::new();
+        while open.len() < SERIAL_READ_AHEAD {
+            open.extend(event_ids(jobs(&engine).await));
+        }
+        // None answered: the reader now waits for room in the backlog.
+        let e = engine.clone();
+        let wire = tokio::task::spawn_blocking(move || e.take_wire())
+            .await
+            .unwrap()
+            .expect("handed over while the backlog is full");
+        // SAFETY: an `OwnedFd` stays open and unchanged while the `AsyncFd`
+        // owns it.
+        let wire = unsafe {
+            tokio::io::unix::AsyncFd::register_with_interest(wire, tokio::io::Interest::READABLE)
+        }
+        .unwrap();
+        let read_some = || async {
+            loop {
+                let mut ready = wire.readable().await.unwrap();
+                let bytes = read_now(ready.get_inner());
+                if !bytes.is_empty() {
+                    return bytes;
+                }
+                ready.clear_ready();
+            }
+        };
+        // Feeding keeps the bound: held until events are answered.
+        let held = engine.feed(&read_some().await);
+        assert!(held.paused && held.jobs.is_empty(), "{held:?}");
+        let mut seen = open.len();
+        engine.complete_serial(&open).unwrap();
+        let mut fed = engine.feed(&[]);
+        loop {
+            let ids = event_ids(std::mem::take(&mut fed.jobs));
+            seen += ids.len();
+            engine.complete_serial(&ids).unwrap();
+            if seen >= n {
+                break;
+            }
+            fed = engine.feed(&if fed.paused {
+                Vec::new()
+            } else {
+                read_some().await
+            });
+        }
+        assert_eq!(seen, n, "every event once");
+        drop(writing.join().unwrap().unwrap());
+        assert!(read_now(wire.get_ref()).is_empty(), "nothing left");
+        let fed = engine.feed_end(None);
+        assert!(fed.ended);
+        // The closing comes from this feed when it is quick, else queued.
+        let mut end = fed.jobs;
+        if !matches!(end.last(), Some(Job::Finished { .. })) {
+            end.extend(until_finished(&engine).await);
+        }
+        assert!(
+            matches!(end.last(), Some(Job::Finished { error: None })),
+            "{end:?}"
+        );
     }
 
     #[tokio::test]

@@ -58,8 +58,13 @@ impl Proc {
     }
 
     fn spawn_mode(mode: &str) -> Self {
+        Self::spawn_env(mode, &[])
+    }
+
+    fn spawn_env(mode: &str, env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(std::env::current_exe().unwrap())
             .env(CHILD, mode)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -198,11 +203,41 @@ fn handshake_failure_exits_non_zero() {
     assert!(err.contains("hello_ack"), "{err}");
 }
 
+/// Issue 13: a panic in an engine task (here the reader, through the
+/// test-only fault hook) is one line on stderr and exit status 70; the
+/// process neither hangs nor goes on half-working.
+fn an_engine_panic_is_one_line_on_stderr_and_exits_70() {
+    let mut p = Proc::spawn_env("1", &[("ZOT_EXT_TEST_FAULT", "reader-panic")]);
+    p.handshake();
+    let t = Instant::now();
+    p.send(r#"{"type":"command_invoked","id":"1","name":"print","args":"x"}"#);
+    // Without supervision the process would wait forever: a guard kills
+    // it after 20 s (the exit status then says so).
+    let pid = p.child.id() as libc::pid_t;
+    let (exited, guard) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if guard.recv_timeout(Duration::from_secs(20)).is_err() {
+            // SAFETY: a signal to our own child, which has not been reaped.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    });
+    let (code, _, out, err) = p.wait(t);
+    let _ = exited.send(());
+    assert_eq!((code, out.as_str()), (70, ""), "{err}");
+    let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("[child] ")).collect();
+    assert_eq!(
+        ours,
+        ["[child] internal error: the engine's reader panicked: injected fault: the reader panics \
+          after the handshake (ZOT_EXT_TEST_FAULT); exiting with status 70"],
+        "{err}"
+    );
+}
+
 fn main() -> std::process::ExitCode {
     if std::env::var_os(CHILD).is_some() {
         return child();
     }
-    let tests: [(&str, fn()); 6] = [
+    let tests: [(&str, fn()); 7] = [
         (
             "protect_stdout_keeps_prints_before_the_session_off_the_wire",
             protect_stdout_keeps_prints_before_the_session_off_the_wire,
@@ -223,6 +258,10 @@ fn main() -> std::process::ExitCode {
         (
             "handshake_failure_exits_non_zero",
             handshake_failure_exits_non_zero,
+        ),
+        (
+            "an_engine_panic_is_one_line_on_stderr_and_exits_70",
+            an_engine_panic_is_one_line_on_stderr_and_exits_70,
         ),
     ];
     let (mut passed, mut failed) = (0, 0);

@@ -284,6 +284,48 @@ describe("cancellation", () => {
   });
 });
 
+describe("duplicate ids", () => {
+  // Issue 13: the engine answers a request with the id of a running one at
+  // once with an error and leaves the running one alone.
+  test("a second tool_call with a running call's id gets an error; the running call keeps its result and its cancel", async () => {
+    let release;
+    const ext = new Extension("dup", "1.0.0").tool({ name: "wait", interactive: true }, async (args, ctx) => {
+      ctx.notify("info", `started ${args.n}`);
+      const how = await new Promise((r) => {
+        release = () => r("released");
+        ctx.signal.addEventListener("abort", () => r("aborted"), { once: true });
+      });
+      if (how === "aborted") {
+        ctx.notify("warn", `cancelled ${args.n}`);
+      }
+      return `${how} ${args.n}`;
+    });
+    const duplicate = (id) => ({
+      type: "tool_result",
+      id,
+      content: [{ type: "text", text: `duplicate tool_call id "${id}": a request with this id is still running; this one was not run` }],
+      is_error: true,
+    });
+    await withHost(ext, async (host) => {
+      await host.startTool("wait", { n: 1 }, "t1");
+      assert.equal((await host.nextFrame()).message, "started 1");
+      await host.startTool("wait", { n: 2 }, "t1");
+      assert.deepEqual(await host.nextFrame(), duplicate("t1"));
+      release();
+      assert.deepEqual(await host.nextFrame(), { type: "tool_result", id: "t1", content: [{ type: "text", text: "released 1" }] });
+
+      await host.startTool("wait", { n: 3 }, "t2");
+      assert.equal((await host.nextFrame()).message, "started 3");
+      await host.startTool("wait", { n: 4 }, "t2");
+      assert.deepEqual(await host.nextFrame(), duplicate("t2"));
+      await host.cancelTool("t2");
+      assert.deepEqual(await host.nextFrame(), { type: "notify", level: "warn", message: "cancelled 3" });
+      // Nothing more: the cancelled call's answer is dropped (SDK-23).
+      assert.deepEqual(await host.shutdown(), [{ type: "shutdown_ack" }]);
+    });
+  });
+});
+
 describe("callTool", () => {
   function caller(options) {
     return new Extension("caller", "1.0.0")

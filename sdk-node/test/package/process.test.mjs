@@ -14,9 +14,9 @@ after(noUnhandled());
 
 const ACK = { type: "hello_ack", protocol_version: 1, capabilities: ["call_tool"], cwd: "/proj", data_dir: "/data" };
 
-/** Spawns `node <script>` in `cwd` with piped stdio. */
-function child(script, cwd) {
-  const proc = spawn(process.execPath, [script], { cwd, stdio: ["pipe", "pipe", "pipe"] });
+/** Spawns `node <script>` in `cwd` with piped stdio (and `env` added). */
+function child(script, cwd, env = {}) {
+  const proc = spawn(process.execPath, [script], { cwd, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
   const lines = [];
   const waiters = [];
   createInterface({ input: proc.stdout }).on("line", (line) => {
@@ -30,6 +30,8 @@ function child(script, cwd) {
   let stderr = "";
   proc.stderr.on("data", (d) => (stderr += d));
   const exited = new Promise((resolve) => proc.on("exit", (code, signal) => resolve({ code, signal, at: Date.now() })));
+  // After the exit, once stdout and stderr were read to their end.
+  const closed = new Promise((resolve) => proc.on("close", resolve));
   return {
     proc,
     send: (frame) => proc.stdin.write(`${typeof frame === "string" ? frame : JSON.stringify(frame)}\n`),
@@ -53,6 +55,7 @@ function child(script, cwd) {
       return lines.splice(0);
     },
     exited,
+    closed,
     stderr: () => stderr,
   };
 }
@@ -153,4 +156,22 @@ test("a first line that is not hello_ack fails the handshake: run() rejects", as
   const { code } = await c.exited;
   assert.equal(code, 1);
   assert.match(c.stderr(), /handshake failed/);
+});
+
+test("a panic in the engine is one line on stderr and exit status 70, not a hang", { timeout: 20000 }, async () => {
+  // Issue 13: the test-only fault hook makes the engine's reader panic on
+  // the first frame after the handshake.
+  const c = child("index.mjs", conformanceDir, { ZOT_EXT_TEST_FAULT: "reader-panic" });
+  await handshake(c);
+  c.send({ type: "tool_call", id: "t1", name: "echo", args: { text: "x" } });
+  const { code } = await c.exited;
+  await c.closed;
+  assert.equal(code, 70, c.stderr());
+  assert.deepEqual(await c.rest(), []);
+  assert.deepEqual(
+    c.stderr().split("\n").filter((l) => l.startsWith("[conformance] internal error")),
+    [
+      "[conformance] internal error: the engine's reader panicked: injected fault: the reader panics after the handshake (ZOT_EXT_TEST_FAULT); exiting with status 70",
+    ],
+  );
 });

@@ -243,8 +243,7 @@ impl Inner {
         let timer_wire = wire.clone();
         let name = req.name;
         let timer = self
-            .rt
-            .spawn(async move {
+            .spawn(super::task::Task::CallDeadline, async move {
                 tokio::time::sleep(timeout).await;
                 if let Some(inner) = weak.upgrade() {
                     inner.time_out_call(&timer_wire, timeout);

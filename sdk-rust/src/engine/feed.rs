@@ -135,7 +135,7 @@ impl Inner {
     /// After 5 s, lines held for the on-hello hook are read anyway.
     fn bound_hello_wait(self: &Arc<Self>) {
         let weak = Arc::downgrade(self);
-        self.rt.spawn(async move {
+        self.spawn(super::task::Task::HelloWait, async move {
             tokio::time::sleep(ON_HELLO_WAIT).await;
             let Some(inner) = weak.upgrade() else { return };
             let Some(feed) = &inner.feed else { return };

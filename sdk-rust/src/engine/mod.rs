@@ -29,6 +29,20 @@
 //! current-thread tokio runtime (the Rust SDK), one into the JavaScript or
 //! Python thread for bindings.
 //!
+//! # When something goes wrong
+//!
+//! A request with the id of a request of its kind still running
+//! (`tool_call`, `command_invoked`, `event_intercept`) is answered at once
+//! with an error (an `is_error` tool result, a `noop` command response with
+//! `error`, a `block`) and never run; the running request keeps its reply
+//! and its `tool_cancel` (running both would give the host two replies
+//! with one id, and a `tool_cancel` could reach only one of them).
+//!
+//! A panic inside the engine's own tasks is a bug: the extension writes
+//! one line on stderr naming the task and the message and exits with
+//! status 70 (with the stdio transport; on any other the session ends with
+//! that error in [`Job::Finished`]), rather than hang or half-work.
+//!
 //! # Waking a non-tokio event loop
 //!
 //! [`Engine::next_jobs`] is an `async fn` for tokio-friendly callers
@@ -90,7 +104,9 @@ mod intercept;
 mod jobs;
 mod outcome;
 mod reader;
+mod request_ids;
 mod shutdown;
+mod task;
 mod transport;
 mod wake;
 mod writer;
@@ -305,8 +321,9 @@ pub(crate) struct State {
     pub(crate) announced: bool,
     pub(crate) registry: Registry,
     pub(crate) jobs: FastMap<u64, OpenJob>,
-    /// `tool_call.id` → job, for `tool_cancel`.
-    pub(crate) tool_ids: FastMap<String, u64>,
+    /// The host's ids of the requests in flight → job (for `tool_cancel`,
+    /// and to refuse duplicates).
+    pub(crate) ids: request_ids::RequestIds,
     /// Interceptions whose deadline passed while their handler still runs.
     pub(crate) expired: FastSet<u64>,
     pub(crate) calls: FastMap<String, call_tool::PendingCall>,
@@ -343,6 +360,8 @@ pub(crate) struct Inner {
     pub(crate) handover: Option<handover::Handover>,
     pub(crate) rt: Handle,
     pub(crate) stdio: bool,
+    /// A fault injected for tests (see `task::Fault`).
+    pub(crate) fault: Option<task::Fault>,
     next_job: AtomicU64,
     next_call: AtomicU64,
 }
@@ -396,17 +415,14 @@ impl Inner {
         if let Some(t) = &job.timer {
             t.abort();
         }
-        match job.kind {
-            OpenKind::Tool => {
-                st.tool_ids.remove(&job.invocation);
-            }
-            OpenKind::Serial(_) => {
+        match request_ids::IdKind::of(&job.kind) {
+            Some(kind) => st.ids.remove(kind, &job.invocation, id),
+            None => {
                 st.serial_open -= 1;
                 if st.serial_open == SERIAL_READ_AHEAD / 2 {
                     self.read_room.notify_waiters();
                 }
             }
-            _ => {}
         }
         if st.jobs.is_empty() {
             self.idle.notify_waiters();
@@ -541,7 +557,7 @@ impl Engine {
                 announced: false,
                 registry: Registry::default(),
                 jobs: FastMap::default(),
-                tool_ids: FastMap::default(),
+                ids: request_ids::RequestIds::default(),
                 expired: FastSet::default(),
                 calls: FastMap::default(),
                 close_reason: None,
@@ -560,6 +576,7 @@ impl Engine {
                 .then(|| handover::Handover::for_source(&transport.source)),
             rt: rt.clone(),
             stdio: transport.stdio,
+            fault: task::Fault::from_env(),
             next_job: AtomicU64::new(1),
             next_call: AtomicU64::new(1),
         });
@@ -576,10 +593,21 @@ impl Engine {
         inner
             .write_frame(&hello, Lane::Direct)
             .map_err(|e| EngineError::Write(e.to_string()))?;
+        {
+            let weak = Arc::downgrade(&inner);
+            inner.writer.on_panic(Box::new(move |payload| {
+                if let Some(inner) = weak.upgrade() {
+                    inner.task_panicked(task::Task::Flusher, payload);
+                }
+            }));
+        }
         if fed {
-            rt.spawn(feed::supervise(inner.clone()));
+            inner.spawn(task::Task::Closer, feed::supervise(inner.clone()));
         } else {
-            rt.spawn(reader::run(inner.clone(), transport.source));
+            inner.spawn(
+                task::Task::Reader,
+                reader::run(inner.clone(), transport.source),
+            );
         }
         Ok(Engine { inner })
     }

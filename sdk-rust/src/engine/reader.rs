@@ -22,7 +22,9 @@ use zot_protocol::{
 
 use super::intercept::InterceptKind;
 use super::jobs::{CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
+use super::request_ids::IdKind;
 use super::shutdown::CloseReason;
+use super::task::{Fault, Task};
 use super::transport::{into_reader, RawWire, Source};
 use super::writer::Lane;
 use super::{CancelToken, Inner, OpenJob, OpenKind, Phase, SerialWhat, SERIAL_READ_AHEAD};
@@ -182,7 +184,9 @@ async fn read_loop(
     // register and unregister a waiter for every frame.
     let stop = inner.stop.cancelled();
     tokio::pin!(stop);
-    // A binding asking to read the pipe itself (handover transports only).
+    // A binding asking to read the pipe itself (handover transports only):
+    // asked once; the handover happens, or is declined, at the next step
+    // between two reads.
     let handover = inner.handover().filter(|_| wire.is_some());
     if let (Some(h), None) = (inner.handover(), wire) {
         h.decline(); // not a pipe read through the reactor
@@ -194,11 +198,14 @@ async fn read_loop(
         }
     };
     tokio::pin!(asked);
-    let mut asked_during_wait = false;
-    // Cleared after a handover that did not happen: `asked` is spent.
+    // `asked` may be polled while this holds; once it completes it is
+    // spent (polling it again panics), so this is cleared at once and
+    // `hand_over` records the request until the next step between reads.
     let mut may_hand_over = handover.is_some();
+    let mut hand_over = false;
     loop {
-        if lines.handshaken && !announced && !(may_hand_over && asked_now(handover)) {
+        let asked_pending = hand_over || (may_hand_over && asked_now(handover));
+        if lines.handshaken && !announced && !asked_pending {
             // Frames after `hello_ack` wait for the on-hello hook: a request
             // the host sends early must meet the registry that hook builds,
             // and EOF must not end the session before `ready` is written.
@@ -208,39 +215,39 @@ async fn read_loop(
                 biased;
                 _ = &mut stop => return ReadEnd::Closed(None),
                 _ = inner.announced.cancelled() => announced = true,
-                _ = &mut asked, if may_hand_over => {}
+                _ = &mut asked, if may_hand_over => (may_hand_over, hand_over) = (false, true),
                 _ = tokio::time::sleep(ON_HELLO_WAIT) => {
                     inner.diag(HELLO_WAIT_OVER);
                     announced = true;
                 }
             }
-            if !announced {
-                // Asked during the wait: hand over below.
-                asked_during_wait = true;
-            }
         }
         // Hand over what was read when the buffer has no whole line left
-        // (or the batch grew large), and look at the backlog then.
+        // (or the batch grew large), and look at the backlog then (feeding
+        // looks at it too, so a handover need not wait for room).
         if !line_ready.load(Ordering::Relaxed) || batch.len() >= SERIAL_READ_AHEAD / 4 {
             if !batch.is_empty() {
                 inner.queue.push_all(batch.drain(..));
             }
-            if backlog_full(inner) {
+            if !hand_over && backlog_full(inner) {
                 tokio::select! {
                     biased;
                     _ = &mut stop => return ReadEnd::Closed(None),
-                    _ = &mut asked, if may_hand_over => {}
+                    _ = &mut asked, if may_hand_over => (may_hand_over, hand_over) = (false, true),
                     _ = backlog_room(inner) => {}
                 }
             }
         }
-        let next = if std::mem::take(&mut asked_during_wait) {
+        let next = if std::mem::take(&mut hand_over) {
             None
         } else {
             tokio::select! {
                 biased;
                 _ = &mut stop => return ReadEnd::Closed(None),
-                _ = &mut asked, if may_hand_over => None,
+                _ = &mut asked, if may_hand_over => {
+                    may_hand_over = false;
+                    None
+                }
                 r = reader.next_line() => Some(r),
             }
         };
@@ -268,7 +275,6 @@ async fn read_loop(
                 if handed {
                     return ReadEnd::HandedOver;
                 }
-                may_hand_over = false;
                 match parts {
                     Some((r, l)) => (reader, lines) = (r, l),
                     None => {
@@ -280,6 +286,9 @@ async fn read_loop(
             }
             continue;
         };
+        if lines.handshaken && inner.fault == Some(Fault::ReaderPanic) {
+            panic!("injected fault: the reader panics after the handshake (ZOT_EXT_TEST_FAULT)");
+        }
         let next = match next {
             Ok(Some(line)) => Ok(line),
             Ok(None) => return ReadEnd::Closed(Some(lines.eof())),
@@ -393,7 +402,7 @@ fn handle(inner: &Arc<Inner>, frame: HostFrame, batch: &mut Vec<Job>) -> Flow {
         HostFrame::ToolCancel(c) => {
             let children = {
                 let mut st = lock(&inner.state);
-                match st.tool_ids.get(&c.id).copied() {
+                match st.ids.tool(&c.id) {
                     Some(id) => inner.cancel_job(&mut st, id, batch),
                     None => {
                         // SDK-22: unknown or finished ids are ignored.
@@ -496,6 +505,12 @@ fn on_event(inner: &Inner, event: EventData, batch: &mut Vec<Job>) {
 
 fn on_command(inner: &Arc<Inner>, c: zot_protocol::CommandInvoked, batch: &mut Vec<Job>) {
     let mut st = lock(&inner.state);
+    if st.ids.running(IdKind::Command, &c.id, &st.jobs) {
+        drop(st);
+        let mut resp = CommandResponse::new(&c.id, CommandAction::Noop);
+        resp.error = duplicate(inner, "command_invoked", &c.id);
+        return reply(inner, ExtFrame::CommandResponse(resp));
+    }
     let Some(name) = st.registry.command(&c.name).map(|r| r.name.clone()) else {
         drop(st);
         // SDK-15.
@@ -504,6 +519,7 @@ fn on_command(inner: &Arc<Inner>, c: zot_protocol::CommandInvoked, batch: &mut V
         return reply(inner, ExtFrame::CommandResponse(resp));
     };
     let (id, job) = open(inner, OpenKind::Command, c.id.clone());
+    st.ids.insert(IdKind::Command, c.id.clone(), id);
     st.jobs.insert(id, job);
     batch.push(Job::Command(CommandJob {
         id: JobId(id),
@@ -515,6 +531,19 @@ fn on_command(inner: &Arc<Inner>, c: zot_protocol::CommandInvoked, batch: &mut V
 
 fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) {
     let mut st = lock(&inner.state);
+    if st.ids.running(IdKind::Tool, &t.id, &st.jobs) {
+        drop(st);
+        let text = duplicate(inner, "tool_call", &t.id);
+        return reply(
+            inner,
+            ExtFrame::ToolResult(ToolResult {
+                id: t.id,
+                content: vec![ContentBlock::text(text)],
+                is_error: true,
+                ..ToolResult::default()
+            }),
+        );
+    }
     let Some(interactive) = st.registry.tool(&t.name).map(|r| r.interactive) else {
         drop(st);
         // SDK-20.
@@ -534,12 +563,7 @@ fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) 
     // The token exists from here on, before any handler runs (§8), so a
     // tool_cancel that overtakes the dispatcher is recorded.
     let (id, job) = open(inner, OpenKind::Tool, t.id.clone());
-    if let Some(old) = st.tool_ids.insert(t.id.clone(), id) {
-        inner.diag(&format!(
-            "tool_call id {:?} reused while job {old} is running",
-            t.id
-        ));
-    }
+    st.ids.insert(IdKind::Tool, t.id.clone(), id);
     st.jobs.insert(id, job);
     batch.push(Job::Tool(ToolJob {
         id: JobId(id),
@@ -552,6 +576,14 @@ fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) 
 
 fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: &mut Vec<Job>) {
     let mut st = lock(&inner.state);
+    if st.ids.running(IdKind::Intercept, req.id(), &st.jobs) {
+        drop(st);
+        // As for a failed handler: the host may apply this answer to the
+        // running request, so a guard must not open the gate (SDK-45).
+        let msg = duplicate(inner, "event_intercept", req.id());
+        let resp = super::intercept::failure(req.id(), &InterceptKind::of(&req), &msg);
+        return reply(inner, ExtFrame::EventInterceptResponse(resp));
+    }
     if !st.registry.intercepts(req.name()) {
         drop(st);
         // SDK-40: no handler, allow unchanged.
@@ -565,12 +597,12 @@ fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: 
         OpenKind::Intercept(InterceptKind::of(&req)),
         req.id().to_owned(),
     );
+    st.ids.insert(IdKind::Intercept, req.id().to_owned(), id);
     let weak = Arc::downgrade(inner);
     let after = inner.config.intercept_timeout;
     job.timer = Some(
         inner
-            .rt
-            .spawn(async move {
+            .spawn(Task::InterceptDeadline, async move {
                 tokio::time::sleep(after).await;
                 if let Some(inner) = weak.upgrade() {
                     inner.expire_intercept(id);
@@ -583,6 +615,16 @@ fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: 
         id: JobId(id),
         request: req,
     }));
+}
+
+/// A request with the id of one still running is answered at once with an
+/// error and not run (see `request_ids`); returns the error text.
+fn duplicate(inner: &Inner, frame: &str, id: &str) -> String {
+    let msg = format!(
+        "duplicate {frame} id {id:?}: a request with this id is still running; this one was not run"
+    );
+    inner.diag(&msg);
+    msg
 }
 
 fn allow_unknown_intercept(inner: &Inner, u: &UnknownEvent) {

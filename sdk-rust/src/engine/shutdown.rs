@@ -35,6 +35,8 @@ pub(crate) enum CloseReason {
     Handshake(String),
     /// [`super::Engine::close`].
     Local,
+    /// An engine task panicked (see `task`).
+    Internal(String),
 }
 
 impl CloseReason {
@@ -42,6 +44,7 @@ impl CloseReason {
         match self {
             Self::Broken(m) => Some(format!("transport broken: {m}")),
             Self::Handshake(m) => Some(format!("handshake failed: {m}")),
+            Self::Internal(m) => Some(format!("internal error: {m}")),
             _ => None,
         }
     }
@@ -103,7 +106,7 @@ impl Inner {
             st.phase = Phase::Finished;
             st.jobs.clear();
             st.serial_open = 0;
-            st.tool_ids.clear();
+            st.ids.clear();
             st.expired.clear();
         }
         self.queue.push(Job::Finished {

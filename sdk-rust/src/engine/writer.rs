@@ -78,6 +78,9 @@ const FLUSH_THRESHOLD: usize = 256 * 1024;
 /// Called when a deferred flush breaks the transport.
 pub(crate) type OnBroken = Box<dyn Fn(&WriteError) + Send + Sync>;
 
+/// Called when the flush task panics (with the panic's payload).
+pub(crate) type OnPanic = Box<dyn Fn(&(dyn std::any::Any + Send)) + Send + Sync>;
+
 pub(crate) struct Writer {
     /// Frames encoded and waiting for the lock.
     waiting: AtomicUsize,
@@ -92,6 +95,7 @@ pub(crate) struct Writer {
     flusher: Arc<tokio::sync::Notify>,
     flusher_started: std::sync::atomic::AtomicBool,
     on_broken: OnceLock<OnBroken>,
+    on_panic: OnceLock<OnPanic>,
 }
 
 struct WriterState {
@@ -136,12 +140,18 @@ impl Writer {
             flusher: Arc::new(tokio::sync::Notify::new()),
             flusher_started: std::sync::atomic::AtomicBool::new(false),
             on_broken: OnceLock::new(),
+            on_panic: OnceLock::new(),
         })
     }
 
     /// Sets who hears about a transport broken by a deferred flush.
     pub(crate) fn on_broken(&self, f: OnBroken) {
         let _ = self.on_broken.set(f);
+    }
+
+    /// Sets who supervises the flush task (see `engine::task`).
+    pub(crate) fn on_panic(&self, f: OnPanic) {
+        let _ = self.on_panic.set(f);
     }
 
     /// The deferred flush task: writes everything appended so far.
@@ -218,7 +228,10 @@ impl Writer {
                 if !st.buf.is_empty() && !st.flush_scheduled {
                     st.flush_scheduled = true;
                     if !self.flusher_started.swap(true, Ordering::AcqRel) {
-                        rt.spawn(flusher(Arc::downgrade(self), self.flusher.clone()));
+                        rt.spawn(supervised_flusher(
+                            Arc::downgrade(self),
+                            self.flusher.clone(),
+                        ));
                     }
                     // A stored permit if the flusher is busy or not yet
                     // waiting: it flushes once more, never too few times.
@@ -329,6 +342,17 @@ impl Writer {
 
 /// The deferred flush task: flushes whenever woken, until the writer is
 /// closed or gone.
+/// The flush task, its panic reported to [`Writer::on_panic`].
+async fn supervised_flusher(writer: std::sync::Weak<Writer>, wake: Arc<tokio::sync::Notify>) {
+    let Err(payload) = crate::panic::CatchPanic::new(flusher(writer.clone(), wake)).await else {
+        return;
+    };
+    match writer.upgrade().as_ref().and_then(|w| w.on_panic.get()) {
+        Some(report) => report(&*payload),
+        None => std::panic::resume_unwind(payload),
+    }
+}
+
 async fn flusher(writer: std::sync::Weak<Writer>, wake: Arc<tokio::sync::Notify>) {
     loop {
         wake.notified().await;

@@ -18,9 +18,9 @@ use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
 use super::builder::{BoxFut, Extension, Registrar, Tables};
 use super::ctx::Ctx;
 use super::handle::{ExtHandle, HostInfo, PanelTarget, CURRENT_TOOL};
-use super::panic::{self, CatchUnwind};
 use super::RunError;
 use crate::engine::{CancelToken, CompleteError, Completion, Engine, Job, JobId, Outcome};
+use crate::panic::{self, CatchPanic};
 
 pub(crate) async fn serve(
     ext: Extension,
@@ -80,7 +80,7 @@ pub(crate) async fn serve(
         queued: AtomicUsize::new(0),
     });
     let (serial_tx, serial_rx) = mpsc::unbounded_channel();
-    tokio::spawn(run_serial(serial_rx, serial.clone()));
+    engine.spawn_serial_dispatcher(run_serial(serial_rx, serial.clone()));
     let d = Dispatcher {
         engine,
         tables,
@@ -311,7 +311,10 @@ impl Dispatcher {
 /// error.
 async fn run_handler<T>(call: impl FnOnce() -> BoxFut<T>) -> Result<T, String> {
     match panic::call(call) {
-        Ok(fut) => CatchUnwind(fut).await.and_then(|r| r),
+        Ok(fut) => match CatchPanic::new(fut).await {
+            Ok(r) => r,
+            Err(p) => Err(panic::message(&*p)),
+        },
         Err(msg) => Err(msg),
     }
 }

@@ -11,9 +11,9 @@ use zot_protocol::{
     HelloAck, HostToolResult, NotifyLevel, PanelKey, PanelRender, PanelResize, PanelSpec, RawJson,
 };
 
-use super::panic;
 use crate::engine::{CallRequest, CallToolError, Engine, Job, JobId, SendError};
 use crate::lock;
+use crate::panic;
 
 tokio::task_local! {
     /// The tool job whose handler is running on this task: the parent of

@@ -5,7 +5,6 @@ mod builder;
 mod ctx;
 mod dispatch;
 mod handle;
-mod panic;
 mod results;
 mod tool_spec;
 
