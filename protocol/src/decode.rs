@@ -195,6 +195,44 @@ fn peek<'a>(line: &'a str, known: &[&str]) -> Result<Tags<'a>, DecodeError> {
     })
 }
 
+/// The fields that say what a frame is and which request it answers or
+/// asks: `type`, `event` and `id`, read while everything else is skipped
+/// (without recursion, whatever the line holds). A reader that cannot
+/// decode a frame still learns from them whom to answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameTags {
+    /// The frame's `type`.
+    pub frame_type: String,
+    /// `event`, when present and a string.
+    pub event: Option<String>,
+    /// `id`, when present and a string.
+    pub id: Option<String>,
+}
+
+impl FrameTags {
+    /// Reads the tags of one line (without its LF); fails as
+    /// [`Frame::decode`] fails when the line is no JSON object with a
+    /// string `type`.
+    ///
+    /// ```
+    /// use zot_protocol::FrameTags;
+    ///
+    /// let tags = FrameTags::read(br#"{"type":"tool_call","id":"7","args":{"deep":[[[]]]}}"#).unwrap();
+    /// assert_eq!((tags.frame_type.as_str(), tags.id.as_deref()), ("tool_call", Some("7")));
+    /// ```
+    pub fn read(line: &[u8]) -> Result<Self, DecodeError> {
+        let text = std::str::from_utf8(line).map_err(|e| DecodeError::InvalidUtf8 {
+            valid_up_to: e.valid_up_to(),
+        })?;
+        let tags = peek(text, &[])?;
+        Ok(Self {
+            frame_type: tags.ty.into_owned(),
+            event: tags.event.map(Cow::into_owned),
+            id: tags.id.map(Cow::into_owned),
+        })
+    }
+}
+
 fn strip_position(msg: &str) -> String {
     match msg.rfind(" at line ") {
         Some(i) => msg[..i].to_owned(),

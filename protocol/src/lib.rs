@@ -38,6 +38,7 @@ struct ReadmeDoctests;
 pub mod codec;
 pub mod content;
 mod decode;
+pub mod depth;
 pub mod events;
 pub mod ext_frames;
 pub mod host_frames;
@@ -49,7 +50,7 @@ pub mod values;
 
 pub use codec::{encode_frame, CodecError, FrameReader, FrameWriter, LineReader, LineSplitter};
 pub use content::{ContentBlock, EventResult, PanelSpec, UnknownBlock};
-pub use decode::{DecodeError, Frame};
+pub use decode::{DecodeError, Frame, FrameTags};
 pub use events::{
     AssistantMessageEvent, AssistantMessageIntercept, BeforeAgentStartIntercept, InterceptRequest,
     LifecycleEvent, PermissionDecisionEvent, PostCompactEvent, PreCompactEvent, SessionEndEvent,

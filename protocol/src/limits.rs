@@ -14,6 +14,21 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// be sent or must be accepted in either direction (4 MiB).
 pub const MAX_FRAME_BYTES: usize = 4 * 1024 * 1024;
 
+/// The deepest nesting of arrays and objects a frame may have, the frame
+/// object itself counting as one level (a reading taken, not a row of the
+/// catalogue: the sources set no bound). The engine answers a deeper request
+/// with its normal error reply and skips any other deeper frame.
+///
+/// Why 128: it is the nesting `serde_json` decodes by default (127 levels
+/// below the root), the decoder every Rust handler parses its arguments
+/// with. Free-form values (tool arguments, structured results) sit one level
+/// below the frame, so each value of an accepted frame decodes in every SDK:
+/// Rust's typed decode, Python's `json` (about one interpreter frame per
+/// level out of the default recursion limit of 1,000; the engine's job batch
+/// adds two levels) and Node's `JSON.parse` alike, and all three SDKs give
+/// one answer. JSON handed to tools is rarely more than a dozen levels deep.
+pub const MAX_FRAME_DEPTH: usize = 128;
+
 /// The initial capacity of a line buffer: readers grow from here up to
 /// [`MAX_FRAME_BYTES`] (the Go host and SDK start at 64 KiB too).
 pub const INITIAL_LINE_BUFFER: usize = 64 * 1024;

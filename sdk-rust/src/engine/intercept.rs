@@ -31,6 +31,20 @@ impl InterceptKind {
         }
     }
 
+    /// The kind of a request for `event`, when it can be intercepted (the
+    /// received text of `assistant_message` is unknown: empty).
+    pub(crate) fn named(event: &str) -> Option<Self> {
+        Some(match event {
+            "tool_call" => Self::ToolCall,
+            "turn_start" => Self::TurnStart,
+            "assistant_message" => Self::AssistantMessage {
+                text: String::new(),
+            },
+            "before_agent_start" => Self::BeforeAgentStart,
+            _ => return None,
+        })
+    }
+
     pub(crate) fn name(&self) -> &'static str {
         match self {
             Self::ToolCall => "tool_call",

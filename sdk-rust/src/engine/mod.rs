@@ -97,6 +97,7 @@
 
 mod call_tool;
 mod cancel;
+mod diagnostics;
 mod feed;
 mod handover;
 mod handshake;
@@ -104,6 +105,7 @@ mod intercept;
 mod jobs;
 mod outcome;
 mod reader;
+mod reject;
 mod request_ids;
 mod shutdown;
 mod task;
@@ -128,6 +130,7 @@ use zot_protocol::{
 
 pub use call_tool::{CallRequest, CallToolError, CallToolFuture};
 pub use cancel::CancelToken;
+pub use diagnostics::RepeatLimit;
 pub use feed::FeedResult;
 pub use handshake::RegisterError;
 use intercept::InterceptKind;
@@ -190,6 +193,10 @@ pub struct EngineConfig {
     /// replies come from the JavaScript or Python thread, where a flush task
     /// would add a wake-up of another thread per reply.
     pub deferred_flush: bool,
+    /// How often a diagnostic the host can repeat at will (a malformed or
+    /// oversize line, an unknown frame type...) is written verbatim before
+    /// the rest are counted (10 per kind every 10 s by default).
+    pub repeat_limit: RepeatLimit,
 }
 
 impl EngineConfig {
@@ -207,6 +214,7 @@ impl EngineConfig {
             intercept_timeout: INTERCEPT_TIMEOUT,
             exit_watchdog: Some(Duration::from_millis(1500)),
             deferred_flush: false,
+            repeat_limit: RepeatLimit::default(),
         }
     }
 }
@@ -362,6 +370,8 @@ pub(crate) struct Inner {
     pub(crate) stdio: bool,
     /// A fault injected for tests (see `task::Fault`).
     pub(crate) fault: Option<task::Fault>,
+    /// Rate-limits what the host can make the engine say over and over.
+    diags: Arc<diagnostics::Diagnostics>,
     next_job: AtomicU64,
     next_call: AtomicU64,
 }
@@ -378,6 +388,12 @@ impl Inner {
     /// A diagnostic line on stderr, prefixed with the extension name.
     pub(crate) fn diag(&self, msg: &str) {
         crate::log::diag(&self.config.name, msg);
+    }
+
+    /// A diagnostic of a kind the host can repeat at will: written
+    /// verbatim a few times, then counted ([`RepeatLimit`]).
+    pub(crate) fn diag_repeated(&self, kind: diagnostics::Repeated, msg: impl FnOnce() -> String) {
+        self.diags.say(&self.rt, kind, msg);
     }
 
     /// Encodes and writes one frame; a broken transport ends the session.
@@ -550,6 +566,7 @@ impl Engine {
                 config.write_timeout,
                 config.deferred_flush.then(|| rt.clone()),
             ),
+            diags: diagnostics::Diagnostics::new(&config.name, config.repeat_limit),
             config,
             queue: JobQueue::new(),
             state: Mutex::new(State {

@@ -14,12 +14,15 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
+use zot_protocol::depth::exceeds_depth;
 use zot_protocol::events::UnknownEvent;
+use zot_protocol::limits::{MAX_FRAME_DEPTH, PROTOCOL_VERSION};
 use zot_protocol::{
     CodecError, CommandAction, CommandResponse, ContentBlock, EventInterceptResponse, ExtFrame,
     Frame, HostFrame, LineReader, ToolResult,
 };
 
+use super::diagnostics::Repeated;
 use super::intercept::InterceptKind;
 use super::jobs::{CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
 use super::request_ids::IdKind;
@@ -346,6 +349,17 @@ impl Lines {
         batch: &mut Vec<Job>,
     ) -> Flow {
         let frame = match next {
+            // Bounded before anything parses it: see `reject`.
+            Ok(line) if exceeds_depth(line, MAX_FRAME_DEPTH) => {
+                if !self.handshaken {
+                    return Flow::End(CloseReason::Handshake(format!(
+                        "first host line: {}",
+                        super::reject::too_deep_message()
+                    )));
+                }
+                super::reject::too_deep(inner, line);
+                return Flow::Continue;
+            }
             Ok(line) => HostFrame::decode(line),
             Err(CodecError::Io(e)) if self.handshaken => {
                 inner.diag(&format!("reading stdin failed: {e}; treating it as EOF"));
@@ -361,7 +375,7 @@ impl Lines {
                 if !self.handshaken {
                     return Flow::End(CloseReason::Handshake(format!("first host line: {e}")));
                 }
-                inner.diag(&format!("host line skipped: {e}"));
+                inner.diag_repeated(Repeated::OversizeLine, || format!("host line skipped: {e}"));
                 return Flow::Continue;
             }
         };
@@ -369,6 +383,12 @@ impl Lines {
             // SDK-4: the first host line must be hello_ack.
             return match frame {
                 Ok(HostFrame::HelloAck(ack)) => {
+                    if ack.protocol_version != PROTOCOL_VERSION {
+                        inner.diag(&format!(
+                            "the host speaks protocol_version {}, this SDK {PROTOCOL_VERSION}; going on, but frames may be misread",
+                            ack.protocol_version
+                        ));
+                    }
                     let ack = Arc::new(ack);
                     let _ = inner.hello_ack.set(ack.clone());
                     lock(&inner.state).phase = Phase::Hello;
@@ -387,7 +407,9 @@ impl Lines {
             Ok(frame) => handle(inner, frame, batch),
             // SDK-50: logged and skipped.
             Err(e) => {
-                inner.diag(&format!("malformed host frame skipped: {e}"));
+                inner.diag_repeated(Repeated::MalformedFrame, || {
+                    format!("malformed host frame skipped: {e}")
+                });
                 Flow::Continue
             }
         }
@@ -396,7 +418,10 @@ impl Lines {
 
 fn handle(inner: &Arc<Inner>, frame: HostFrame, batch: &mut Vec<Job>) -> Flow {
     match frame {
-        HostFrame::HelloAck(_) => tracing::debug!("duplicate hello_ack ignored"), // SDK-5
+        // SDK-5.
+        HostFrame::HelloAck(_) => inner.diag_repeated(Repeated::DuplicateHelloAck, || {
+            "a second hello_ack was ignored (only the first one counts)".to_owned()
+        }),
         HostFrame::CommandInvoked(c) => on_command(inner, c, batch),
         HostFrame::ToolCall(t) => on_tool(inner, t, batch),
         HostFrame::ToolCancel(c) => {
@@ -440,15 +465,14 @@ fn handle(inner: &Arc<Inner>, frame: HostFrame, batch: &mut Vec<Job>) -> Flow {
             batch.push(Job::PanelResize { id, resize });
         }
         HostFrame::Shutdown => return Flow::End(CloseReason::Shutdown),
-        HostFrame::Unknown(u) => inner.diag(&format!(
-            "unknown host frame type {:?} ignored",
-            u.type_name
-        )),
+        HostFrame::Unknown(u) => inner.diag_repeated(Repeated::UnknownFrame, || {
+            format!("unknown host frame type {:?} ignored", u.type_name)
+        }),
     }
     Flow::Continue
 }
 
-fn reply(inner: &Inner, frame: ExtFrame) {
+pub(crate) fn reply(inner: &Inner, frame: ExtFrame) {
     if let Err(e) = inner.write_frame(&frame, Lane::Direct) {
         inner.diag(&format!("{} not sent: {e}", frame.type_name()));
     }
@@ -629,7 +653,9 @@ fn duplicate(inner: &Inner, frame: &str, id: &str) -> String {
 
 fn allow_unknown_intercept(inner: &Inner, u: &UnknownEvent) {
     if u.id.is_empty() {
-        return inner.diag(&format!("event_intercept {:?} without id ignored", u.event));
+        return inner.diag_repeated(Repeated::InterceptWithoutId, || {
+            format!("event_intercept {:?} without id ignored", u.event)
+        });
     }
     reply(
         inner,

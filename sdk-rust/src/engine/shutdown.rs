@@ -101,6 +101,8 @@ impl Inner {
             }
         }
         self.writer.close();
+        // What was suppressed is counted before the session says it ended.
+        self.diags.flush();
         {
             let mut st = lock(&self.state);
             st.phase = Phase::Finished;
