@@ -220,6 +220,9 @@ pub struct Step {
     pub codemode: Option<CodemodeCall>,
     /// Sleep (avoid: prefer `wait`).
     pub sleep_ms: Option<u64>,
+    /// Run the step this many times in a row (default 1): long sessions
+    /// without a long script.
+    pub repeat: Option<u64>,
 }
 
 /// One value or a list.
@@ -441,6 +444,12 @@ impl Script {
                     message: format!(
                         "steps[{i}]: a step needs exactly one action (prompt, replies, command, key, confirm, compact, subagent, model, session, clear, reload, tools, expect, codemode, sleep_ms; or wait alone), found {n}"
                     ),
+                });
+            }
+            if step.repeat == Some(0) {
+                return Err(ScriptError::Invalid {
+                    path: origin.to_owned(),
+                    message: format!("steps[{i}]: repeat must be at least 1"),
                 });
             }
             if step.key.as_deref() == Some("rune") && step.text.is_none() {
