@@ -97,8 +97,28 @@ impl Engine {
         }
     }
 
-    /// Accepts model input and runs the agent loop (HOST-131).
+    /// Accepts model input and runs the agent loop (HOST-131), then the
+    /// prompts queued meanwhile, one after the other.
     pub async fn run_prompt(
+        &self,
+        text: String,
+        from: String,
+        images: u32,
+        already_announced: bool,
+    ) {
+        self.run_one_prompt(text, from, images, already_announced)
+            .await;
+        // Queued follow-ups run after the turn that was running (HOST-159),
+        // in a loop: a chain of prompts, each queued by the one before,
+        // must not nest (it would grow the stack without bound).
+        loop {
+            let next = lock(&self.followups).pop_front();
+            let Some((text, from)) = next else { break };
+            self.run_one_prompt(text, from, 0, true).await;
+        }
+    }
+
+    async fn run_one_prompt(
         &self,
         text: String,
         from: String,
@@ -125,12 +145,6 @@ impl Engine {
         }
         lock(&self.st).conversation.push(Message::User(text));
         self.agent_loop().await;
-        // Queued follow-ups run after the turn that was running (HOST-159).
-        loop {
-            let next = lock(&self.followups).pop_front();
-            let Some((text, from)) = next else { break };
-            Box::pin(self.run_prompt(text, from, 0, true)).await;
-        }
     }
 
     /// `tool_prompt` (§10.3, HOST-55..59): user message, the tool through the

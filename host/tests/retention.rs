@@ -298,3 +298,34 @@ async fn a_submit_flood_queues_a_bounded_number_of_prompts_and_counts_the_rest()
         )]
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_chain_of_queued_prompts_runs_one_after_the_other() {
+    // Each `busy` call submits one prompt, whose turn calls `busy` again:
+    // 300 prompts, each queued by the one before (they used to nest, one
+    // stack level each, until the stack overflowed).
+    const CHAIN: usize = 300;
+    let env = Env::new();
+    let pushy = env.ext(
+        "pushy",
+        json!({"on_ack": [tool("busy"), ready()],
+               "on": {"tool_call:busy": [
+                   {"send": {"type": "submit", "text": "again"}},
+                   {"send": {"type": "tool_result", "id": "$in.id", "content": [{"type": "text", "text": "ok"}]}}
+               ]}}),
+    );
+    let script = json!({"confirm": "yolo", "steps": [
+        {"replies": [{"tool_calls": [{"name": "busy"}]}, {"text": "."}], "repeat": CHAIN},
+        {"prompt": "go"}
+    ]});
+    let (transcript, obs) = streaming();
+    let out = env.run_with(&[pushy], script, transcript, None).await;
+    let obs = obs.lock().unwrap();
+    assert_eq!(out.failures, 0);
+    let users = of_kind(&obs, "user");
+    assert_eq!(users.len(), CHAIN + 1);
+    assert_eq!(users.iter().filter(|u| u["queued"] == true).count(), CHAIN);
+    let results = of_kind(&obs, "tool_result");
+    assert_eq!(results.len(), CHAIN);
+    assert!(results.iter().all(|r| r["status"] == "completed"));
+}
