@@ -533,5 +533,17 @@ mod tests {
         assert!(e.to_string().contains("steps[0]"), "{e}");
         let e = Script::parse(r#"{"steps":[{"promt":"a"}]}"#, "t").unwrap_err();
         assert!(e.to_string().contains("steps[0]"), "{e}");
+        let s = Script::parse(r#"{"steps":[{"prompt":"a","repeat":3}]}"#, "t").unwrap();
+        assert_eq!(s.steps[0].repeat, Some(3));
+        let e = Script::parse(
+            r#"{"steps":[{"tools":true},{"prompt":"a","repeat":0}]}"#,
+            "t",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("steps[1]: repeat must be at least 1"),
+            "{e}"
+        );
     }
 }
