@@ -6,7 +6,7 @@
 //! a notify flood of 100,000 frames from the floor extension. Each run
 //! reads the host's transcript (every tool result checked against its
 //! call), counts its wire log (every request has its reply) and samples the
-//! RSS of host and extension from `/proc` ([`run`]). Targets: host RSS at
+//! RSS of host and extension from `/proc` ([`mod@run`]). Targets: host RSS at
 //! the end within 1.5× its RSS after the first 1,000 calls, extension RSS
 //! after warm-up within 1.2× of its RSS at the end of the warm-up, no reply
 //! lost. See `bench/README.md` ("Soak").
