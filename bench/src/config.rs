@@ -193,6 +193,7 @@ pub const USAGE: &str = "\
 zot-bench: plays the host against extensions and measures them against a floor
 
 usage: zot-bench [options]
+       zot-bench soak [options]   the host's soak benchmark (see soak --help)
 
   --rounds N            rounds (default 5); every figure is the median over them
   --out FILE            also write the results as JSON

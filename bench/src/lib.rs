@@ -33,6 +33,7 @@ pub mod results;
 pub mod runner;
 pub mod scenarios;
 pub mod session;
+pub mod soak;
 pub mod spawn;
 pub mod stats;
 pub mod targets;

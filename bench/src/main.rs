@@ -6,7 +6,12 @@ use zot_bench::config::{Options, USAGE};
 use zot_bench::runner;
 
 fn main() -> ExitCode {
-    let opts = match Options::parse(std::env::args().skip(1)) {
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some("soak") {
+        args.next();
+        return soak(args);
+    }
+    let opts = match Options::parse(args) {
         Ok(Some(o)) => o,
         Ok(None) => {
             print!("{USAGE}");
@@ -76,4 +81,41 @@ fn list(opts: &Options) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `zot-bench soak`: the host's soak benchmark.
+fn soak(args: impl Iterator<Item = String>) -> ExitCode {
+    let opts = match zot_bench::soak::SoakOptions::parse(args) {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            print!("{}", zot_bench::soak::SOAK_USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("zot-bench soak: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = match zot_bench::soak::run(&opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("zot-bench soak: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("{}", report.to_markdown());
+    if let Some(path) = &opts.out {
+        let json = serde_json::to_string_pretty(&report).expect("report serializes");
+        if let Err(e) = std::fs::write(path, json + "\n") {
+            eprintln!("zot-bench soak: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        eprintln!("zot-bench soak: wrote {}", path.display());
+    }
+    if report.ok {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("zot-bench soak: a target was missed or a run failed (see above)");
+        ExitCode::FAILURE
+    }
 }

@@ -138,3 +138,57 @@ fn quick_host_scenarios_produce_every_figure() {
         }
     }
 }
+
+/// The soak's representative run (`zot-bench soak --quick`, debug builds,
+/// the Rust conformance extension and the flood): every call completes as
+/// expected, every request gets its reply, every note is printed and the
+/// planned events go out. Memory is measured by the full soak, not here.
+#[test]
+fn quick_soak_loses_nothing() {
+    let args = ["--quick", "--profile", "debug", "--sdks", "rust-sdk"];
+    let opts = zot_bench::soak::SoakOptions::parse(args.map(String::from))
+        .unwrap()
+        .unwrap();
+    let report = zot_bench::soak::run(&opts).unwrap();
+    let plan = &report.plan;
+    for soak in report.sdks.iter().chain(&report.flood) {
+        let run = soak
+            .run
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{} did not run: {e}", soak.name));
+        assert_eq!(run.error, None, "{}", soak.name);
+        assert_eq!(
+            run.wire.lost.total(),
+            0,
+            "{}: {:?}",
+            soak.name,
+            run.wire.lost
+        );
+        assert_eq!(run.transcript.failed, 0, "{:?}", run.transcript.failures);
+        assert!(
+            run.transcript.problems.is_empty(),
+            "{:?}",
+            run.transcript.problems
+        );
+        assert!(
+            run.milestones.host_end.is_some(),
+            "{}: no end sample",
+            soak.name
+        );
+    }
+    let rust = report.sdks[0].run.as_ref().unwrap();
+    assert_eq!(
+        rust.transcript.completed,
+        (plan.calls + plan.composes) as u64
+    );
+    assert_eq!(rust.wire.events, plan.events, "the planned events went out");
+    assert_eq!(rust.transcript.notes, plan.notes as u64);
+    assert_eq!(
+        rust.transcript.notes_dropped,
+        (plan.notes - zot_host::notes::MAX_NOTES_PER_EXT) as u64,
+        "the host reports the notes its notes area let go"
+    );
+    let flood = report.flood.as_ref().unwrap().run.as_ref().unwrap();
+    assert_eq!(flood.transcript.notes, opts.sizes.flood);
+    assert!(report.to_markdown().contains("| replies lost | 0 | 0 |"));
+}

@@ -78,7 +78,7 @@ pub struct ToolRun {
 impl Engine {
     /// Presses the scripted keys of a running tool call, once its extension
     /// has opened a panel; each key may wait for a frame before the next.
-    async fn press_keys(&self, keys: &[crate::script::KeyPress], ext: &str, from: usize) {
+    async fn press_keys(&self, keys: &[crate::script::KeyPress], ext: &str, from: u64) {
         let opened = crate::script::WaitSpec {
             ext: Some(ext.to_owned()),
             frame_type: "open_panel".to_owned(),
@@ -97,7 +97,8 @@ impl Engine {
         }
     }
 
-    /// Accepts model input and runs the agent loop (HOST-131).
+    /// Accepts model input and runs the agent loop (HOST-131), then the
+    /// prompts queued meanwhile, one after the other.
     pub async fn run_prompt(
         &self,
         text: String,
@@ -105,7 +106,28 @@ impl Engine {
         images: u32,
         already_announced: bool,
     ) {
+        self.run_one_prompt(text, from, images, already_announced)
+            .await;
+        // Queued follow-ups run after the turn that was running (HOST-159),
+        // in a loop: a chain of prompts, each queued by the one before,
+        // must not nest (it would grow the stack without bound).
+        loop {
+            let next = lock(&self.followups).pop_front();
+            let Some((text, from)) = next else { break };
+            self.run_one_prompt(text, from, 0, true).await;
+        }
+    }
+
+    async fn run_one_prompt(
+        &self,
+        text: String,
+        from: String,
+        images: u32,
+        already_announced: bool,
+    ) {
         self.start_session();
+        // Notes are one-shot: they go when the next prompt is sent (HOST-157).
+        self.clear_notes();
         if !already_announced {
             self.observe(Observation::User {
                 text: text.clone(),
@@ -121,14 +143,8 @@ impl Engine {
                 image_count: images,
             }));
         }
-        lock(&self.st).messages.push(Message::User(text));
+        lock(&self.st).conversation.push(Message::User(text));
         self.agent_loop().await;
-        // Queued follow-ups run after the turn that was running (HOST-159).
-        loop {
-            let next = lock(&self.followups).pop_front();
-            let Some((text, from)) = next else { break };
-            Box::pin(self.run_prompt(text, from, 0, true)).await;
-        }
     }
 
     /// `tool_prompt` (§10.3, HOST-55..59): user message, the tool through the
@@ -141,6 +157,7 @@ impl Engine {
         args: RawJson,
     ) {
         self.start_session();
+        self.clear_notes();
         self.observe(Observation::User {
             text: prompt.clone(),
             queued: false,
@@ -154,7 +171,7 @@ impl Engine {
             queued: false,
             image_count: 0,
         }));
-        lock(&self.st).messages.push(Message::User(prompt));
+        lock(&self.st).conversation.push(Message::User(prompt));
         let tool_id = format!("toolu_{}", self.next_n());
         let run = self
             .run_tool(ToolRequest {
@@ -174,7 +191,7 @@ impl Engine {
             .await;
         {
             let mut st = lock(&self.st);
-            st.messages.push(Message::Assistant {
+            st.conversation.push(Message::Assistant {
                 text: String::new(),
                 tool_calls: vec![(
                     tool_id.clone(),
@@ -183,8 +200,8 @@ impl Engine {
                     ext.name.clone(),
                 )],
             });
-            // The complete output is stored (HOST-59).
-            st.messages.push(Message::ToolResult {
+            // The complete output counts, not the observed one (HOST-59).
+            st.conversation.push(Message::ToolResult {
                 tool_id,
                 text: run.output.joined_text(),
                 is_error: run.output.is_error,
@@ -283,7 +300,7 @@ impl Engine {
             for (id, c, args) in &calls {
                 self.announce_tool_call(id, &c.name, args, "");
             }
-            lock(&self.st).messages.push(Message::Assistant {
+            lock(&self.st).conversation.push(Message::Assistant {
                 text: turn.text.clone(),
                 tool_calls: calls
                     .iter()
@@ -346,7 +363,7 @@ impl Engine {
                         keys,
                     )
                     .await;
-                lock(&self.st).messages.push(Message::ToolResult {
+                lock(&self.st).conversation.push(Message::ToolResult {
                     tool_id: id,
                     text: run.output.joined_text(),
                     is_error: run.output.is_error,

@@ -105,7 +105,32 @@ pub struct Extension {
     /// Outstanding `call_tool`s of this extension by id.
     pub ext_calls: Mutex<HashMap<String, CancellationToken>>,
     child: tokio::sync::Mutex<Option<Child>>,
-    diagnostics: Mutex<Vec<String>>,
+    diagnostics: Mutex<Diagnostics>,
+    registrations: std::sync::atomic::AtomicUsize,
+}
+
+/// Diagnostics kept for `ext doctor` per extension at most; later ones are
+/// counted (every one is still logged and reported as it happens).
+pub const MAX_DIAGNOSTICS: usize = 256;
+
+/// Command and tool registrations accepted per extension at most (active
+/// or not); beyond that `register_*` frames are ignored with a diagnostic.
+pub const MAX_REGISTRATIONS: usize = 4096;
+
+#[derive(Default)]
+struct Diagnostics {
+    kept: Vec<String>,
+    dropped: u64,
+}
+
+impl Diagnostics {
+    fn push(&mut self, msg: &str) {
+        if self.kept.len() < MAX_DIAGNOSTICS {
+            self.kept.push(msg.to_owned());
+        } else {
+            self.dropped += 1;
+        }
+    }
 }
 
 impl std::fmt::Debug for Extension {
@@ -173,6 +198,7 @@ impl Extension {
             ext_calls: Mutex::default(),
             child: tokio::sync::Mutex::new(Some(n.child)),
             diagnostics: Mutex::default(),
+            registrations: Default::default(),
         })
     }
 
@@ -235,7 +261,7 @@ impl Extension {
 
     /// Records a diagnostic (kept for `ext doctor`), logs it, and reports it.
     pub fn diagnose(&self, shared: &Shared, msg: &str) {
-        lock(&self.diagnostics).push(msg.to_owned());
+        lock(&self.diagnostics).push(msg);
         self.log.line(msg);
         shared.transcript.push(Observation::Diagnostic {
             ext: self.name.clone(),
@@ -245,13 +271,53 @@ impl Extension {
 
     /// Records a diagnostic (doctor + log) without reporting it.
     pub fn record(&self, msg: &str) {
-        lock(&self.diagnostics).push(msg.to_owned());
+        lock(&self.diagnostics).push(msg);
         self.log.line(msg);
     }
 
     /// Diagnostics recorded so far.
+    /// Diagnostics recorded so far (the first [`MAX_DIAGNOSTICS`], then
+    /// how many more there were).
     pub fn diagnostics(&self) -> Vec<String> {
-        lock(&self.diagnostics).clone()
+        let d = lock(&self.diagnostics);
+        let mut v = d.kept.clone();
+        if d.dropped > 0 {
+            v.push(format!(
+                "... and {} more diagnostics (see the log)",
+                d.dropped
+            ));
+        }
+        v
+    }
+
+    /// How many diagnostics are kept in memory.
+    pub fn diagnostic_count(&self) -> usize {
+        lock(&self.diagnostics).kept.len()
+    }
+
+    /// How many event and interception names it subscribed to.
+    pub fn subscription_count(&self) -> usize {
+        lock(&self.events).len() + lock(&self.intercepts).len()
+    }
+
+    /// How many requests wait for a reply.
+    pub fn pending_replies(&self) -> usize {
+        lock(&self.pending).len()
+    }
+
+    /// Counts a `register_*` frame; false (with one diagnostic) once
+    /// [`MAX_REGISTRATIONS`] were accepted.
+    fn admit_registration(&self, shared: &Shared) -> bool {
+        let n = self
+            .registrations
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if n == MAX_REGISTRATIONS {
+            self.diagnose(
+                shared,
+                &format!("more than {MAX_REGISTRATIONS} commands and tools registered; ignoring the rest"),
+            );
+        }
+        n < MAX_REGISTRATIONS
     }
 
     /// Registers a waiter for the reply with `id`.
@@ -386,7 +452,7 @@ impl Extension {
                 },
                 _ = tokio::time::sleep_until(idle_deadline), if pending => {
                     if self.mark_ready(ReadyState::AutoReady) {
-                        lock(&self.diagnostics).push("no ready frame; auto-ready after idle".into());
+                        lock(&self.diagnostics).push("no ready frame; auto-ready after idle");
                         self.log.line("no ready frame; auto-readying after idle (legacy SDK?)");
                     }
                 }
@@ -441,6 +507,8 @@ impl Extension {
         };
         match frame {
             ExtFrame::Hello(_) => self.diagnose(shared, "duplicate hello ignored"),
+            ExtFrame::RegisterCommand(_) | ExtFrame::RegisterTool(_)
+                if !self.admit_registration(shared) => {}
             ExtFrame::RegisterCommand(c) => {
                 let (d, displaced) = {
                     let mut reg = lock(&shared.registry);
@@ -458,7 +526,13 @@ impl Extension {
                 self.report_registration(shared, d, displaced);
             }
             ExtFrame::Subscribe(s) => {
-                lock(&self.events).extend(s.events);
+                // Unknown names never fire (§4.3.4): only the known ones are
+                // kept, so a subscription cannot grow without bound.
+                lock(&self.events).extend(
+                    s.events.into_iter().filter(|e| {
+                        zot_protocol::values::LIFECYCLE_EVENT_NAMES.contains(&e.as_str())
+                    }),
+                );
                 let mut ic = lock(&self.intercepts);
                 for name in s.intercept {
                     if zot_protocol::InterceptRequest::EVENTS.contains(&name.as_str()) {

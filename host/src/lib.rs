@@ -13,9 +13,10 @@
 //! - [`spawn`], [`handshake`], [`outbound`], [`extension`], [`ready`],
 //!   [`registry`], [`manager`], [`shutdown`]: the extension manager.
 //! - [`events`], [`intercept`], [`tools`], [`call_tool`], [`commands`],
-//!   [`panels`], [`observe`]: protocol features used by the session.
-//! - [`session`], [`agent`], [`builtin`], [`script`], [`durable`]: the scripted
-//!   session engine, its agent loop and continuous-mode storage.
+//!   [`panels`], [`notes`], [`observe`]: protocol features used by the session.
+//! - [`session`], [`agent`], [`builtin`], [`script`], [`waits`], [`durable`]:
+//!   the scripted session engine, its agent loop, the frames scripted waits
+//!   look for and continuous-mode storage.
 //! - [`transcript`], [`wire`]: what the user sees and the wire log.
 
 #![warn(missing_docs)]
@@ -35,6 +36,7 @@ pub mod intercept;
 pub mod manager;
 pub mod manifest;
 pub mod name;
+pub mod notes;
 pub mod observe;
 pub mod outbound;
 pub mod panels;
@@ -48,9 +50,10 @@ pub mod spawn;
 pub mod tools;
 pub mod transcript;
 pub mod util;
+pub mod waits;
 pub mod wire;
 
 pub use config::{HostConfig, HostMode, QueueLimits, Timeouts};
 pub use manager::Manager;
 pub use script::Script;
-pub use session::{run_script, RunOptions, RunOutcome};
+pub use session::{run_script, Retained, RunOptions, RunOutcome};

@@ -158,7 +158,8 @@ fn run(args: RunArgs) -> ExitCode {
     };
     let json = args.json;
     let renderer = Renderer::for_stdout();
-    let transcript = Transcript::with_listener(move |o| {
+    // Printed as it happens and not kept: a long session does not grow.
+    let transcript = Transcript::streaming(move |o| {
         if json {
             if let Ok(line) = serde_json::to_string(o) {
                 println!("{line}");

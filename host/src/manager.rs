@@ -69,10 +69,11 @@ impl Shared {
     /// Tracks a background reaper of a disconnected extension; shutdown
     /// hurries and awaits it, so no process outlives the host.
     pub fn add_reaper(&self, h: tokio::task::JoinHandle<()>) {
-        self.reapers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(h);
+        let mut reapers = self.reapers.lock().unwrap_or_else(|e| e.into_inner());
+        // Finished ones have nothing left to await (a long session with
+        // many reloads would otherwise keep every handle).
+        reapers.retain(|r| !r.is_finished());
+        reapers.push(h);
     }
 
     /// Cancelled when shutdown wants lingering disconnected processes gone now.

@@ -220,6 +220,9 @@ pub struct Step {
     pub codemode: Option<CodemodeCall>,
     /// Sleep (avoid: prefer `wait`).
     pub sleep_ms: Option<u64>,
+    /// Run the step this many times in a row (default 1): long sessions
+    /// without a long script.
+    pub repeat: Option<u64>,
 }
 
 /// One value or a list.
@@ -443,6 +446,12 @@ impl Script {
                     ),
                 });
             }
+            if step.repeat == Some(0) {
+                return Err(ScriptError::Invalid {
+                    path: origin.to_owned(),
+                    message: format!("steps[{i}]: repeat must be at least 1"),
+                });
+            }
             if step.key.as_deref() == Some("rune") && step.text.is_none() {
                 return Err(ScriptError::Invalid {
                     path: origin.to_owned(),
@@ -524,5 +533,17 @@ mod tests {
         assert!(e.to_string().contains("steps[0]"), "{e}");
         let e = Script::parse(r#"{"steps":[{"promt":"a"}]}"#, "t").unwrap_err();
         assert!(e.to_string().contains("steps[0]"), "{e}");
+        let s = Script::parse(r#"{"steps":[{"prompt":"a","repeat":3}]}"#, "t").unwrap();
+        assert_eq!(s.steps[0].repeat, Some(3));
+        let e = Script::parse(
+            r#"{"steps":[{"tools":true},{"prompt":"a","repeat":0}]}"#,
+            "t",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("steps[1]: repeat must be at least 1"),
+            "{e}"
+        );
     }
 }

@@ -23,10 +23,12 @@ use crate::config::{HostConfig, HostMode, QueueLimits, Timeouts};
 use crate::discovery::DiscoveryOptions;
 use crate::extension::Extension;
 use crate::manager::{FrameHandler, Manager};
+use crate::notes::Notes;
 use crate::panels::Panels;
 use crate::registry::BUILTIN_COMMANDS;
 use crate::script::{Answer, ConfirmPolicy, Script, Step, Turn, WaitSpec};
 use crate::transcript::{Observation, Transcript};
+use crate::waits::WaitFrames;
 use crate::wire::WireLog;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -58,6 +60,50 @@ pub enum Message {
     Summary(String),
 }
 
+impl Message {
+    /// Its serialized text bytes as HOST-143 counts them: the texts, and
+    /// the argument text of each tool call.
+    pub fn text_bytes(&self) -> usize {
+        match self {
+            Message::User(t) | Message::Summary(t) => t.len(),
+            Message::Assistant { text, tool_calls } => {
+                text.len() + tool_calls.iter().map(|c| c.2.len()).sum::<usize>()
+            }
+            Message::ToolResult { text, .. } => text.len(),
+        }
+    }
+}
+
+/// The conversation as `pre_compact` / `post_compact` report it: the
+/// message count and the token estimate (HOST-143). The reference host has
+/// no model that would read the messages, so it keeps their count and text
+/// bytes instead of the texts: a session of any length holds the same.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Conversation {
+    /// Messages.
+    pub messages: u64,
+    /// Their serialized text bytes ([`Message::text_bytes`]).
+    pub text_bytes: u64,
+}
+
+impl Conversation {
+    /// Adds a message.
+    pub fn push(&mut self, m: Message) {
+        self.messages += 1;
+        self.text_bytes += m.text_bytes() as u64;
+    }
+
+    /// Empties the conversation.
+    pub fn clear(&mut self) {
+        *self = Self::default();
+    }
+
+    /// Serialized text bytes ÷ 4 (HOST-143).
+    pub fn token_estimate(&self) -> u64 {
+        self.text_bytes / zot_protocol::limits::TOKEN_ESTIMATE_DIVISOR
+    }
+}
+
 /// Mutable session state.
 #[derive(Debug)]
 pub struct State {
@@ -77,8 +123,8 @@ pub struct State {
     pub default_answer: Option<Answer>,
     /// Tools approved with "remember".
     pub remembered: HashSet<String>,
-    /// The conversation.
-    pub messages: Vec<Message>,
+    /// The conversation (its size).
+    pub conversation: Conversation,
     /// The base system prompt.
     pub base_prompt: String,
     /// The prompt in force after the last `before_agent_start` pass.
@@ -88,6 +134,10 @@ pub struct State {
     /// Shutdown began: no new session starts.
     pub closing: bool,
 }
+
+/// Prompts and slash commands extensions may queue with `submit` /
+/// `submit_slash` before more are refused (a person does not queue more).
+pub const MAX_QUEUED_PROMPTS: usize = 64;
 
 /// Something an extension asked the engine to do later.
 #[derive(Debug, Clone)]
@@ -108,12 +158,6 @@ pub enum Inbox {
     },
 }
 
-#[derive(Default)]
-struct Seen {
-    frames: Vec<(String, serde_json::Value)>,
-    consumed: Vec<bool>,
-}
-
 /// The session engine.
 pub struct Engine {
     /// The extension manager.
@@ -125,16 +169,18 @@ pub struct Engine {
     /// Woken when answers are queued or shutdown begins.
     pub(crate) answers_notify: Notify,
     panels: Mutex<Panels>,
-    notes: Mutex<Vec<(String, String)>>,
+    notes: Mutex<Notes>,
     editor: Mutex<String>,
     pub(crate) inbox: Mutex<VecDeque<Inbox>>,
-    seen: Mutex<Seen>,
+    seen: Mutex<WaitFrames>,
     seen_notify: Notify,
     pub(crate) counter: AtomicU64,
     pub(crate) busy: AtomicBool,
     pub(crate) followups: Mutex<VecDeque<(String, String)>>,
     pub(crate) first_step: Mutex<Option<u32>>,
-    last_step_mark: Mutex<usize>,
+    last_step_mark: Mutex<u64>,
+    /// `submit`s refused since the inbox was last below its bound.
+    refused_submits: AtomicU64,
     failures: AtomicUsize,
     exit: AtomicBool,
     /// Durable `call_tool` results (continuous mode).
@@ -181,10 +227,39 @@ impl RunOptions {
 /// The result of a run.
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
-    /// Everything observed.
+    /// Everything observed, when the run's transcript keeps observations
+    /// ([`Transcript::new`]); empty for a streaming one.
     pub observations: Vec<Observation>,
     /// Failed `expect` / `wait` checks.
     pub failures: usize,
+    /// What the engine held in memory after the last step (before shutdown).
+    pub retained: Retained,
+}
+
+/// How much session state the engine holds in memory: what a long session
+/// must not grow. Every field is a count of items held now.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Retained {
+    /// Observations the transcript keeps (0 when it streams).
+    pub observations: usize,
+    /// Frames kept for scripted waits.
+    pub wait_frames: usize,
+    /// Notes in the notes area.
+    pub notes: usize,
+    /// Prompts and slash commands queued by extensions (`submit`).
+    pub queued_prompts: usize,
+    /// Requests to extensions waiting for their reply.
+    pub pending_replies: usize,
+    /// Host `tool_call`s outstanding at extensions.
+    pub host_calls: usize,
+    /// Extensions' `call_tool`s outstanding at the host.
+    pub ext_calls: usize,
+    /// Diagnostics kept for `ext doctor`, over all extensions.
+    pub diagnostics: usize,
+    /// Event and interception names extensions subscribed to.
+    pub subscriptions: usize,
+    /// Registration records (commands and tools, active or not).
+    pub registrations: usize,
 }
 
 /// Loads the extensions, runs the script and shuts down.
@@ -227,6 +302,15 @@ pub async fn run_script(script: &Script, opts: RunOptions) -> RunOutcome {
     } else {
         None
     };
+    // `expect` checks are answered as the transcript streams by.
+    opts.transcript.watch(
+        script
+            .steps
+            .iter()
+            .filter_map(|s| s.expect.as_ref())
+            .flat_map(|e| e.contains.iter().chain(&e.not_contains))
+            .cloned(),
+    );
     let engine = Engine::with_store(mgr.clone(), script, durable);
     let handler: Arc<dyn FrameHandler> = engine.clone();
     mgr.set_handler(Arc::downgrade(&handler));
@@ -234,13 +318,16 @@ pub async fn run_script(script: &Script, opts: RunOptions) -> RunOutcome {
     if !matches!(cfg.mode, HostMode::Print | HostMode::Json) {
         engine.start_session();
     }
-    for (i, step) in script.steps.iter().enumerate() {
-        engine.step(i, step).await;
-        engine.drain_inbox().await;
-        if engine.exit.load(Ordering::SeqCst) {
-            break;
+    'steps: for (i, step) in script.steps.iter().enumerate() {
+        for _ in 0..step.repeat.unwrap_or(1) {
+            engine.step(i, step).await;
+            engine.drain_inbox().await;
+            if engine.exit.load(Ordering::SeqCst) {
+                break 'steps;
+            }
         }
     }
+    let retained = engine.retained();
     engine
         .shutdown_by(match script.end {
             crate::script::End::Shutdown => crate::shutdown::StopBy::Shutdown,
@@ -250,6 +337,7 @@ pub async fn run_script(script: &Script, opts: RunOptions) -> RunOutcome {
     RunOutcome {
         observations: opts.transcript.snapshot(),
         failures: engine.failures.load(Ordering::SeqCst),
+        retained,
     }
 }
 
@@ -288,7 +376,7 @@ impl Engine {
                     .default_answer
                     .map_or(Some(Answer::Approve), |d| d.answer()),
                 remembered: HashSet::new(),
-                messages: Vec::new(),
+                conversation: Conversation::default(),
                 base_prompt: script
                     .system_prompt
                     .clone()
@@ -304,13 +392,14 @@ impl Engine {
             notes: Mutex::default(),
             editor: Mutex::default(),
             inbox: Mutex::default(),
-            seen: Mutex::default(),
+            seen: Mutex::new(WaitFrames::for_script(script)),
             seen_notify: Notify::new(),
             counter: AtomicU64::new(0),
             busy: AtomicBool::new(false),
             followups: Mutex::default(),
             first_step: Mutex::default(),
             last_step_mark: Mutex::default(),
+            refused_submits: AtomicU64::new(0),
             failures: AtomicUsize::new(0),
             exit: AtomicBool::new(false),
             durable,
@@ -398,6 +487,7 @@ impl Engine {
 
     /// Ends the session and stops every extension the given way.
     pub async fn shutdown_by(&self, how: crate::shutdown::StopBy) {
+        self.clear_notes();
         self.end_session(SessionEndReason::Shutdown);
         lock(&self.st).closing = true;
         self.answers_notify.notify_waiters();
@@ -416,6 +506,8 @@ impl Engine {
             mark
         };
         *lock(&self.last_step_mark) = mark;
+        // No wait of this step or a later one looks further back.
+        lock(&self.seen).forget_before(wait_from);
         if let Some(r) = &s.replies {
             lock(&self.model_turns).extend(r.iter().cloned());
         }
@@ -446,15 +538,19 @@ impl Engine {
             let names = lock(&self.mgr.shared().registry).advertised();
             self.observe(Observation::Tools { names });
         } else if let Some(e) = &s.expect {
-            let text =
-                serde_json::to_string(&self.mgr.shared().transcript.snapshot()).unwrap_or_default();
+            // `run_script` registered these before the session; a step run
+            // on its own registers them now (a transcript that keeps its
+            // observations replays them).
+            let transcript = &self.mgr.shared().transcript;
+            transcript.watch(e.contains.iter().chain(&e.not_contains).cloned());
+            let has = |c: &String| transcript.contains(c).unwrap_or(false);
             for c in &e.contains {
-                if !text.contains(c.as_str()) {
+                if !has(c) {
                     self.fail_check(format!("steps[{i}]: transcript does not contain {c:?}"));
                 }
             }
             for c in &e.not_contains {
-                if text.contains(c.as_str()) {
+                if has(c) {
                     self.fail_check(format!("steps[{i}]: transcript contains {c:?}"));
                 }
             }
@@ -468,36 +564,38 @@ impl Engine {
         }
     }
 
-    /// The number of frames seen so far (a position for [`Engine::wait_for`]).
-    pub fn seen_mark(&self) -> usize {
-        lock(&self.seen).frames.len()
+    /// The position of the next frame read (a reference point for
+    /// [`Engine::wait_for`]).
+    pub fn seen_mark(&self) -> u64 {
+        lock(&self.seen).mark()
     }
 
     /// Waits for (and consumes) the first matching frame at or after position
     /// `from` that no earlier wait consumed.
-    pub async fn wait_for(&self, w: &WaitSpec, from: usize) -> bool {
+    ///
+    /// Frames of a type the script does not wait for are not kept, so a
+    /// wait outside the script matches only frames read from its first call.
+    pub async fn wait_for(&self, w: &WaitSpec, from: u64) -> bool {
         let timeout = std::time::Duration::from_millis(w.timeout_ms.unwrap_or(10_000));
         let deadline = tokio::time::Instant::now() + timeout;
+        lock(&self.seen).watch(Some(w));
         loop {
             let notified = self.seen_notify.notified();
-            {
-                let mut seen = lock(&self.seen);
-                let Seen { frames, consumed } = &mut *seen;
-                let hit = frames.iter().enumerate().position(|(i, (ext, v))| {
-                    i >= from
-                        && !consumed[i]
-                        && w.ext.as_deref().is_none_or(|e| e == ext)
-                        && v.get("type").and_then(|t| t.as_str()) == Some(w.frame_type.as_str())
-                        && w.fields.iter().all(|(k, want)| v.get(k) == Some(want))
-                });
-                if let Some(i) = hit {
-                    consumed[i] = true;
-                    return true;
-                }
+            if lock(&self.seen).take(w, from) {
+                return true;
             }
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                let dropped = lock(&self.seen).dropped();
+                let bounds = if dropped > 0 {
+                    format!(
+                        " ({dropped} earlier frames went unmatched: waits keep at most {} frames)",
+                        crate::waits::MAX_FRAMES
+                    )
+                } else {
+                    String::new()
+                };
                 self.fail_check(format!(
-                    "no {:?} frame{} within {timeout:?}",
+                    "no {:?} frame{} within {timeout:?}{bounds}",
                     w.frame_type,
                     w.ext
                         .as_ref()
@@ -530,6 +628,14 @@ impl Engine {
                 }
                 None => break,
             }
+        }
+        let refused = self.refused_submits.swap(0, Ordering::SeqCst);
+        if refused > 0 {
+            self.observe(Observation::Warning {
+                text: format!(
+                    "{refused} submits were refused while {MAX_QUEUED_PROMPTS} prompts were queued"
+                ),
+            });
         }
     }
 
@@ -625,7 +731,7 @@ impl Engine {
             }
             CommandAction::Display => match mode {
                 HostMode::Interactive => {
-                    lock(&self.notes).push((ext.name.clone(), r.display.clone()));
+                    lock(&self.notes).push(&ext.name, &r.display);
                     self.observe(Observation::Display {
                         ext: ext.name.clone(),
                         text: r.display.clone(),
@@ -736,7 +842,9 @@ impl Engine {
                 .summary
                 .clone()
                 .unwrap_or_else(|| "(summary of the conversation)".into());
-            lock(&self.st).messages = vec![Message::Summary(summary)];
+            let mut st = lock(&self.st);
+            st.conversation.clear();
+            st.conversation.push(Message::Summary(summary));
         }
         let (count, tokens) = self.conversation_size();
         self.emit(LifecycleEvent::PostCompact(PostCompactEvent {
@@ -758,22 +866,8 @@ impl Engine {
 
     /// Message count and token estimate (serialized text bytes ÷ 4, HOST-143).
     fn conversation_size(&self) -> (u64, u64) {
-        let st = lock(&self.st);
-        let bytes: usize = st
-            .messages
-            .iter()
-            .map(|m| match m {
-                Message::User(t) | Message::Summary(t) => t.len(),
-                Message::Assistant { text, tool_calls } => {
-                    text.len() + tool_calls.iter().map(|c| c.2.len()).sum::<usize>()
-                }
-                Message::ToolResult { text, .. } => text.len(),
-            })
-            .sum();
-        (
-            st.messages.len() as u64,
-            bytes as u64 / zot_protocol::limits::TOKEN_ESTIMATE_DIVISOR,
-        )
+        let c = lock(&self.st).conversation;
+        (c.messages, c.token_estimate())
     }
 
     fn subagent(&self, a: &crate::script::Subagent) {
@@ -837,7 +931,7 @@ impl Engine {
             let mut st = lock(&self.st);
             st.session_id = sw.id.clone();
             st.cwd = new_cwd;
-            st.messages.clear();
+            st.conversation.clear();
             st.prompt = None;
         }
         self.start_session();
@@ -846,10 +940,10 @@ impl Engine {
     fn clear(&self) {
         {
             let mut st = lock(&self.st);
-            st.messages.clear();
+            st.conversation.clear();
             st.prompt = None;
         }
-        lock(&self.notes).clear();
+        self.clear_notes();
         self.observe(Observation::Status {
             level: "info".into(),
             text: "conversation cleared".into(),
@@ -868,15 +962,64 @@ impl Engine {
         });
     }
 
-    /// The conversation so far.
-    pub fn messages(&self) -> Vec<Message> {
-        lock(&self.st).messages.clone()
+    /// The conversation's size so far.
+    pub fn conversation(&self) -> Conversation {
+        lock(&self.st).conversation
+    }
+
+    /// The notes of `ext` now in the notes area, oldest first.
+    pub fn notes_of(&self, ext: &str) -> Vec<String> {
+        lock(&self.notes).shown(ext)
+    }
+
+    /// Clears the notes area (next prompt, `/clear`, shutdown, HOST-157)
+    /// and reports the notes a flood had pushed out of it.
+    pub(crate) fn clear_notes(&self) {
+        let dropped = lock(&self.notes).clear();
+        for (ext, count) in dropped {
+            self.observe(Observation::NotesDropped { ext, count });
+        }
+    }
+
+    /// What the engine holds in memory now (see [`Retained`]).
+    pub fn retained(&self) -> Retained {
+        let exts = self.mgr.extensions();
+        let sum = |f: &dyn Fn(&Extension) -> usize| exts.iter().map(|e| f(e)).sum();
+        Retained {
+            observations: self.mgr.shared().transcript.retained(),
+            wait_frames: lock(&self.seen).len(),
+            notes: lock(&self.notes).len(),
+            queued_prompts: lock(&self.inbox).len() + lock(&self.followups).len(),
+            pending_replies: sum(&|e| e.pending_replies()),
+            host_calls: sum(&|e| lock(&e.host_calls).len()),
+            ext_calls: sum(&|e| lock(&e.ext_calls).len()),
+            diagnostics: sum(&|e| e.diagnostic_count()),
+            subscriptions: sum(&|e| e.subscription_count()),
+            registrations: lock(&self.mgr.shared().registry).records().len(),
+        }
+    }
+
+    /// Queues a `submit` / `submit_slash`, unless [`MAX_QUEUED_PROMPTS`]
+    /// wait already: then it is refused (the first refusal is a diagnostic
+    /// of `ext`, the count a warning once the queue has run empty).
+    fn queue_prompt(&self, ext: &Arc<Extension>, item: Inbox) {
+        let queued = lock(&self.followups).len() + lock(&self.inbox).len();
+        if queued >= MAX_QUEUED_PROMPTS {
+            if self.refused_submits.fetch_add(1, Ordering::SeqCst) == 0 {
+                ext.diagnose(
+                    self.mgr.shared(),
+                    &format!("{MAX_QUEUED_PROMPTS} prompts are queued; refusing more submits until they ran"),
+                );
+            }
+            return;
+        }
+        lock(&self.inbox).push_back(item);
     }
 
     fn notify(&self, ext: &Arc<Extension>, level: &NotifyLevel, message: &str) {
         match self.mode() {
             HostMode::Interactive => {
-                lock(&self.notes).push((ext.name.clone(), message.to_owned()));
+                lock(&self.notes).push(&ext.name, message);
                 self.observe(Observation::Note {
                     ext: ext.name.clone(),
                     level: level.to_string(),
@@ -901,7 +1044,13 @@ impl FrameHandler for Engine {
             ExtFrame::Notify(n) => self.notify(ext, &n.level, &n.message),
             ExtFrame::ClearNotes => match mode {
                 HostMode::Interactive => {
-                    lock(&self.notes).retain(|(e, _)| e != &ext.name);
+                    let dropped = lock(&self.notes).clear_ext(&ext.name);
+                    if dropped > 0 {
+                        self.observe(Observation::NotesDropped {
+                            ext: ext.name.clone(),
+                            count: dropped,
+                        });
+                    }
                     self.observe(Observation::NotesCleared {
                         ext: ext.name.clone(),
                     });
@@ -917,10 +1066,13 @@ impl FrameHandler for Engine {
                     ext.log
                         .line(&format!("submit ignored in {} mode", mode.as_str()));
                 } else if !text.is_empty() {
-                    lock(&self.inbox).push_back(Inbox::Submit {
-                        ext: ext.name.clone(),
-                        text,
-                    });
+                    self.queue_prompt(
+                        ext,
+                        Inbox::Submit {
+                            ext: ext.name.clone(),
+                            text,
+                        },
+                    );
                 }
             }
             ExtFrame::SubmitSlash(s) => {
@@ -931,10 +1083,13 @@ impl FrameHandler for Engine {
                 } else if !text.starts_with('/') {
                     ext.log.line("submit_slash refused (not a slash command)");
                 } else {
-                    lock(&self.inbox).push_back(Inbox::SubmitSlash {
-                        ext: ext.name.clone(),
-                        text,
-                    });
+                    self.queue_prompt(
+                        ext,
+                        Inbox::SubmitSlash {
+                            ext: ext.name.clone(),
+                            text,
+                        },
+                    );
                 }
             }
             ExtFrame::OpenPanel(p) => {
@@ -990,11 +1145,7 @@ impl FrameHandler for Engine {
     }
 
     fn on_line(&self, ext: &Arc<Extension>, line: &[u8]) {
-        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) {
-            let mut seen = lock(&self.seen);
-            seen.frames.push((ext.name.clone(), v));
-            seen.consumed.push(false);
-        }
+        lock(&self.seen).offer(&ext.name, line);
         self.seen_notify.notify_waiters();
     }
 }

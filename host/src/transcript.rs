@@ -140,6 +140,15 @@ pub enum Observation {
         /// The text.
         text: String,
     },
+    /// Notes of an extension that a flood pushed out of the notes area
+    /// (it keeps the last [`crate::notes::MAX_NOTES_PER_EXT`] of each),
+    /// counted when the notes were cleared. Each was printed as it came.
+    NotesDropped {
+        /// The extension.
+        ext: String,
+        /// How many.
+        count: u64,
+    },
     /// An extension's notes were cleared.
     NotesCleared {
         /// The extension.
@@ -262,11 +271,30 @@ pub enum Observation {
 
 type Listener = Box<dyn Fn(&Observation) + Send + Sync>;
 
-/// The ordered list of observations of one host run.
-#[derive(Clone, Default)]
+/// The ordered observations of one host run. Each one goes to the listener
+/// as it happens; only a transcript made with [`Transcript::new`] also keeps
+/// them in memory. A long session prints (or writes) its transcript as it
+/// goes and keeps nothing, so its memory does not grow with its length;
+/// script `expect` checks are answered by [`Transcript::watch`] as the
+/// observations stream by.
+#[derive(Clone)]
 pub struct Transcript {
-    inner: Arc<Mutex<Vec<Observation>>>,
+    inner: Arc<Mutex<Inner>>,
     listener: Option<Arc<Listener>>,
+}
+
+struct Inner {
+    /// Every observation, when this transcript keeps them.
+    kept: Option<Vec<Observation>>,
+    /// Observations pushed so far.
+    pushed: u64,
+    watch: Watch,
+}
+
+impl Default for Transcript {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl std::fmt::Debug for Transcript {
@@ -276,31 +304,176 @@ impl std::fmt::Debug for Transcript {
 }
 
 impl Transcript {
-    /// An empty transcript that only records.
+    /// A transcript that keeps every observation in memory (tests, `ext
+    /// doctor`, short runs): its size grows with the session.
     pub fn new() -> Self {
-        Self::default()
+        Self::make(true, None)
     }
 
-    /// A transcript that also calls `f` for every observation as it happens.
-    pub fn with_listener(f: impl Fn(&Observation) + Send + Sync + 'static) -> Self {
+    /// A transcript that hands every observation to `f` as it happens and
+    /// keeps none ([`Transcript::snapshot`] is empty): what `zot-host run`
+    /// uses, printing each one.
+    pub fn streaming(f: impl Fn(&Observation) + Send + Sync + 'static) -> Self {
+        Self::make(false, Some(Arc::new(Box::new(f))))
+    }
+
+    fn make(keep: bool, listener: Option<Arc<Listener>>) -> Self {
         Self {
-            inner: Arc::default(),
-            listener: Some(Arc::new(Box::new(f))),
+            inner: Arc::new(Mutex::new(Inner {
+                kept: keep.then(Vec::new),
+                pushed: 0,
+                watch: Watch::default(),
+            })),
+            listener,
         }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Records an observation.
     pub fn push(&self, o: Observation) {
-        let mut v = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.lock();
         if let Some(l) = &self.listener {
             l(&o);
         }
-        v.push(o);
+        inner.pushed += 1;
+        inner.watch.feed(&o);
+        if let Some(kept) = &mut inner.kept {
+            kept.push(o);
+        }
     }
 
-    /// Everything observed so far.
+    /// Everything observed so far, if this transcript keeps observations
+    /// (else nothing).
     pub fn snapshot(&self) -> Vec<Observation> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.lock().kept.clone().unwrap_or_default()
+    }
+
+    /// How many observations were pushed so far.
+    pub fn len(&self) -> u64 {
+        self.lock().pushed
+    }
+
+    /// Whether nothing was pushed yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many observations are held in memory (0 for a streaming one).
+    pub fn retained(&self) -> usize {
+        self.lock().kept.as_ref().map_or(0, Vec::len)
+    }
+
+    /// Starts tracking whether the JSON form of the transcript (the array
+    /// of every observation, as `serde_json` writes it) contains each of
+    /// `patterns`; [`Transcript::contains`] then answers for them. Register
+    /// them before the observations they may match are pushed: what a
+    /// streaming transcript has already passed on is not seen again.
+    pub fn watch<I, S>(&self, patterns: I)
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut inner = self.lock();
+        let Inner { kept, watch, .. } = &mut *inner;
+        let fresh = watch.add(patterns);
+        if fresh {
+            if let Some(kept) = kept {
+                // Replay what this transcript holds, from the start.
+                watch.restart();
+                for o in kept.iter() {
+                    watch.feed(o);
+                }
+            }
+        }
+    }
+
+    /// Whether the JSON form of the transcript so far contains `pattern`;
+    /// `None` when `pattern` was not registered with [`Transcript::watch`].
+    pub fn contains(&self, pattern: &str) -> Option<bool> {
+        self.lock().watch.contains(pattern)
+    }
+}
+
+/// Substring checks over the JSON array of the observations, fed one
+/// observation at a time: it keeps a flag per pattern and the last bytes
+/// of the text so far (so that a match across two observations is found
+/// too), never the text itself.
+#[derive(Default)]
+struct Watch {
+    patterns: Vec<(String, bool)>,
+    /// The last `longest - 1` bytes of the text so far.
+    tail: Vec<u8>,
+    /// Whether the opening `[` was fed.
+    started: bool,
+}
+
+impl Watch {
+    /// Adds patterns; whether any was new.
+    fn add<I, S>(&mut self, patterns: I) -> bool
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut fresh = false;
+        for p in patterns {
+            let p = p.into();
+            if !self.patterns.iter().any(|(q, _)| *q == p) {
+                self.patterns.push((p, false));
+                fresh = true;
+            }
+        }
+        fresh
+    }
+
+    fn restart(&mut self) {
+        self.tail.clear();
+        self.started = false;
+        for (_, found) in &mut self.patterns {
+            *found = false;
+        }
+    }
+
+    fn longest(&self) -> usize {
+        self.patterns
+            .iter()
+            .map(|(p, _)| p.len())
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn feed(&mut self, o: &Observation) {
+        if self.patterns.is_empty() {
+            return;
+        }
+        let Ok(json) = serde_json::to_vec(o) else {
+            return;
+        };
+        let mut text = std::mem::take(&mut self.tail);
+        text.push(if self.started { b',' } else { b'[' });
+        self.started = true;
+        text.extend_from_slice(&json);
+        for (p, found) in &mut self.patterns {
+            if !*found && memchr::memmem::find(&text, p.as_bytes()).is_some() {
+                *found = true;
+            }
+        }
+        let keep = self.longest().saturating_sub(1).min(text.len());
+        text.drain(..text.len() - keep);
+        self.tail = text;
+    }
+
+    fn contains(&self, pattern: &str) -> Option<bool> {
+        let found = self.patterns.iter().find(|(p, _)| p == pattern)?.1;
+        if found {
+            return Some(true);
+        }
+        // The closing bracket (and the whole `[]` of an empty transcript).
+        let mut end = self.tail.clone();
+        end.extend_from_slice(if self.started { b"]" } else { b"[]" });
+        Some(memchr::memmem::find(&end, pattern.as_bytes()).is_some())
     }
 }
 
@@ -447,6 +620,13 @@ impl Renderer {
                     .collect::<Vec<_>>()
                     .join("\n")
             }
+            Observation::NotesDropped { ext, count } => self.paint(
+                "2",
+                &format!(
+                    "  [{ext}] {count} older notes left the notes area (it keeps the last {})",
+                    crate::notes::MAX_NOTES_PER_EXT
+                ),
+            ),
             Observation::NotesCleared { ext } => self.paint("2", &format!("  [{ext}] notes cleared")),
             Observation::Display { ext, text } => {
                 format!("{} {}", self.paint("36", &format!("  [{ext}]")), indent(text, "    ").trim_start())
@@ -542,6 +722,91 @@ fn clip_for_reading(text: &str) -> String {
         out.push(format!("… ({} more lines)", total - MAX_LINES));
     }
     out.join("\n")
+}
+
+#[cfg(test)]
+mod watch_tests {
+    use super::*;
+
+    fn sample() -> Vec<Observation> {
+        vec![
+            Observation::User {
+                text: "héllo \"quoted\"".into(),
+                queued: false,
+                from: "user".into(),
+            },
+            Observation::Note {
+                ext: "e".into(),
+                level: "info".into(),
+                text: "a note".into(),
+            },
+            Observation::NotesDropped {
+                ext: "e".into(),
+                count: 7,
+            },
+        ]
+    }
+
+    /// Every substring of the JSON array (up to 40 bytes, at every start)
+    /// is found exactly when the whole text contains it, whether the
+    /// transcript keeps its observations or streams them.
+    #[test]
+    fn streaming_checks_agree_with_the_whole_text() {
+        let obs = sample();
+        for n in 0..=obs.len() {
+            let text = serde_json::to_string(&obs[..n]).unwrap();
+            let mut patterns: Vec<String> = Vec::new();
+            for start in 0..text.len() {
+                for len in [1, 2, 5, 13, 40] {
+                    if let Some(p) = text.get(start..start + len) {
+                        patterns.push(p.to_owned());
+                    }
+                }
+            }
+            patterns.extend(["absent".into(), "}{".into(), "]]".into(), "[[".into()]);
+            for t in [Transcript::new(), Transcript::streaming(|_| {})] {
+                t.watch(patterns.clone());
+                for o in &obs[..n] {
+                    t.push(o.clone());
+                }
+                for p in &patterns {
+                    assert_eq!(
+                        t.contains(p),
+                        Some(text.contains(p.as_str())),
+                        "{p:?} in {text}"
+                    );
+                }
+                assert_eq!(t.contains("never watched"), None);
+            }
+        }
+    }
+
+    #[test]
+    fn a_streaming_transcript_keeps_nothing_and_a_kept_one_replays_late_patterns() {
+        let streaming = Transcript::streaming(|_| {});
+        let kept = Transcript::new();
+        for o in sample() {
+            streaming.push(o.clone());
+            kept.push(o);
+        }
+        assert_eq!((streaming.retained(), streaming.len()), (0, 3));
+        assert!(streaming.snapshot().is_empty());
+        assert_eq!((kept.retained(), kept.len()), (3, 3));
+        kept.watch(["a note"]);
+        assert_eq!(kept.contains("a note"), Some(true));
+    }
+
+    #[test]
+    fn dropped_notes_read_as_a_count() {
+        let r = Renderer::new(false).render(&sample()[2]);
+        assert_eq!(
+            r,
+            format!(
+                "  [e] 7 older notes left the notes area (it keeps the last {})",
+                crate::notes::MAX_NOTES_PER_EXT
+            )
+        );
+    }
 }
 
 #[cfg(test)]

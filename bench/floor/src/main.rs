@@ -17,7 +17,9 @@
 //! Options, for the host-side scenarios (which load many copies):
 //! `--name NAME` (the `hello` name), `--no-tools`, `--no-events` (register
 //! nothing, subscribe to nothing), `--intercept` (intercept `tool_call` and
-//! allow every call unchanged).
+//! allow every call unchanged), `--flood` (also a tool `flood` that writes
+//! `notes` `notify` frames back to back, then its result: the soak's notify
+//! flood).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -34,6 +36,8 @@ const READ_BUFFER: usize = 256 * 1024;
 /// Write buffer size.
 const WRITE_BUFFER: usize = 256 * 1024;
 
+const FLOOD_TOOL: &str = r#"{"type":"register_tool","name":"flood","description":"notes notify frames","schema":{"type":"object","properties":{"notes":{"type":"integer"}}}}"#;
+
 const TOOLS: &[&str] = &[
     r#"{"type":"register_tool","name":"echo","description":"echo text","schema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}"#,
     r#"{"type":"register_tool","name":"big","description":"n bytes of x","schema":{"type":"object","properties":{"bytes":{"type":"integer"}}}}"#,
@@ -46,6 +50,7 @@ struct Config {
     tools: bool,
     events: bool,
     intercept: bool,
+    flood: bool,
 }
 
 impl Config {
@@ -55,6 +60,7 @@ impl Config {
             tools: true,
             events: true,
             intercept: false,
+            flood: false,
         };
         let mut args = std::env::args().skip(1);
         while let Some(a) = args.next() {
@@ -63,6 +69,7 @@ impl Config {
                 "--no-tools" => c.tools = false,
                 "--no-events" => c.events = false,
                 "--intercept" => c.intercept = true,
+                "--flood" => c.flood = true,
                 other => return Err(format!("unknown option {other}")),
             }
         }
@@ -81,6 +88,9 @@ impl Config {
         let mut frames: Vec<String> = Vec::new();
         if self.tools {
             frames.extend(TOOLS.iter().map(|s| s.to_string()));
+        }
+        if self.flood {
+            frames.push(FLOOD_TOOL.to_owned());
         }
         let events = if self.events {
             r#""events":["tool_call","tool_result"]"#
@@ -123,6 +133,12 @@ struct TextArgs<'a> {
 struct BigArgs {
     #[serde(default)]
     bytes: usize,
+}
+
+#[derive(Deserialize)]
+struct FloodArgs {
+    #[serde(default)]
+    notes: u64,
 }
 
 #[derive(Deserialize)]
@@ -269,6 +285,20 @@ fn run(config: &Config) -> io::Result<()> {
                     "big" => {
                         let n = serde_json::from_str::<BigArgs>(args).map_or(0, |a| a.bytes);
                         write_result(&mut *w, id, &"x".repeat(n), false)?;
+                    }
+                    "flood" => {
+                        let n = serde_json::from_str::<FloodArgs>(args).map_or(0, |a| a.notes);
+                        for i in 0..n {
+                            let message = format!("flood note {i}");
+                            let notify = Notify {
+                                kind: "notify",
+                                level: "info",
+                                message: &message,
+                            };
+                            serde_json::to_writer(&mut *w, &notify)?;
+                            w.write_all(b"\n")?;
+                        }
+                        write_result(&mut *w, id, &format!("flooded {n}"), false)?;
                     }
                     "sleep" => {
                         let ms = serde_json::from_str::<SleepArgs>(args).map_or(0, |a| a.ms);

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use zot_host::script::Script;
 use zot_host::transcript::Transcript;
 use zot_host::wire::WireLog;
-use zot_host::{run_script, RunOptions, Timeouts};
+use zot_host::{run_script, RunOptions, RunOutcome, Timeouts};
 
 pub struct Env {
     pub tmp: tempfile::TempDir,
@@ -80,20 +80,10 @@ impl Env {
     }
 
     pub async fn run(&self, exts: &[PathBuf], script: Value) -> Run {
-        let script = Script::parse(&script.to_string(), "test").expect("script parses");
         let (wire, mem) = WireLog::memory();
-        let transcript = Transcript::new();
-        let mut opts = RunOptions::new(self.cwd.clone(), self.zot_home.clone());
-        opts.explicit = exts.to_vec();
-        opts.wire = Some(wire);
-        opts.transcript = transcript;
-        opts.timeouts = self.timeouts.clone();
-        if let Some(q) = self.queue {
-            opts.queue = q;
-        }
-        let out = tokio::time::timeout(Duration::from_secs(60), run_script(&script, opts))
-            .await
-            .expect("run finishes");
+        let out = self
+            .run_with(exts, script, Transcript::new(), Some(wire))
+            .await;
         Run {
             obs: out
                 .observations
@@ -103,6 +93,30 @@ impl Env {
             wire: mem.lines(),
             failures: out.failures,
         }
+    }
+}
+
+impl Env {
+    /// Runs a script with this transcript and wire log (`None`: no log).
+    pub async fn run_with(
+        &self,
+        exts: &[PathBuf],
+        script: Value,
+        transcript: Transcript,
+        wire: Option<WireLog>,
+    ) -> RunOutcome {
+        let script = Script::parse(&script.to_string(), "test").expect("script parses");
+        let mut opts = RunOptions::new(self.cwd.clone(), self.zot_home.clone());
+        opts.explicit = exts.to_vec();
+        opts.wire = wire;
+        opts.transcript = transcript;
+        opts.timeouts = self.timeouts.clone();
+        if let Some(q) = self.queue {
+            opts.queue = q;
+        }
+        tokio::time::timeout(Duration::from_secs(60), run_script(&script, opts))
+            .await
+            .expect("run finishes")
     }
 }
 
