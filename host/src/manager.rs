@@ -385,10 +385,11 @@ async fn load_one(
     let log = Arc::new(ExtLog::open(&shared.cfg.log_path(&manifest.name)));
     let name = manifest.name.to_string();
     let err = |cause: String| LoadError::new(&name, &entry.dir, Some(&manifest), cause, Some(&log));
-    let mut sp = spawn(&manifest, &entry.dir, &log).map_err(|e| err(format!("spawn: {e}")))?;
-    let mut lines = LineReader::new(BufReader::new(sp.stdout));
     let t = &shared.cfg.timeouts;
-    let hello = read_hello(&name, &mut sp.child, &mut lines, t, shared.wire.as_ref())
+    let sp = spawn(&manifest, &entry.dir, &log, t.sigterm_to_sigkill)
+        .map_err(|e| err(format!("spawn: {e}")))?;
+    let mut lines = LineReader::new(BufReader::new(sp.stdout));
+    let hello = read_hello(&name, &sp.process, &mut lines, t, shared.wire.as_ref())
         .await
         .map_err(|e| {
             log.line(&format!("handshake failed: {e}"));
@@ -416,7 +417,7 @@ async fn load_one(
     };
     if !matches!(written, Ok(Ok(Ok(())))) {
         outbound.close("hello_ack write failed");
-        crate::spawn::kill_and_reap(&mut sp.child).await;
+        sp.process.kill_and_wait().await;
         return Err(err("could not write hello_ack".into()));
     }
     let ext = Extension::new(NewExtension {
@@ -428,7 +429,7 @@ async fn load_one(
         hello,
         log,
         outbound,
-        child: sp.child,
+        process: sp.process,
     });
     if ext.hello.name != name {
         // OP-6: the manifest name is the identity; the mismatch is a diagnostic.

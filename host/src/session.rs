@@ -160,6 +160,9 @@ pub struct RunOptions {
     pub timeouts: Timeouts,
     /// Queue bounds.
     pub queue: QueueLimits,
+    /// Cancelled to end the run early (an interrupt): the remaining steps
+    /// are skipped and the session shuts down as usual.
+    pub stop: tokio_util::sync::CancellationToken,
 }
 
 impl RunOptions {
@@ -174,6 +177,7 @@ impl RunOptions {
             transcript: Transcript::new(),
             timeouts: Timeouts::default(),
             queue: QueueLimits::default(),
+            stop: tokio_util::sync::CancellationToken::new(),
         }
     }
 }
@@ -235,9 +239,15 @@ pub async fn run_script(script: &Script, opts: RunOptions) -> RunOutcome {
         engine.start_session();
     }
     for (i, step) in script.steps.iter().enumerate() {
-        engine.step(i, step).await;
-        engine.drain_inbox().await;
-        if engine.exit.load(Ordering::SeqCst) {
+        let ran = tokio::select! {
+            biased;
+            () = opts.stop.cancelled() => false,
+            () = async {
+                engine.step(i, step).await;
+                engine.drain_inbox().await;
+            } => true,
+        };
+        if !ran || engine.exit.load(Ordering::SeqCst) {
             break;
         }
     }
