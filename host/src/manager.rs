@@ -348,6 +348,18 @@ impl Manager {
         endings
     }
 
+    /// Waits until every connected extension's outbound queue has room for a
+    /// burst ([`Outbound::room`], stalls bounded by the write bound N-9).
+    /// The agent loop calls it before producing notifications in bulk, so
+    /// that its own burst never cuts off a reader that keeps reading, while
+    /// one that stopped still overflows and is disconnected (N-11).
+    pub async fn pace(&self) {
+        let stall = self.shared.cfg.timeouts.write;
+        for e in self.connected() {
+            e.outbound.room(stall).await;
+        }
+    }
+
     /// `/reload-ext` (§16.8): stop all, clear registries, load again (explicit
     /// paths first), wait for readiness, rebuild the tool registry.
     pub async fn reload(&self) -> LoadStats {

@@ -1,5 +1,6 @@
-//! Faults a hostile or buggy peer causes: an extension whose descendants
-//! outlive it or hold its stdout open, and host interrupts.
+//! Faults a hostile or buggy peer (or the host's own bursts) causes: an
+//! extension whose descendants outlive it or hold its stdout open, host
+//! interrupts, and bursts larger than the outbound queue (N-11).
 
 mod common;
 
@@ -419,4 +420,98 @@ async fn a_second_ctrl_c_kills_at_once() {
     // host exited, so only "not alive" can be asserted.
     assert!(!alive(ext), "extension {ext} still alive");
     assert!(!alive(grandchild), "grandchild {grandchild} still alive");
+}
+
+// Issue 13.5: one model reply with hundreds of tool calls announces them all
+// at once (a `tool_call` event each). A subscriber that reads slowly but
+// keeps reading stays connected: the host paces its burst instead of
+// overflowing the queue (N-11), and every call gets its reply. A regression
+// disconnects it ("outbound queue overflow") and the calls fail with
+// `unknown tool "echo"`.
+#[tokio::test(flavor = "multi_thread")]
+async fn hundreds_of_calls_in_one_reply_keep_a_slow_reader_connected() {
+    const CALLS: usize = 600;
+    let env = Env::new();
+    let slow = env.ext(
+        "slow",
+        json!({
+            "on_ack": [{"send": {"type": "subscribe", "events": ["tool_call"]}}, tool("echo"), ready()],
+            "on": {
+                "event:tool_call": [{"sleep": 0.001}],
+                "tool_call:echo": [{"send": {"type": "tool_result", "id": "$in.id", "content": [{"type": "text", "text": "{in.args.n}"}]}}]
+            }
+        }),
+    );
+    // Big enough arguments that the pipe holds only a few dozen events.
+    let pad = "p".repeat(1500);
+    let calls: Vec<Value> = (0..CALLS)
+        .map(|n| call("echo", json!({"n": n, "pad": pad})))
+        .collect();
+    let r = env
+        .run(
+            &[slow],
+            json!({"confirm": "yolo", "steps": [
+                {"prompt": "go", "replies": [{"tool_calls": calls}, {"text": "all done"}]}
+            ]}),
+        )
+        .await;
+    assert_eq!(r.kinds("disconnected"), Vec::<&Value>::new());
+    let texts = r.strs("tool_result", "text");
+    let expected: Vec<String> = (0..CALLS).map(|n| n.to_string()).collect();
+    assert_eq!(texts, expected);
+    assert_eq!(r.received("slow", "tool_result").len(), CALLS);
+    assert_eq!(r.sent("slow", "event").len(), CALLS, "no event skipped");
+}
+
+// Issue 13.5, requests: forty `call_tool`s at once make forty `tool_call`
+// requests to one extension, far beyond its queue bound (8 here) and its
+// pipe. They wait for room instead of overflowing it; every call is answered
+// and nobody is disconnected (a regression disconnects the target with
+// "outbound queue overflow").
+#[tokio::test(flavor = "multi_thread")]
+async fn a_burst_of_requests_waits_for_room() {
+    const CALLS: usize = 40;
+    let mut env = Env::new();
+    env.queue = Some(zot_host::QueueLimits {
+        frames: 8,
+        bytes: 1 << 20,
+    });
+    let target = env.ext(
+        "target",
+        json!({"on_ack": [tool("slow"), ready()], "on": {"tool_call:slow": [
+            {"sleep": 0.01},
+            {"send": {"type": "tool_result", "id": "$in.id", "content": [{"type": "text", "text": "ok"}]}}
+        ]}}),
+    );
+    // Big enough arguments that the pipe holds only a few calls.
+    let pad = "p".repeat(8000);
+    let mut burst: Vec<Value> = (0..CALLS)
+        .map(|n| json!({"send": {"type": "call_tool", "id": format!("c{n}"), "name": "slow", "args": {"pad": pad}}}))
+        .collect();
+    burst.push(json!({"send": {"type": "command_response", "id": "$in.id", "action": "noop"}}));
+    let caller = env.ext(
+        "caller",
+        json!({"on_ack": [cmd("go"), ready()], "on": {
+            "command_invoked:go": burst,
+            "tool_result": [{"count": "answers", "to": CALLS, "do": [
+                {"send": {"type": "notify", "level": "info", "message": "all answered"}}
+            ]}]
+        }}),
+    );
+    let r = env
+        .run(
+            &[target, caller],
+            json!({"confirm": "yolo", "steps": [
+                {"command": "/go", "wait": {"ext": "caller", "type": "notify", "fields": {"message": "all answered"}, "timeout_ms": 30000}}
+            ]}),
+        )
+        .await;
+    assert_eq!(r.failures, 0, "{:?}", r.obs);
+    assert_eq!(r.kinds("disconnected"), Vec::<&Value>::new());
+    let answers = r.sent("caller", "tool_result");
+    assert_eq!(answers.len(), CALLS);
+    for a in answers {
+        assert!(!a["is_error"].as_bool().unwrap_or(false), "{a}");
+        assert_eq!(a["content"][0]["text"], "ok", "{a}");
+    }
 }
