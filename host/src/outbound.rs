@@ -124,6 +124,13 @@ impl State {
         }
     }
 
+    /// Room for a burst: at most half full, no request waiting for room.
+    fn has_room(&self, limits: &QueueLimits) -> bool {
+        self.waiting.is_empty()
+            && self.queue.len() * 2 <= limits.frames
+            && self.bytes * 2 <= limits.bytes
+    }
+
     fn stalled(&self, bound: Duration) -> bool {
         self.in_flight_since.is_some_and(|t| t.elapsed() >= bound)
     }
@@ -142,8 +149,9 @@ struct Inner {
     limits: QueueLimits,
     state: Mutex<State>,
     wake: Notify,
-    /// Notified whenever a frame leaves the queue or the queue closes.
-    progress: Notify,
+    /// Notified when [`State::has_room`] becomes true or the queue closes
+    /// (only then: many producers may be pacing on it).
+    room: Notify,
     /// Cancelled when the queue closes for good (disconnect).
     closed: CancellationToken,
     /// Cancelled when the writer task has ended (stdin dropped).
@@ -176,7 +184,7 @@ impl Outbound {
             limits,
             state: Mutex::new(State::default()),
             wake: Notify::new(),
-            progress: Notify::new(),
+            room: Notify::new(),
             closed: CancellationToken::new(),
             writer_done: CancellationToken::new(),
             wire,
@@ -239,6 +247,13 @@ impl Outbound {
         Ok(Ticket { id, written: rx })
     }
 
+    /// Wakes pacing producers if a withdrawal made room.
+    fn room_changed(&self, st: &State) {
+        if st.has_room(&self.inner.limits) {
+            self.inner.room.notify_waiters();
+        }
+    }
+
     /// Removes a queued frame that the writer has not taken yet (HOST-79).
     pub fn withdraw(&self, id: u64) -> Withdraw {
         let mut st = self.lock();
@@ -249,12 +264,13 @@ impl Outbound {
             if let Some(item) = st.queue.remove(pos) {
                 st.bytes -= item.line.len();
             }
-            let limits = self.inner.limits;
-            st.admit(&limits);
+            st.admit(&self.inner.limits);
+            self.room_changed(&st);
             return Withdraw::Withdrawn;
         }
         if let Some(pos) = st.waiting.iter().position(|i| i.id == id) {
             st.waiting.remove(pos);
+            self.room_changed(&st);
             return Withdraw::Withdrawn;
         }
         Withdraw::Done
@@ -272,6 +288,7 @@ impl Outbound {
         match st.waiting.iter().position(|i| i.id == id) {
             Some(pos) => {
                 st.waiting.remove(pos);
+                self.room_changed(&st);
                 let detail = describe(&self.inner.limits, st.queue.len(), st.bytes);
                 Expired::NoRoom(format!(
                     "outbound queue full for {bound:?} ({detail}; {} more request(s) waiting): \
@@ -291,18 +308,12 @@ impl Outbound {
     /// cuts the extension off as N-11 says).
     pub async fn room(&self, stall: Duration) {
         loop {
-            let notified = self.inner.progress.notified();
+            let notified = self.inner.room.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
             let stall_at = {
                 let st = self.lock();
-                let limits = &self.inner.limits;
-                if st.closed.is_some()
-                    || (st.waiting.is_empty()
-                        && st.queue.len() * 2 <= limits.frames
-                        && st.bytes * 2 <= limits.bytes)
-                    || st.stalled(stall)
-                {
+                if st.closed.is_some() || st.has_room(&self.inner.limits) || st.stalled(stall) {
                     return;
                 }
                 st.in_flight_since.map(|t| t + stall)
@@ -336,7 +347,7 @@ impl Outbound {
         }
         self.inner.closed.cancel();
         self.inner.wake.notify_one();
-        self.inner.progress.notify_waiters();
+        self.inner.room.notify_waiters();
     }
 
     /// Lets the writer drain what is queued, then close stdin (graceful; the
@@ -380,19 +391,22 @@ async fn writer<W: AsyncWrite + Unpin>(inner: Arc<Inner>, mut sink: W) {
             if st.closed.is_some() {
                 break;
             }
+            let had_room = st.has_room(&inner.limits);
             match st.queue.pop_front() {
                 Some(item) => {
                     st.bytes -= item.line.len();
                     st.in_flight = Some(item.id);
                     st.in_flight_since = Some(Instant::now());
                     st.admit(&inner.limits);
+                    if !had_room && st.has_room(&inner.limits) {
+                        inner.room.notify_waiters();
+                    }
                     Some(item)
                 }
                 None if st.finishing => break,
                 None => None,
             }
         };
-        inner.progress.notify_waiters();
         let Some(mut item) = item else {
             tokio::select! {
                 _ = notified => {}
@@ -419,7 +433,6 @@ async fn writer<W: AsyncWrite + Unpin>(inner: Arc<Inner>, mut sink: W) {
             st.in_flight = None;
             st.in_flight_since = None;
         }
-        inner.progress.notify_waiters();
         let failed = res.as_ref().err().map(ToString::to_string);
         if let Some(done) = item.done.take() {
             let _ = done.send(res);

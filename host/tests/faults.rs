@@ -45,24 +45,39 @@ impl Tree {
     }
 }
 
+/// What a [`tree`] extension says once its grandchild runs (after `hello`).
+const STARTED: &str = "grandchild started";
+
 /// An extension that starts a grandchild sharing its stdout (in its own
-/// process group `same`, a `new` group, or a new `session`) before `hello`
-/// or once acknowledged, with `spec` merged in.
+/// process group `same`, a `new` group, or a new `session`) before `hello`,
+/// or once acknowledged after the actions of `spec` (registrations first:
+/// a slow start must not make the host auto-ready it without its tools;
+/// the host's frames are handled only after all of `on_ack` anyway) and
+/// then notes [`STARTED`].
 fn tree(env: &Env, name: &str, group: &str, before_hello: bool, mut spec: Value) -> Tree {
     let ext_pid = env.tmp.path().join(format!("{name}.pid"));
     let grandchild_pid = env.tmp.path().join(format!("{name}-grandchild.pid"));
-    let start = json!([
-        {"write_pid": ext_pid.display().to_string()},
-        {"fork": grandchild_pid.display().to_string(), "group": group},
-    ]);
+    let mut start = vec![
+        json!({"write_pid": ext_pid.display().to_string()}),
+        json!({"fork": grandchild_pid.display().to_string(), "group": group}),
+    ];
+    if !before_hello {
+        start.push(json!({"send": {"type": "notify", "level": "info", "message": STARTED}}));
+    }
     let key = if before_hello {
         "before_hello"
     } else {
         "on_ack"
     };
-    let mut actions = start.as_array().unwrap().clone();
-    if let Some(more) = spec.get(key).and_then(Value::as_array) {
-        actions.extend(more.iter().cloned());
+    let mut actions = spec
+        .get(key)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if before_hello {
+        actions.splice(0..0, start);
+    } else {
+        actions.extend(start);
     }
     spec[key] = Value::Array(actions);
     Tree {
@@ -157,7 +172,7 @@ async fn a_helper_out_of_reach_holding_stdout_delays_the_disconnect_only_bounded
     let dir = env.ext(
         "leaky",
         json!({
-            "on_ack": [{"fork": escaped.display().to_string(), "group": "session", "clean_env": true}, tool("t"), ready()],
+            "on_ack": [tool("t"), ready(), {"fork": escaped.display().to_string(), "group": "session", "clean_env": true}],
             "on": {"tool_call:t": [{"exit": 3}]}
         }),
     );
@@ -300,8 +315,8 @@ async fn no_descendant_outlives_ext_doctor() {
 }
 
 /// Starts `zot-host run` on a script that waits until interrupted, with
-/// `--json`, and returns it once the session started (the extensions are
-/// loaded and ready, their grandchildren started).
+/// `--json`, and returns it once every extension (a [`tree`]) noted that its
+/// grandchild runs.
 async fn run_until_interrupted(
     env: &Env,
     exts: &[&Path],
@@ -331,15 +346,16 @@ async fn run_until_interrupted(
         .spawn()
         .unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
-    loop {
+    let mut started = 0;
+    while started < exts.len() {
         let line = out
             .next_line()
             .await
             .unwrap()
-            .expect("the session starts before the host ends");
+            .expect("the grandchildren start before the host ends");
         let o: Value = serde_json::from_str(&line).unwrap();
-        if o["kind"] == "session" {
-            break;
+        if o["kind"] == "note" && o["text"] == STARTED {
+            started += 1;
         }
     }
     // Keep draining stdout so that the host never blocks on it.
