@@ -298,6 +298,9 @@ impl Engine {
                 })
                 .collect();
             for (id, c, args) in &calls {
+                // One reply may hold hundreds of calls: their events go out
+                // at the pace the subscribers read them (N-11).
+                self.mgr.pace().await;
                 self.announce_tool_call(id, &c.name, args, "");
             }
             lock(&self.st).conversation.push(Message::Assistant {
@@ -523,6 +526,9 @@ impl Engine {
         keys: Vec<crate::script::KeyPress>,
     ) -> ToolRun {
         let wait_from = self.seen_mark();
+        // Each call emits a few events; calls run back to back (or many at
+        // once through call_tool): keep pace with the subscribers.
+        self.mgr.pace().await;
         if req.announce {
             self.announce_tool_call(&req.tool_id, &req.name, &req.args, &req.origin_extension);
         }

@@ -8,6 +8,7 @@ use zot_protocol::{CommandInvoked, CommandResponse, HostFrame};
 
 use crate::extension::{Extension, Reply};
 use crate::manager::Shared;
+use crate::outbound::Expired;
 
 /// Splits `/name rest` into the name and the trimmed rest (HOST-44).
 pub fn split_command(input: &str) -> (String, String) {
@@ -48,6 +49,7 @@ pub async fn invoke(
         }
     };
     let t = &shared.cfg.timeouts;
+    let ticket_id = ticket.id;
     match tokio::time::timeout(t.write, ticket.written).await {
         Ok(Ok(Ok(()))) => {}
         Ok(Ok(Err(e))) => {
@@ -63,6 +65,9 @@ pub async fn invoke(
         }
         Err(_) => {
             ext.forget_reply(&id);
+            if let Expired::NoRoom(why) = ext.outbound.expire(ticket_id, t.write) {
+                return Err(format!("extension /{canonical}: {why}"));
+            }
             ext.disconnect(shared, "command_invoked write timed out");
             return Err(format!("extension /{canonical}: write: timed out"));
         }

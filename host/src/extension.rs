@@ -6,7 +6,6 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use tokio::process::Child;
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 use zot_protocol::{
@@ -21,6 +20,7 @@ use crate::manifest::Manifest;
 use crate::outbound::Outbound;
 use crate::ready::ReadyState;
 use crate::spawn::ExtLog;
+use crate::supervise::Supervised;
 use crate::transcript::Observation;
 use crate::wire::Dir;
 
@@ -104,7 +104,10 @@ pub struct Extension {
     pub host_calls: Mutex<HashMap<String, HostCall>>,
     /// Outstanding `call_tool`s of this extension by id.
     pub ext_calls: Mutex<HashMap<String, CancellationToken>>,
-    child: tokio::sync::Mutex<Option<Child>>,
+    /// The process, watched by the read loop for its exit.
+    process: Supervised,
+    /// The same, taken by whoever stops it (shutdown or the disconnect reaper).
+    child: tokio::sync::Mutex<Option<Supervised>>,
     diagnostics: Mutex<Diagnostics>,
     registrations: std::sync::atomic::AtomicUsize,
 }
@@ -172,7 +175,7 @@ pub struct NewExtension {
     /// Outbound queue.
     pub outbound: Outbound,
     /// The process.
-    pub child: Child,
+    pub process: Supervised,
 }
 
 impl Extension {
@@ -196,7 +199,8 @@ impl Extension {
             disconnect_reason: Mutex::default(),
             host_calls: Mutex::default(),
             ext_calls: Mutex::default(),
-            child: tokio::sync::Mutex::new(Some(n.child)),
+            child: tokio::sync::Mutex::new(Some(n.process.clone())),
+            process: n.process,
             diagnostics: Mutex::default(),
             registrations: Default::default(),
         })
@@ -353,7 +357,7 @@ impl Extension {
     }
 
     /// Takes the child process (for shutdown / reaping).
-    pub async fn take_child(&self) -> Option<Child> {
+    pub async fn take_child(&self) -> Option<Supervised> {
         self.child.lock().await.take()
     }
 
@@ -405,28 +409,38 @@ impl Extension {
             let t = shared.cfg.timeouts.clone();
             let hurry = shared.hurry_token();
             shared.add_reaper(tokio::spawn(async move {
-                if let Some(mut child) = me.take_child().await {
+                if let Some(child) = me.take_child().await {
                     let grace = t.shutdown_grace;
-                    let _ = crate::shutdown::stop_process(&me, &mut child, &t, grace, &hurry).await;
+                    let _ = crate::shutdown::stop_process(&me, &child, &t, grace, &hurry).await;
                 }
             }));
         }
     }
 
-    /// Runs the read loop until EOF, an oversize line, an I/O error or a
-    /// disconnect, then takes the disconnect path.
+    /// Runs the read loop until EOF, the process's exit, an oversize line,
+    /// an I/O error or a disconnect, then takes the disconnect path.
     pub async fn read_loop(self: Arc<Self>, shared: Arc<Shared>, mut lines: StdoutLines) {
         let idle = shared.cfg.timeouts.auto_ready_idle;
         let closed = self.outbound.closed_token();
         let mut idle_deadline = tokio::time::Instant::now() + idle;
+        // Set once the process exited: what it wrote before is still read,
+        // until EOF or this deadline (something it started may hold stdout
+        // open; the same grace as the mirror case, N-18).
+        let mut exited: Option<(String, tokio::time::Instant)> = None;
         let reason = loop {
             let pending = self.ready_state() == ReadyState::Pending;
+            let drain_until = exited.as_ref().map(|(_, d)| *d);
             tokio::select! {
                 biased;
                 _ = closed.cancelled() => {
                     break self.outbound.close_reason().unwrap_or_else(|| "outbound queue closed".into());
                 }
                 _ = self.gone.cancelled() => break "disconnected".into(),
+                status = self.process.died(), if exited.is_none() => {
+                    let why = status.map_or_else(|| "process exited".into(), exit_reason);
+                    let until = tokio::time::Instant::now() + shared.cfg.timeouts.exit_before_hello;
+                    exited = Some((why, until));
+                }
                 r = lines.next_line() => match r {
                     Ok(Some(line)) => {
                         idle_deadline = tokio::time::Instant::now() + idle;
@@ -439,7 +453,11 @@ impl Extension {
                             h.on_line(&self, &line);
                         }
                     }
-                    Ok(None) => break "stdout closed".into(),
+                    Ok(None) => break match (exited, self.process.exit_status()) {
+                        (Some((why, _)), _) => why,
+                        (None, Some(status)) => exit_reason(status),
+                        (None, None) => "stdout closed".into(),
+                    },
                     Err(CodecError::FrameTooLarge { len, limit }) => {
                         if let Some(w) = &shared.wire {
                             w.oversize(&self.name, len);
@@ -450,6 +468,10 @@ impl Extension {
                     }
                     Err(e) => break format!("read error: {e}"),
                 },
+                _ = sleep_opt(drain_until) => {
+                    let why = exited.take().map(|(w, _)| w).unwrap_or_default();
+                    break format!("{why}; its stdout is still held open by another process");
+                }
                 _ = tokio::time::sleep_until(idle_deadline), if pending => {
                     if self.mark_ready(ReadyState::AutoReady) {
                         lock(&self.diagnostics).push("no ready frame; auto-ready after idle");
@@ -566,4 +588,15 @@ impl Extension {
             }
         }
     }
+}
+
+async fn sleep_opt(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn exit_reason(status: std::process::ExitStatus) -> String {
+    format!("process exited ({})", crate::util::describe_exit(status))
 }

@@ -4,11 +4,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use tokio::io::BufReader;
-use tokio::process::{Child, ChildStdout};
+use tokio::process::ChildStdout;
 use zot_protocol::{CodecError, ExtFrame, Frame, Hello, LineReader};
 
 use crate::config::Timeouts;
-use crate::spawn::kill_and_reap;
+use crate::supervise::Supervised;
 use crate::util::describe_exit;
 use crate::wire::{Dir, WireLog};
 
@@ -49,25 +49,43 @@ pub enum HandshakeError {
 }
 
 /// Reads the first line and requires a `hello` with a non-empty name. On any
-/// failure the process is killed (whole group) and reaped.
+/// failure the process is killed (whole tree) and reaped.
 pub async fn read_hello(
     ext_name: &str,
-    child: &mut Child,
+    process: &Supervised,
     lines: &mut StdoutLines,
     t: &Timeouts,
     wire: Option<&WireLog>,
 ) -> Result<Hello, HandshakeError> {
-    let first = tokio::time::timeout(t.hello, lines.next_line()).await;
+    let first = tokio::select! {
+        r = tokio::time::timeout(t.hello, lines.next_line()) => r,
+        status = process.died() => {
+            // It exited while something it started may still hold stdout
+            // open: what it wrote before exiting is read (bounded by the
+            // same grace as the mirror case, N-18); no line means it
+            // exited before hello, whatever still holds the pipe.
+            match tokio::time::timeout(t.exit_before_hello, lines.next_line()).await {
+                Ok(Ok(Some(line))) => Ok(Ok(Some(line))),
+                _ => {
+                    // Reported once what it left behind is gone.
+                    let status = process.exited().await.or(status);
+                    return Err(HandshakeError::ExitedBeforeHello(
+                        status.map_or_else(|| "unknown status".into(), describe_exit),
+                    ));
+                }
+            }
+        }
+    };
     let err = match first {
         Err(_) => HandshakeError::Timeout(t.hello),
         Ok(Ok(None)) => {
             // stdout closed: wait up to the grace for the exit status.
             return Err(
-                match tokio::time::timeout(t.exit_before_hello, child.wait()).await {
-                    Ok(Ok(status)) => HandshakeError::ExitedBeforeHello(describe_exit(status)),
-                    Ok(Err(e)) => HandshakeError::Io(e.to_string()),
+                match tokio::time::timeout(t.exit_before_hello, process.exited()).await {
+                    Ok(Some(status)) => HandshakeError::ExitedBeforeHello(describe_exit(status)),
+                    Ok(None) => HandshakeError::Io("lost the process".into()),
                     Err(_) => {
-                        kill_and_reap(child).await;
+                        process.kill_and_wait().await;
                         HandshakeError::ClosedWithoutExit
                     }
                 },
@@ -92,7 +110,7 @@ pub async fn read_hello(
             }
         }
     };
-    kill_and_reap(child).await;
+    process.kill_and_wait().await;
     Err(err)
 }
 

@@ -14,6 +14,7 @@ use zot_protocol::{
 
 use crate::extension::{Extension, Reply};
 use crate::manager::Manager;
+use crate::outbound::Expired;
 use crate::transcript::Observation;
 
 /// Outcome of the `tool_call` chain.
@@ -53,6 +54,7 @@ async fn ask(
         }
     };
     let t = &mgr.cfg().timeouts;
+    let ticket_id = ticket.id;
     let result = if deadline_includes_write {
         let mut written = false;
         let r = tokio::time::timeout(deadline, async {
@@ -67,8 +69,13 @@ async fn ask(
         .await;
         if r.is_err() && !written {
             // The deadline includes the write (N-6): a request still queued
-            // or stuck mid-write closes the input pipe to release the writer.
+            // or stuck mid-write closes the input pipe to release the writer;
+            // one only waiting for room behind the host's own burst is
+            // withdrawn and fails alone.
             ext.forget_reply(&id);
+            if let Expired::NoRoom(why) = ext.outbound.expire(ticket_id, deadline) {
+                return Err(why);
+            }
             ext.disconnect(mgr.shared(), &format!("{event} request write timed out"));
         }
         r
@@ -81,6 +88,9 @@ async fn ask(
             }
             Err(_) => {
                 ext.forget_reply(&id);
+                if let Expired::NoRoom(why) = ext.outbound.expire(ticket_id, t.write) {
+                    return Err(why);
+                }
                 ext.disconnect(mgr.shared(), "request write timed out");
                 return Err("write timed out".into());
             }

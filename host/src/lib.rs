@@ -10,8 +10,9 @@
 //!   `ext` CLI); every extension name is checked once, by [`name`].
 //! - [`cli`]: `zot-host ext ...` (list, doctor, install, remove, enable,
 //!   disable, logs, update) on top of discovery and the manager.
-//! - [`spawn`], [`handshake`], [`outbound`], [`extension`], [`ready`],
-//!   [`registry`], [`manager`], [`shutdown`]: the extension manager.
+//! - [`spawn`], [`supervise`], [`sweep`], [`handshake`], [`outbound`],
+//!   [`extension`], [`ready`], [`registry`], [`manager`], [`shutdown`],
+//!   [`signals`]: the extension manager and the processes it supervises.
 //! - [`events`], [`intercept`], [`tools`], [`call_tool`], [`commands`],
 //!   [`panels`], [`notes`], [`observe`]: protocol features used by the session.
 //! - [`session`], [`agent`], [`builtin`], [`script`], [`waits`], [`durable`]:
@@ -46,7 +47,10 @@ pub mod registry;
 pub mod script;
 pub mod session;
 pub mod shutdown;
+pub mod signals;
 pub mod spawn;
+pub mod supervise;
+pub mod sweep;
 pub mod tools;
 pub mod transcript;
 pub mod util;

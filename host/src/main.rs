@@ -88,6 +88,9 @@ fn main() -> ExitCode {
         )
         .init();
     let cli = Cli::parse();
+    // On every way out (a panic included) no extension process outlives
+    // the host (normally they are all stopped and reaped long before).
+    let _last_resort = zot_host::supervise::KillAllOnDrop(zot_protocol::limits::SIGTERM_TO_SIGKILL);
     match cli.command {
         Command::Run(args) => run(args),
         Command::Ext(args) => finish(cli::run_ext(args, &mut std::io::stdout().lock())),
@@ -188,7 +191,21 @@ fn run(args: RunArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let outcome = rt.block_on(run_script(&script, opts));
+    let stop = opts.stop.clone();
+    let outcome = rt.block_on(async {
+        // Ctrl-C / SIGTERM / SIGHUP: end the session and stop the
+        // extensions gracefully; a second one kills them at once.
+        if let Err(e) =
+            zot_host::signals::watch(Some(stop), zot_protocol::limits::SIGTERM_TO_SIGKILL)
+        {
+            eprintln!("zot-host: cannot watch for interrupts: {e}");
+        }
+        run_script(&script, opts).await
+    });
+    if let Some(sig) = zot_host::signals::caught() {
+        eprintln!("zot-host: interrupted; the extensions were stopped");
+        return ExitCode::from(zot_host::signals::exit_code(sig));
+    }
     if outcome.failures > 0 {
         eprintln!("zot-host: {} expectation(s) failed", outcome.failures);
         return ExitCode::from(1);

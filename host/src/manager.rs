@@ -349,6 +349,18 @@ impl Manager {
         endings
     }
 
+    /// Waits until every connected extension's outbound queue has room for a
+    /// burst ([`Outbound::room`], stalls bounded by the write bound N-9).
+    /// The agent loop calls it before producing notifications in bulk, so
+    /// that its own burst never cuts off a reader that keeps reading, while
+    /// one that stopped still overflows and is disconnected (N-11).
+    pub async fn pace(&self) {
+        let stall = self.shared.cfg.timeouts.write;
+        for e in self.connected() {
+            e.outbound.room(stall).await;
+        }
+    }
+
     /// `/reload-ext` (§16.8): stop all, clear registries, load again (explicit
     /// paths first), wait for readiness, rebuild the tool registry.
     pub async fn reload(&self) -> LoadStats {
@@ -386,10 +398,11 @@ async fn load_one(
     let log = Arc::new(ExtLog::open(&shared.cfg.log_path(&manifest.name)));
     let name = manifest.name.to_string();
     let err = |cause: String| LoadError::new(&name, &entry.dir, Some(&manifest), cause, Some(&log));
-    let mut sp = spawn(&manifest, &entry.dir, &log).map_err(|e| err(format!("spawn: {e}")))?;
-    let mut lines = LineReader::new(BufReader::new(sp.stdout));
     let t = &shared.cfg.timeouts;
-    let hello = read_hello(&name, &mut sp.child, &mut lines, t, shared.wire.as_ref())
+    let sp = spawn(&manifest, &entry.dir, &log, t.sigterm_to_sigkill)
+        .map_err(|e| err(format!("spawn: {e}")))?;
+    let mut lines = LineReader::new(BufReader::new(sp.stdout));
+    let hello = read_hello(&name, &sp.process, &mut lines, t, shared.wire.as_ref())
         .await
         .map_err(|e| {
             log.line(&format!("handshake failed: {e}"));
@@ -417,7 +430,7 @@ async fn load_one(
     };
     if !matches!(written, Ok(Ok(Ok(())))) {
         outbound.close("hello_ack write failed");
-        crate::spawn::kill_and_reap(&mut sp.child).await;
+        sp.process.kill_and_wait().await;
         return Err(err("could not write hello_ack".into()));
     }
     let ext = Extension::new(NewExtension {
@@ -429,7 +442,7 @@ async fn load_one(
         hello,
         log,
         outbound,
-        child: sp.child,
+        process: sp.process,
     });
     if ext.hello.name != name {
         // OP-6: the manifest name is the identity; the mismatch is a diagnostic.

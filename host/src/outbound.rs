@@ -4,16 +4,31 @@
 //! Notifications are enqueued without waiting; requests get a [`Ticket`]
 //! whose completion says when their own bytes were written. At most
 //! [`QueueLimits::frames`] frames and [`QueueLimits::bytes`] bytes may wait
-//! (the frame being written is not counted); exceeding either closes the
-//! queue, which disconnects the extension. A queued request can be withdrawn
-//! before the writer takes it.
+//! (the frame being written is not counted); a notification beyond either
+//! closes the queue, which disconnects the extension (N-11): that is the
+//! cut-off for an extension that stopped reading.
+//!
+//! The host's own bursts must not trip it. A request that finds the queue
+//! full waits for room in a FIFO of its own (outside the bound: each such
+//! request has a caller waiting on it, so the host's own concurrency bounds
+//! them, and its write bound N-9 runs meanwhile); the writer admits waiting
+//! requests first whenever a frame leaves the queue. When a request's write
+//! bound passes while it still waits for room, [`Outbound::expire`] tells the
+//! caller whether the extension is slow (the writer made progress: the one
+//! request fails, the extension stays connected) or stuck (the frame being
+//! written has been blocked for the bound: disconnect, HOST-152). Producers
+//! of notification bursts (the agent loop) pace themselves with
+//! [`Outbound::room`] before producing more. A queued or waiting request can
+//! be withdrawn before the writer takes it.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde::Serialize;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{oneshot, Notify};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::QueueLimits;
@@ -34,6 +49,17 @@ pub enum OutboundError {
     /// The write failed.
     #[error("write: {0}")]
     Write(String),
+}
+
+/// Result of [`Outbound::expire`]: why a request's write bound passed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expired {
+    /// It was still waiting for room while the writer kept writing: it was
+    /// withdrawn and only it fails (the text says how full the queue is).
+    NoRoom(String),
+    /// It was queued or being written, or the writer is blocked: the
+    /// extension does not read (HOST-152 disconnects it).
+    Stuck,
 }
 
 /// Result of [`Outbound::withdraw`].
@@ -66,10 +92,56 @@ struct Item {
 struct State {
     queue: VecDeque<Item>,
     bytes: usize,
+    /// Requests waiting for room (not counted in the bound).
+    waiting: VecDeque<Item>,
     in_flight: Option<u64>,
+    /// When the frame in flight was taken (stall detection).
+    in_flight_since: Option<Instant>,
     next_id: u64,
     closed: Option<String>,
     finishing: bool,
+}
+
+impl State {
+    fn fits(&self, limits: &QueueLimits, len: usize) -> bool {
+        self.queue.len() < limits.frames && self.bytes + len <= limits.bytes
+    }
+
+    fn push(&mut self, item: Item) {
+        self.bytes += item.line.len();
+        self.queue.push_back(item);
+    }
+
+    /// Moves waiting requests into the queue while they fit (oldest first).
+    fn admit(&mut self, limits: &QueueLimits) {
+        while let Some(len) = self.waiting.front().map(|i| i.line.len()) {
+            if !self.fits(limits, len) {
+                break;
+            }
+            if let Some(item) = self.waiting.pop_front() {
+                self.push(item);
+            }
+        }
+    }
+
+    /// Room for a burst: at most half full, no request waiting for room.
+    fn has_room(&self, limits: &QueueLimits) -> bool {
+        self.waiting.is_empty()
+            && self.queue.len() * 2 <= limits.frames
+            && self.bytes * 2 <= limits.bytes
+    }
+
+    fn stalled(&self, bound: Duration) -> bool {
+        self.in_flight_since.is_some_and(|t| t.elapsed() >= bound)
+    }
+}
+
+/// "N frames / M bytes waiting, limit ..." for messages.
+fn describe(limits: &QueueLimits, frames: usize, bytes: usize) -> String {
+    format!(
+        "{frames} frames / {bytes} bytes waiting, limit {} frames / {} bytes",
+        limits.frames, limits.bytes
+    )
 }
 
 struct Inner {
@@ -77,6 +149,9 @@ struct Inner {
     limits: QueueLimits,
     state: Mutex<State>,
     wake: Notify,
+    /// Notified when [`State::has_room`] becomes true or the queue closes
+    /// (only then: many producers may be pacing on it).
+    room: Notify,
     /// Cancelled when the queue closes for good (disconnect).
     closed: CancellationToken,
     /// Cancelled when the writer task has ended (stdin dropped).
@@ -109,6 +184,7 @@ impl Outbound {
             limits,
             state: Mutex::new(State::default()),
             wake: Notify::new(),
+            room: Notify::new(),
             closed: CancellationToken::new(),
             writer_done: CancellationToken::new(),
             wire,
@@ -128,6 +204,7 @@ impl Outbound {
     ) -> Result<u64, OutboundError> {
         let line =
             zot_protocol::encode_frame(frame).map_err(|e| OutboundError::Encode(e.to_string()))?;
+        let limits = &self.inner.limits;
         let overflow = {
             let mut st = self.lock();
             if let Some(r) = &st.closed {
@@ -136,25 +213,26 @@ impl Outbound {
             if st.finishing {
                 return Err(OutboundError::Closed("stdin closed".into()));
             }
-            let frames = st.queue.len() + 1;
-            let bytes = st.bytes + line.len();
-            if frames > self.inner.limits.frames || bytes > self.inner.limits.bytes {
-                Some(format!(
-                    "{frames} frames / {bytes} bytes waiting, limit {} frames / {} bytes",
-                    self.inner.limits.frames, self.inner.limits.bytes
-                ))
-            } else {
-                st.next_id += 1;
-                let id = st.next_id;
-                st.bytes = bytes;
-                st.queue.push_back(Item { id, line, done });
+            st.next_id += 1;
+            let id = st.next_id;
+            let request = done.is_some();
+            let len = line.len();
+            let item = Item { id, line, done };
+            if st.waiting.is_empty() && st.fits(limits, len) {
+                st.push(item);
                 self.inner.wake.notify_one();
                 return Ok(id);
             }
+            if request {
+                // The host's own request: it waits for room (see the module
+                // docs), bounded by its caller's write bound.
+                st.waiting.push_back(item);
+                return Ok(id);
+            }
+            describe(limits, st.queue.len() + 1, st.bytes + len)
         };
-        let reason = overflow.unwrap_or_default();
-        self.close(&format!("outbound queue overflow: {reason}"));
-        Err(OutboundError::Overflow(reason))
+        self.close(&format!("outbound queue overflow: {overflow}"));
+        Err(OutboundError::Overflow(overflow))
     }
 
     /// Enqueues a notification without waiting (HOST-150).
@@ -169,6 +247,13 @@ impl Outbound {
         Ok(Ticket { id, written: rx })
     }
 
+    /// Wakes pacing producers if a withdrawal made room.
+    fn room_changed(&self, st: &State) {
+        if st.has_room(&self.inner.limits) {
+            self.inner.room.notify_waiters();
+        }
+    }
+
     /// Removes a queued frame that the writer has not taken yet (HOST-79).
     pub fn withdraw(&self, id: u64) -> Withdraw {
         let mut st = self.lock();
@@ -179,9 +264,67 @@ impl Outbound {
             if let Some(item) = st.queue.remove(pos) {
                 st.bytes -= item.line.len();
             }
+            st.admit(&self.inner.limits);
+            self.room_changed(&st);
+            return Withdraw::Withdrawn;
+        }
+        if let Some(pos) = st.waiting.iter().position(|i| i.id == id) {
+            st.waiting.remove(pos);
+            self.room_changed(&st);
             return Withdraw::Withdrawn;
         }
         Withdraw::Done
+    }
+
+    /// The write bound `bound` of request `id` passed before it was written:
+    /// withdraws it if it was only waiting for room while the writer made
+    /// progress ([`Expired::NoRoom`]); otherwise the extension is not reading
+    /// ([`Expired::Stuck`], the request is left for the disconnect to fail).
+    pub fn expire(&self, id: u64, bound: Duration) -> Expired {
+        let mut st = self.lock();
+        if st.stalled(bound) {
+            return Expired::Stuck;
+        }
+        match st.waiting.iter().position(|i| i.id == id) {
+            Some(pos) => {
+                st.waiting.remove(pos);
+                self.room_changed(&st);
+                let detail = describe(&self.inner.limits, st.queue.len(), st.bytes);
+                Expired::NoRoom(format!(
+                    "outbound queue full for {bound:?} ({detail}; {} more request(s) waiting): \
+                     the extension reads slower than the host writes; not sent",
+                    st.waiting.len()
+                ))
+            }
+            None => Expired::Stuck,
+        }
+    }
+
+    /// Waits until the queue is at most half full with no request waiting
+    /// for room, so that a producer of a burst of notifications (the agent
+    /// loop) never overflows a reader that keeps reading. Returns at once when
+    /// the queue is closed, and when the frame being written has been blocked
+    /// for `stall` (the reader is stuck: the caller goes on, and the bound
+    /// cuts the extension off as N-11 says).
+    pub async fn room(&self, stall: Duration) {
+        loop {
+            let notified = self.inner.room.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let stall_at = {
+                let st = self.lock();
+                if st.closed.is_some() || st.has_room(&self.inner.limits) || st.stalled(stall) {
+                    return;
+                }
+                st.in_flight_since.map(|t| t + stall)
+            };
+            match stall_at {
+                Some(at) => {
+                    let _ = tokio::time::timeout_at(at, notified).await;
+                }
+                None => notified.await,
+            }
+        }
     }
 
     /// Closes the queue for good: queued frames are dropped, their waiters
@@ -194,7 +337,8 @@ impl Outbound {
             }
             st.closed = Some(reason.to_owned());
             st.bytes = 0;
-            st.queue.drain(..).collect()
+            let waiting: Vec<Item> = st.waiting.drain(..).collect();
+            st.queue.drain(..).chain(waiting).collect()
         };
         for item in dropped {
             if let Some(done) = item.done {
@@ -203,6 +347,7 @@ impl Outbound {
         }
         self.inner.closed.cancel();
         self.inner.wake.notify_one();
+        self.inner.room.notify_waiters();
     }
 
     /// Lets the writer drain what is queued, then close stdin (graceful; the
@@ -231,6 +376,11 @@ impl Outbound {
     pub fn queued(&self) -> usize {
         self.lock().queue.len()
     }
+
+    /// Requests waiting for room (outside the bound).
+    pub fn waiting_for_room(&self) -> usize {
+        self.lock().waiting.len()
+    }
 }
 
 async fn writer<W: AsyncWrite + Unpin>(inner: Arc<Inner>, mut sink: W) {
@@ -241,10 +391,16 @@ async fn writer<W: AsyncWrite + Unpin>(inner: Arc<Inner>, mut sink: W) {
             if st.closed.is_some() {
                 break;
             }
+            let had_room = st.has_room(&inner.limits);
             match st.queue.pop_front() {
                 Some(item) => {
                     st.bytes -= item.line.len();
                     st.in_flight = Some(item.id);
+                    st.in_flight_since = Some(Instant::now());
+                    st.admit(&inner.limits);
+                    if !had_room && st.has_room(&inner.limits) {
+                        inner.room.notify_waiters();
+                    }
                     Some(item)
                 }
                 None if st.finishing => break,
@@ -272,11 +428,11 @@ async fn writer<W: AsyncWrite + Unpin>(inner: Arc<Inner>, mut sink: W) {
             } => r.map_err(|e| OutboundError::Write(e.to_string())),
             _ = inner.closed.cancelled() => Err(OutboundError::Closed("closed while writing".into())),
         };
-        inner
-            .state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .in_flight = None;
+        {
+            let mut st = inner.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.in_flight = None;
+            st.in_flight_since = None;
+        }
         let failed = res.as_ref().err().map(ToString::to_string);
         if let Some(done) = item.done.take() {
             let _ = done.send(res);
@@ -410,5 +566,125 @@ mod tests {
             Err(OutboundError::Overflow(r)) if r.starts_with("4 frames / ")
         ));
         assert!(q.closed_token().is_cancelled(), "overflow disconnects");
+    }
+
+    // Issue 13.5: requests beyond the bound (the host's own burst) wait for
+    // room instead of overflowing, and are written in order once the reader
+    // reads.
+    #[tokio::test]
+    async fn requests_wait_for_room_and_are_written_in_order() {
+        let (w, mut r) = tokio::io::duplex(16);
+        let limits = QueueLimits {
+            frames: 2,
+            bytes: 1 << 20,
+        };
+        let q = Outbound::start("t", w, limits, None);
+        one_in_flight(&q).await;
+        let tickets: Vec<Ticket> = (1..=5).map(|i| q.request(&frame(i)).unwrap()).collect();
+        assert_eq!((q.queued(), q.waiting_for_room()), (2, 3));
+        assert!(!q.closed_token().is_cancelled(), "no overflow");
+        q.finish();
+        let mut out = String::new();
+        r.read_to_string(&mut out).await.unwrap();
+        let steps: Vec<u64> = out
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["step"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(steps, vec![0, 1, 2, 3, 4, 5]);
+        for t in tickets {
+            assert_eq!(t.written.await.unwrap(), Ok(()));
+        }
+    }
+
+    // N-11: requests never overflow, but a notification beyond the bound
+    // still does, also while requests wait for room.
+    #[tokio::test]
+    async fn a_notification_beyond_the_bound_overflows_while_requests_wait() {
+        let (w, _r) = tokio::io::duplex(16);
+        let limits = QueueLimits {
+            frames: 1,
+            bytes: 1 << 20,
+        };
+        let q = Outbound::start("t", w, limits, None);
+        one_in_flight(&q).await;
+        let queued = q.request(&frame(1)).unwrap();
+        let waiting = q.request(&frame(2)).unwrap();
+        assert!(matches!(q.send(&frame(3)), Err(OutboundError::Overflow(_))));
+        assert!(q.closed_token().is_cancelled());
+        for t in [queued, waiting] {
+            assert!(matches!(t.written.await, Ok(Err(OutboundError::Closed(_)))));
+        }
+    }
+
+    // A request whose write bound passed while it waited for room fails
+    // alone when the writer keeps writing (a slow reader); when the frame in
+    // flight has been blocked for the bound (a stuck reader), or the request
+    // was already queued, the extension is to be disconnected (HOST-152).
+    #[tokio::test]
+    async fn expire_tells_a_slow_reader_from_a_stuck_one() {
+        let (w, _r) = tokio::io::duplex(16);
+        let limits = QueueLimits {
+            frames: 1,
+            bytes: 1 << 20,
+        };
+        let q = Outbound::start("t", w, limits, None);
+        one_in_flight(&q).await;
+        let queued = q.request(&frame(1)).unwrap();
+        let waiting = q.request(&frame(2)).unwrap();
+        let long = Duration::from_secs(3600);
+        match q.expire(waiting.id, long) {
+            Expired::NoRoom(why) => assert!(
+                why.contains("1 frames / ") && why.contains("not sent"),
+                "{why}"
+            ),
+            Expired::Stuck => panic!("the writer is not stalled for an hour"),
+        }
+        assert_eq!(q.waiting_for_room(), 0, "withdrawn");
+        assert!(waiting.written.await.is_err(), "never written");
+        assert!(!q.closed_token().is_cancelled(), "still connected");
+        assert_eq!(q.expire(queued.id, long), Expired::Stuck, "already queued");
+        let another = q.request(&frame(3)).unwrap();
+        assert_eq!(
+            q.expire(another.id, Duration::ZERO),
+            Expired::Stuck,
+            "the frame in flight is blocked for longer than the bound"
+        );
+    }
+
+    // The pace of a burst producer: room() waits while the queue is more
+    // than half full, returns once the reader drained it, and returns at once
+    // when the reader is stuck (the frame in flight blocked for `stall`).
+    #[tokio::test]
+    async fn room_follows_the_reader_and_gives_up_on_a_stuck_one() {
+        let (w, mut r) = tokio::io::duplex(16);
+        let limits = QueueLimits {
+            frames: 4,
+            bytes: 1 << 20,
+        };
+        let q = Outbound::start("t", w, limits, None);
+        one_in_flight(&q).await;
+        for i in 1..=4 {
+            q.send(&frame(i)).unwrap();
+        }
+        q.room(Duration::ZERO).await;
+        use std::future::Future;
+        let room = q.room(Duration::from_secs(3600));
+        tokio::pin!(room);
+        let first =
+            std::future::poll_fn(|cx| std::task::Poll::Ready(room.as_mut().poll(cx).is_pending()))
+                .await;
+        assert!(first, "full and nobody reads: no room");
+        let reader = tokio::spawn(async move {
+            let mut sink = Vec::new();
+            let _ = r.read_to_end(&mut sink).await;
+        });
+        room.await;
+        assert!(q.queued() <= 2);
+        q.finish();
+        reader.await.unwrap();
     }
 }

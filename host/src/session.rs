@@ -206,6 +206,9 @@ pub struct RunOptions {
     pub timeouts: Timeouts,
     /// Queue bounds.
     pub queue: QueueLimits,
+    /// Cancelled to end the run early (an interrupt): the remaining steps
+    /// are skipped and the session shuts down as usual.
+    pub stop: tokio_util::sync::CancellationToken,
 }
 
 impl RunOptions {
@@ -220,6 +223,7 @@ impl RunOptions {
             transcript: Transcript::new(),
             timeouts: Timeouts::default(),
             queue: QueueLimits::default(),
+            stop: tokio_util::sync::CancellationToken::new(),
         }
     }
 }
@@ -320,9 +324,15 @@ pub async fn run_script(script: &Script, opts: RunOptions) -> RunOutcome {
     }
     'steps: for (i, step) in script.steps.iter().enumerate() {
         for _ in 0..step.repeat.unwrap_or(1) {
-            engine.step(i, step).await;
-            engine.drain_inbox().await;
-            if engine.exit.load(Ordering::SeqCst) {
+            let ran = tokio::select! {
+                biased;
+                () = opts.stop.cancelled() => false,
+                () = async {
+                    engine.step(i, step).await;
+                    engine.drain_inbox().await;
+                } => true,
+            };
+            if !ran || engine.exit.load(Ordering::SeqCst) {
                 break 'steps;
             }
         }

@@ -1,18 +1,19 @@
 //! Stopping extensions (§16.7, HOST-168..171): `shutdown` behind the queued
 //! frames, stdin closed, a shared grace for the processes to exit, then
 //! SIGTERM to the process group and SIGKILL a second later. Every child is
-//! reaped: no zombies.
+//! reaped: no zombies; and once it exited, whatever it left running is
+//! killed before its ending is reported (see [`crate::supervise`]).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::process::Child;
 use tokio::time::Instant;
 use zot_protocol::HostFrame;
 
 use crate::config::Timeouts;
 use crate::extension::Extension;
-use crate::spawn::{signal_group, SIGKILL, SIGTERM};
+use crate::spawn::{SIGKILL, SIGTERM};
+use crate::supervise::Supervised;
 
 /// How the host tells extensions to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -81,10 +82,10 @@ async fn stop_one(
         ext.outbound.finish();
     }
     let mut ending = None;
-    if let Some(mut child) = ext.take_child().await {
+    if let Some(child) = ext.take_child().await {
         let remaining = deadline.saturating_duration_since(Instant::now());
         let never = tokio_util::sync::CancellationToken::new();
-        ending = stop_process(ext, &mut child, t, remaining, &never).await;
+        ending = stop_process(ext, &child, t, remaining, &never).await;
     }
     // Let the read loop see EOF so the wire log holds the last frames.
     let _ = tokio::time::timeout(t.sigterm_to_sigkill, ext.reader_done().cancelled()).await;
@@ -94,11 +95,12 @@ async fn stop_one(
 }
 
 /// Waits for the process to exit within `grace` (at least the minimum exit
-/// wait; cut short by `hurry`), then SIGTERM, then SIGKILL; always reaps.
-/// Returns how it ended (`None` only if the exit status could not be read).
+/// wait; cut short by `hurry`), then SIGTERM, then SIGKILL, to its group;
+/// always reaped, its leftovers killed. Returns how it ended (`None` only if
+/// the exit status could not be read).
 pub async fn stop_process(
     ext: &Extension,
-    child: &mut Child,
+    child: &Supervised,
     t: &Timeouts,
     grace: Duration,
     hurry: &tokio_util::sync::CancellationToken,
@@ -114,26 +116,18 @@ pub async fn stop_process(
     };
     let wait = grace.max(t.min_exit_wait);
     let exited = tokio::select! {
-        r = tokio::time::timeout(wait, child.wait()) => r.ok().and_then(Result::ok),
-        _ = hurry.cancelled() => child.try_wait().ok().flatten(),
+        r = tokio::time::timeout(wait, child.exited()) => r.ok().flatten(),
+        _ = hurry.cancelled() => child.try_exited(),
     };
     if let Some(status) = exited {
         return ended(status, None);
     }
-    let Some(pid) = child.id() else {
-        return child.wait().await.ok().and_then(|s| ended(s, None));
-    };
     ext.log.line("did not exit in time; sending SIGTERM");
-    signal_group(pid, SIGTERM);
-    if let Ok(Ok(status)) = tokio::time::timeout(t.sigterm_to_sigkill, child.wait()).await {
+    child.signal(SIGTERM);
+    if let Ok(Some(status)) = tokio::time::timeout(t.sigterm_to_sigkill, child.exited()).await {
         return ended(status, Some("SIGTERM"));
     }
     ext.log.line("still running; sending SIGKILL");
-    signal_group(pid, SIGKILL);
-    let _ = child.start_kill();
-    child
-        .wait()
-        .await
-        .ok()
-        .and_then(|s| ended(s, Some("SIGKILL")))
+    child.signal(SIGKILL);
+    child.exited().await.and_then(|s| ended(s, Some("SIGKILL")))
 }

@@ -3,12 +3,13 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout};
 
 use crate::manifest::Manifest;
+use crate::supervise::Supervised;
 
 /// An extension's stderr log file, shared by the child (its stderr) and the
 /// host (its `[zot] ...` marker lines).
@@ -89,8 +90,8 @@ pub fn resolve_exec(dir: &Path, exec: &str) -> PathBuf {
 /// A running extension process with its pipes.
 #[derive(Debug)]
 pub struct Spawned {
-    /// The child (in its own process group on Unix).
-    pub child: Child,
+    /// The supervised process (own process group on Unix, marked tree).
+    pub process: Supervised,
     /// Its stdin (host → extension frames).
     pub stdin: ChildStdin,
     /// Its stdout (extension → host frames).
@@ -98,9 +99,15 @@ pub struct Spawned {
 }
 
 /// Spawns the extension: cwd = `dir`, argv = exec + args, stderr appended to
-/// the log, own process group (HOST-14..17). The start marker is written
-/// before spawning.
-pub fn spawn(manifest: &Manifest, dir: &Path, log: &ExtLog) -> std::io::Result<Spawned> {
+/// the log, own process group (HOST-14..17), supervised (see
+/// [`crate::supervise`]; `sweep_bound` bounds the wait for its leftovers to
+/// die). The start marker is written before spawning.
+pub fn spawn(
+    manifest: &Manifest,
+    dir: &Path,
+    log: &ExtLog,
+    sweep_bound: std::time::Duration,
+) -> std::io::Result<Spawned> {
     log.line(&format!(
         "starting {}/{} at {}",
         manifest.name,
@@ -111,30 +118,18 @@ pub fn spawn(manifest: &Manifest, dir: &Path, log: &ExtLog) -> std::io::Result<S
     let mut cmd = Command::new(&exec);
     cmd.args(&manifest.args)
         .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(log.stderr())
-        .kill_on_drop(false);
-    #[cfg(unix)]
-    cmd.process_group(0);
-    let mut child = cmd.spawn()?;
-    let stdin = child
-        .stdin
-        .take()
-        .ok_or_else(|| std::io::Error::other("no stdin pipe"))?;
-    let stdout = child
-        .stdout
-        .take()
-        .ok_or_else(|| std::io::Error::other("no stdout pipe"))?;
+        .stderr(log.stderr());
+    let (process, pipes) = Supervised::spawn(cmd, sweep_bound)?;
     Ok(Spawned {
-        child,
-        stdin,
-        stdout,
+        process,
+        stdin: pipes.stdin,
+        stdout: pipes.stdout,
     })
 }
 
 /// Sends `sig` to the child's process group (OP-12), falling back to the
-/// process itself.
+/// process itself. Only while the child is unreaped (its zombie pins the
+/// ids): [`Supervised`] guarantees that.
 #[cfg(unix)]
 pub fn signal_group(pid: u32, sig: i32) {
     // SAFETY: kill(2) with a negative pid addresses the process group the
@@ -162,12 +157,3 @@ pub const SIGTERM: i32 = 15;
 /// SIGKILL (unused off Unix).
 #[cfg(not(unix))]
 pub const SIGKILL: i32 = 9;
-
-/// Kills the whole group immediately and reaps the child.
-pub async fn kill_and_reap(child: &mut Child) -> Option<std::process::ExitStatus> {
-    if let Some(pid) = child.id() {
-        signal_group(pid, SIGKILL);
-    }
-    let _ = child.start_kill();
-    child.wait().await.ok()
-}

@@ -13,7 +13,7 @@ use zot_protocol::{
 
 use crate::extension::{Extension, HostCall, Reply};
 use crate::manager::Shared;
-use crate::outbound::Withdraw;
+use crate::outbound::{Expired, Withdraw};
 
 /// The outcome of running any tool (built-in or extension).
 #[derive(Debug, Clone, PartialEq)]
@@ -170,6 +170,7 @@ pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> ToolOutput {
             let reply_deadline = (!interactive).then(|| tokio::time::Instant::now() + t.tool_reply);
             let write_deadline = tokio::time::Instant::now() + t.write;
             let mut written = false;
+            let mut sent = true;
             let gave_up: Option<(ToolStatus, String)> = loop {
                 tokio::select! {
                     biased;
@@ -194,9 +195,20 @@ pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> ToolOutput {
                         Err(_) => break Some((ToolStatus::Failed, format!("extension {ename} disconnected"))),
                     },
                     _ = tokio::time::sleep_until(write_deadline), if !written => {
-                        // HOST-67/152: a write that does not complete in time disconnects.
-                        ext.disconnect(shared, "tool_call write timed out");
-                        break Some((ToolStatus::Failed, "write timed out".into()));
+                        match ext.outbound.expire(ticket.id, t.write) {
+                            // Only waiting for room behind the host's own
+                            // burst: this call fails alone (never sent).
+                            Expired::NoRoom(why) => {
+                                sent = false;
+                                break Some((ToolStatus::Failed, why));
+                            }
+                            // HOST-67/152: a write that does not complete in
+                            // time disconnects.
+                            Expired::Stuck => {
+                                ext.disconnect(shared, "tool_call write timed out");
+                                break Some((ToolStatus::Failed, "write timed out".into()));
+                            }
+                        }
                     }
                     _ = sleep_opt(reply_deadline) => {
                         break Some((ToolStatus::TimedOut, format!("timed out after {:?}", t.tool_reply)));
@@ -212,7 +224,7 @@ pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> ToolOutput {
             if matches!(status, ToolStatus::Cancelled | ToolStatus::TimedOut) {
                 abandon(shared, &ext, &id, ticket, written).await;
             }
-            fail(&ename, &tool, &reason, status, true)
+            fail(&ename, &tool, &reason, status, sent)
         }
     };
     ext.forget_reply(&id);

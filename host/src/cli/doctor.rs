@@ -178,7 +178,14 @@ pub fn run(ctx: &Context, args: &DoctorArgs, out: &mut dyn Write) -> Result<Outc
         .enable_all()
         .build()
         .map_err(CliError::Runtime)?;
-    let report = rt.block_on(diagnose(ctx, &list::options(ctx, &args.discovery)));
+    let report = rt.block_on(async {
+        // An interrupt while extensions run kills them before exiting.
+        let bound = zot_protocol::limits::SIGTERM_TO_SIGKILL;
+        if let Err(e) = crate::signals::watch(None, bound) {
+            tracing::warn!("cannot watch for interrupts: {e}");
+        }
+        diagnose(ctx, &list::options(ctx, &args.discovery)).await
+    });
     if args.json {
         let text = serde_json::to_string_pretty(&report).unwrap_or_else(|_| "{}".into());
         writeln!(out, "{text}")?;

@@ -134,6 +134,45 @@ pub fn assert_gone(pidfile: &Path) {
     assert!(!alive, "process {pid} still exists (not killed and reaped)");
 }
 
+/// The process id a fixture wrote to `pidfile`.
+pub fn read_pid(pidfile: &Path) -> i32 {
+    std::fs::read_to_string(pidfile)
+        .unwrap_or_else(|e| panic!("{}: {e}", pidfile.display()))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// Whether process `pid` lives. A zombie does not: it is dead and only waits
+/// for its parent (for a grandchild, not the host) to reap it.
+pub fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    if unsafe { libc::kill(pid, 0) } != 0 {
+        return false;
+    }
+    stat_fields(pid).is_none_or(|(state, _)| !matches!(state, 'Z' | 'X'))
+}
+
+/// Living processes whose process group is `pgid` (Linux: from /proc).
+pub fn group_members(pgid: i32) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| stat_fields(pid).is_some_and(|(s, g)| g == pgid && !matches!(s, 'Z' | 'X')))
+        .collect()
+}
+
+/// State letter and process group from /proc/<pid>/stat.
+fn stat_fields(pid: i32) -> Option<(char, i32)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut rest = text[text.rfind(')')? + 1..].split_whitespace();
+    let state = rest.next()?.chars().next()?;
+    let _ppid = rest.next()?;
+    Some((state, rest.next()?.parse().ok()?))
+}
+
 pub fn cmd(name: &str) -> Value {
     json!({"send": {"type": "register_command", "name": name}})
 }
