@@ -152,6 +152,32 @@ pub mod testing;
 
 pub use sdk::*;
 
+/// The `schemars` this crate derives tool schemas with (1.x): a tool's
+/// argument type must implement *this* `JsonSchema`.
+///
+/// Depend on `schemars` 1.x yourself (`cargo add schemars` picks it), or
+/// derive through this re-export, which can never be a different version:
+///
+/// ```
+/// use zot_ext::{schemars, serde};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// #[serde(crate = "zot_ext::serde")]
+/// #[schemars(crate = "zot_ext::schemars")]
+/// struct Greet {
+///     /// Who to greet.
+///     name: String,
+/// }
+///
+/// let spec = zot_ext::ToolSpec::new("greet", "Greet someone").schema_for::<Greet>();
+/// assert!(spec.registration().schema.get().contains("Who to greet."));
+/// ```
+pub use schemars;
+
+/// The `serde` this crate decodes tool arguments with (1.x, `derive` on);
+/// see [`schemars`](mod@schemars) for deriving through the re-exports.
+pub use serde;
+
 use std::sync::{Mutex, MutexGuard};
 
 /// Locks a mutex, ignoring poisoning: the engine's state stays consistent
