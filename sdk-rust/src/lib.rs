@@ -152,11 +152,11 @@ pub mod testing;
 
 pub use sdk::*;
 
-/// The `schemars` this crate derives tool schemas with (1.x): a tool's
-/// argument type must implement *this* `JsonSchema`.
+/// The `schemars` (1.x) that tool schemas are derived with: a tool's
+/// argument type implements *this* `JsonSchema`.
 ///
-/// Depend on `schemars` 1.x yourself (`cargo add schemars` picks it), or
-/// derive through this re-export, which can never be a different version:
+/// `cargo add schemars` picks 1.x too. A crate that needs another major
+/// version for itself derives through the re-exports, which always match:
 ///
 /// ```
 /// use zot_ext::{schemars, serde};
@@ -172,10 +172,14 @@ pub use sdk::*;
 /// let spec = zot_ext::ToolSpec::new("greet", "Greet someone").schema_for::<Greet>();
 /// assert!(spec.registration().schema.get().contains("Who to greet."));
 /// ```
+///
+/// Its `preserve_order` feature is on (a tool schema lists the properties in
+/// declaration order, the order the model reads them), which turns on
+/// serde_json's: `serde_json::Map` keeps insertion order in the whole build.
 pub use schemars;
 
-/// The `serde` this crate decodes tool arguments with (1.x, `derive` on);
-/// see [`schemars`](mod@schemars) for deriving through the re-exports.
+/// The `serde` (1.x, `derive` on) that tool arguments are decoded with; see
+/// [`schemars`](mod@schemars) for deriving through the re-exports.
 pub use serde;
 
 use std::sync::{Mutex, MutexGuard};
