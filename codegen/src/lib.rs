@@ -86,8 +86,8 @@ pub fn workspace_root() -> PathBuf {
 
 /// The IR of both directions, built from [`zot_protocol::schema`].
 pub fn module() -> Result<ir::Module, Error> {
-    let ext = zot_protocol::schema::ext_to_host();
-    let host = zot_protocol::schema::host_to_ext();
+    let ext = draft07(zot_protocol::schema::ext_to_host().to_value())?;
+    let host = draft07(zot_protocol::schema::host_to_ext().to_value())?;
     Ok(lower::lower(&[
         RootSpec {
             name: "ExtFrame",
@@ -102,6 +102,16 @@ pub fn module() -> Result<ir::Module, Error> {
             schema: &host,
         },
     ])?)
+}
+
+/// A schema of [`zot_protocol::schema`] as a typed draft-07 document.
+fn draft07(schema: serde_json::Value) -> Result<schemars08::schema::RootSchema, Error> {
+    serde_json::from_value(schema).map_err(|e| {
+        Error::Lower(lower::LowerError {
+            path: "/".to_owned(),
+            message: format!("not a draft-07 schema: {e}"),
+        })
+    })
 }
 
 /// Renders every generated file in memory.

@@ -1,4 +1,6 @@
-//! Lowering: JSON Schema (as schemars 0.8 writes it) → [`crate::ir`].
+//! Lowering: JSON Schema (draft-07, as [`zot_protocol::schema`] writes it) →
+//! [`crate::ir`]. The schema is read through schemars 0.8's typed draft-07
+//! model ([`RootSchema`]), the one typify reads too.
 //!
 //! Only the constructs the protocol schemas use are understood; anything
 //! else is an error naming the schema path, so that a change to the
@@ -17,7 +19,7 @@
 
 use std::collections::BTreeSet;
 
-use schemars::schema::{InstanceType, RootSchema, Schema, SchemaObject, SingleOrVec};
+use schemars08::schema::{InstanceType, RootSchema, Schema, SchemaObject, SingleOrVec};
 
 use crate::ir::{Field, Member, Module, Object, Section, StringSet, TagList, Ty, TypeDef, Union};
 use crate::naming;

@@ -49,9 +49,14 @@ impl std::fmt::Debug for DurableStore {
     }
 }
 
-/// Canonical text of arguments (object keys sorted), for reuse checks.
+/// Canonical text of arguments (object keys sorted at every level), for
+/// reuse checks. Sorted here rather than left to `serde_json::Map`: with
+/// serde_json's `preserve_order` (on in this build, through schemars) a map
+/// keeps the order the extension wrote.
 pub fn canonical_args(args: &RawJson) -> String {
-    args.to_value().to_string()
+    let mut value = args.to_value();
+    value.sort_all_objects();
+    value.to_string()
 }
 
 impl DurableStore {
@@ -141,11 +146,13 @@ mod tests {
         assert!(s.lookup("a").unwrap().is_none());
         let rec = Record {
             tool: "echo".into(),
-            args: canonical_args(&RawJson::from(serde_json::json!({"b": 1, "a": 2}))),
+            args: canonical_args(
+                &RawJson::from_string(r#"{"b":{"d":1,"c":2},"a":2}"#.into()).unwrap(),
+            ),
             content: vec![ContentBlock::text("hi")],
             is_error: false,
         };
-        assert_eq!(rec.args, r#"{"a":2,"b":1}"#);
+        assert_eq!(rec.args, r#"{"a":2,"b":{"c":2,"d":1}}"#);
         s.record("a", &rec).unwrap();
         assert_eq!(s.lookup("a").unwrap(), Some(rec));
     }

@@ -17,6 +17,7 @@ use crate::values::{
 /// `sequence`. Unknown event names never reach this type: the frame decoder
 /// turns them into an explicit unknown event.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(inline)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum LifecycleEvent {
     /// An active conversation opened.
@@ -111,6 +112,7 @@ macro_rules! event_struct {
     ) => {
         $(#[doc = $doc])+
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+        #[schemars(inline)]
         pub struct $name {
             /// Active conversation id (persisted id, else runtime-generated).
             #[serde(default)]
@@ -351,6 +353,7 @@ event_struct! {
 
 /// One interception request, tagged by `event` (§4.4.7, §11).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(inline)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum InterceptRequest {
     /// May replace the whole system prompt.
@@ -390,6 +393,7 @@ impl InterceptRequest {
 
 /// `event_intercept` for `tool_call`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct ToolCallIntercept {
     /// Name of the extension whose `call_tool` raised this call.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -410,6 +414,7 @@ pub struct ToolCallIntercept {
 
 /// `event_intercept` for `turn_start`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct TurnStartIntercept {
     /// Host correlation id.
     pub id: String,
@@ -420,6 +425,7 @@ pub struct TurnStartIntercept {
 
 /// `event_intercept` for `assistant_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct AssistantMessageIntercept {
     /// Host correlation id.
     pub id: String,
@@ -430,6 +436,7 @@ pub struct AssistantMessageIntercept {
 
 /// `event_intercept` for `before_agent_start` (system prompt replacement).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct BeforeAgentStartIntercept {
     /// The complete current system prompt (emitted even when empty).
     #[serde(default)]

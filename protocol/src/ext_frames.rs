@@ -108,6 +108,7 @@ impl ExtFrame {
 
 /// `hello` (§4.3.1): the extension introduces itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct Hello {
     /// Extension name; should equal the manifest `name` (the host keys by the
     /// manifest).
@@ -122,6 +123,7 @@ pub struct Hello {
 
 /// `register_command` (§4.3.2).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct RegisterCommand {
     /// Command name without `/`; matched case-insensitively, this spelling is
     /// canonical.
@@ -133,6 +135,7 @@ pub struct RegisterCommand {
 
 /// `register_tool` (§4.3.3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct RegisterTool {
     /// Tool name: exact match, shared namespace with the built-in tools.
     pub name: String,
@@ -202,6 +205,7 @@ impl RegisterTool {
 
 /// `subscribe` (§4.3.4). Several frames accumulate.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct Subscribe {
     /// Lifecycle events to receive as `event` frames.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -214,6 +218,7 @@ pub struct Subscribe {
 
 /// `command_response` (§4.3.6), the reply to `command_invoked`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct CommandResponse {
     /// The `command_invoked.id`.
     pub id: String,
@@ -267,6 +272,7 @@ impl CommandResponse {
 
 /// `tool_result` from the extension (§4.3.7), the reply to `tool_call`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct ToolResult {
     /// The `tool_call.id`.
     pub id: String,
@@ -288,6 +294,7 @@ pub struct ToolResult {
 /// `event_intercept_response` (§4.3.8). All fields default to "allow,
 /// unchanged".
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct EventInterceptResponse {
     /// `before_agent_start` only: the complete replacement prompt; `""`
     /// removes it; absent keeps it. `null` decodes as `Some(None)` so the
@@ -341,6 +348,7 @@ impl EventInterceptResponse {
 /// `call_tool` (§4.3.9): run a host tool. `args` must be an object; the host
 /// answers violations with an error result, so the field is lenient here.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct CallTool {
     /// Extension-chosen, unique among outstanding calls. Empty: ignored.
     #[serde(default)]
@@ -362,6 +370,7 @@ pub struct CallTool {
 
 /// `call_tool_cancel` (§4.3.10).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct CallToolCancel {
     /// The outstanding `call_tool.id`.
     pub id: String,
@@ -369,6 +378,7 @@ pub struct CallToolCancel {
 
 /// `notify` (§4.3.11).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct Notify {
     /// Note level.
     pub level: NotifyLevel,
@@ -379,6 +389,7 @@ pub struct Notify {
 
 /// `submit` (§4.3.13).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct Submit {
     /// Prompt text; trimmed, empty is ignored.
     #[serde(default)]
@@ -387,6 +398,7 @@ pub struct Submit {
 
 /// `submit_slash` (§4.3.14, code-only).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct SubmitSlash {
     /// Slash command text; must start with `/` after trimming.
     #[serde(default)]
@@ -395,6 +407,7 @@ pub struct SubmitSlash {
 
 /// `open_panel` as a spontaneous frame (§4.3.15, code-only).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct OpenPanel {
     /// The panel to open now.
     pub panel: PanelSpec,
@@ -402,6 +415,7 @@ pub struct OpenPanel {
 
 /// `panel_render` (§4.3.16).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct PanelRender {
     /// Target panel.
     pub panel_id: String,
@@ -418,6 +432,7 @@ pub struct PanelRender {
 
 /// `panel_close`, in either direction (§4.3.17, §4.4.10).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct PanelClose {
     /// The panel.
     pub panel_id: String,

@@ -92,6 +92,7 @@ impl HostFrame {
 
 /// `hello_ack` (§4.4.1).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct HelloAck {
     /// Always 1 (`limits::PROTOCOL_VERSION`).
     pub protocol_version: u32,
@@ -127,6 +128,7 @@ impl HelloAck {
 
 /// `command_invoked` (§4.4.2).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct CommandInvoked {
     /// Host correlation id.
     pub id: String,
@@ -139,6 +141,7 @@ pub struct CommandInvoked {
 
 /// `tool_call` (§4.4.3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct ToolCall {
     /// Opaque correlation id; usable as `call_tool.parent_id` while
     /// outstanding.
@@ -153,6 +156,7 @@ pub struct ToolCall {
 
 /// `tool_cancel` (§4.4.4).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct ToolCancel {
     /// The abandoned `tool_call.id`.
     pub id: String,
@@ -160,6 +164,7 @@ pub struct ToolCancel {
 
 /// `tool_result` from the host (§4.4.5): the answer to `call_tool`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct HostToolResult {
     /// The `call_tool.id`.
     pub id: String,
@@ -189,6 +194,7 @@ impl HostToolResult {
 
 /// `panel_key` (§4.4.8).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct PanelKey {
     /// Focused panel.
     pub panel_id: String,
@@ -201,6 +207,7 @@ pub struct PanelKey {
 
 /// `panel_resize` (§4.4.9, code-only).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
 pub struct PanelResize {
     /// Panel.
     pub panel_id: String,

@@ -6,9 +6,9 @@
 //! as is, and only the code that finally needs the data decodes it (straight
 //! into its own typed struct).
 
-use schemars::gen::SchemaGenerator;
-use schemars::schema::Schema;
-use schemars::JsonSchema;
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -122,16 +122,16 @@ impl<'de> Deserialize<'de> for RawJson {
 }
 
 impl JsonSchema for RawJson {
-    fn schema_name() -> String {
-        "AnyValue".to_owned()
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("AnyValue")
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        Schema::Bool(true)
+        Schema::from(true)
     }
 
-    fn is_referenceable() -> bool {
-        false
+    fn inline_schema() -> bool {
+        true
     }
 }
 

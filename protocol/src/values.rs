@@ -7,9 +7,9 @@
 //! spec *rejects* unknown values (e.g. `exposure`), the validation functions
 //! in [`crate::validate`] say so.
 
-use schemars::gen::SchemaGenerator;
-use schemars::schema::{InstanceType, Metadata, Schema, SchemaObject};
-use schemars::JsonSchema;
+use std::borrow::Cow;
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 macro_rules! string_enum {
@@ -83,20 +83,16 @@ macro_rules! string_enum {
         }
 
         impl JsonSchema for $name {
-            fn schema_name() -> String {
-                stringify!($name).to_owned()
+            fn schema_name() -> Cow<'static, str> {
+                Cow::Borrowed(stringify!($name))
             }
 
             fn json_schema(_: &mut SchemaGenerator) -> Schema {
                 let doc = [$($doc),+].map(str::trim).join("\n");
-                Schema::Object(SchemaObject {
-                    instance_type: Some(InstanceType::String.into()),
-                    enum_values: Some(Self::KNOWN.iter().map(|s| (*s).into()).collect()),
-                    metadata: Some(Box::new(Metadata {
-                        description: Some(doc),
-                        ..Default::default()
-                    })),
-                    ..Default::default()
+                json_schema!({
+                    "description": doc,
+                    "type": "string",
+                    "enum": Self::KNOWN,
                 })
             }
         }

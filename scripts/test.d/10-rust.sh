@@ -9,3 +9,6 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked -q
 log="$(mktemp)"
 cargo test --workspace --locked 2>&1 | tee "$log"
 require_tests_ran "$log" 'test result: ok\. [1-9][0-9]* passed'
+# `cargo add` and the Rust quick start exactly as the READMEs say, in a fresh
+# crate outside the repository, against the packaged zot-protocol and zot-ext.
+bash scripts/cargo-add-check.sh

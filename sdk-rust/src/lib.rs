@@ -152,6 +152,36 @@ pub mod testing;
 
 pub use sdk::*;
 
+/// The `schemars` (1.x) that tool schemas are derived with: a tool's
+/// argument type implements *this* `JsonSchema`.
+///
+/// `cargo add schemars` picks 1.x too. A crate that needs another major
+/// version for itself derives through the re-exports, which always match:
+///
+/// ```
+/// use zot_ext::{schemars, serde};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// #[serde(crate = "zot_ext::serde")]
+/// #[schemars(crate = "zot_ext::schemars")]
+/// struct Greet {
+///     /// Who to greet.
+///     name: String,
+/// }
+///
+/// let spec = zot_ext::ToolSpec::new("greet", "Greet someone").schema_for::<Greet>();
+/// assert!(spec.registration().schema.get().contains("Who to greet."));
+/// ```
+///
+/// Its `preserve_order` feature is on (a tool schema lists the properties in
+/// declaration order, the order the model reads them), which turns on
+/// serde_json's: `serde_json::Map` keeps insertion order in the whole build.
+pub use schemars;
+
+/// The `serde` (1.x, `derive` on) that tool arguments are decoded with; see
+/// [`schemars`](mod@schemars) for deriving through the re-exports.
+pub use serde;
+
 use std::sync::{Mutex, MutexGuard};
 
 /// Locks a mutex, ignoring poisoning: the engine's state stays consistent

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use schemars::schema::{RootSchema, Schema};
+use schemars08::schema::{RootSchema, Schema};
 use typify::{TypeSpace, TypeSpaceSettings};
 
 fn main() {

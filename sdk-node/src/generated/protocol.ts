@@ -30,8 +30,8 @@ export type Capability =
   | (string & {});
 
 /**
- * How a registered tool is advertised (§7.1). An unknown value makes the
- * host skip the tool.
+ * How a registered tool is advertised (§7.1). An unknown value makes the host
+ * skip the tool.
  *
  * Other values are valid too and must be accepted.
  */

@@ -120,8 +120,8 @@ Exposure = Union[
     ],
     str,
 ]
-"""How a registered tool is advertised (§7.1). An unknown value makes the
-host skip the tool.
+"""How a registered tool is advertised (§7.1). An unknown value makes the host
+skip the tool.
 
 Other values are valid too and must be accepted.
 """

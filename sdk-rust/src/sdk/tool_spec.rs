@@ -1,6 +1,6 @@
 //! [`ToolSpec`]: everything `register_tool` carries besides the handler.
 
-use schemars::gen::SchemaSettings;
+use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde::Serialize;
 use zot_protocol::{Exposure, RawJson, RegisterTool};
@@ -192,18 +192,14 @@ impl ToolSpec {
     }
 }
 
-/// The JSON Schema of `T` as a tool schema: draft-07 (what schemars 0.8
-/// writes and the model providers accept), without `$schema` and the
-/// top-level `title`, which providers do not need.
+/// The JSON Schema of `T` as a tool schema: draft-07 (what the model
+/// providers accept), without `$schema` and the top-level `title`, which
+/// providers do not need.
 pub(crate) fn schema_of<T: JsonSchema>() -> RawJson {
-    let gen = SchemaSettings::draft07()
-        .with(|s| {
-            s.meta_schema = None;
-        })
-        .into_generator();
-    let mut root = gen.into_root_schema_for::<T>();
-    if let Some(meta) = root.schema.metadata.as_mut() {
-        meta.title = None;
-    }
-    RawJson::from_value(&root).expect("schemas always serialize")
+    let mut schema = SchemaSettings::draft07()
+        .with(|s| s.meta_schema = None)
+        .into_generator()
+        .into_root_schema_for::<T>();
+    schema.remove("title");
+    RawJson::from_value(&schema).expect("schemas always serialize")
 }

@@ -192,6 +192,8 @@ pub fn normalize_value(v: &mut Value, ctx: &Context<'_>) {
     replace_paths(v, ctx);
 }
 
+/// Also sorts object keys: a transcript compares content, not the key order
+/// each SDK writes (serde_json keeps that order: `preserve_order` is on).
 fn replace_paths(v: &mut Value, ctx: &Context<'_>) {
     match v {
         Value::String(s) if s.len() > LONG_STRING => {
@@ -205,7 +207,10 @@ fn replace_paths(v: &mut Value, ctx: &Context<'_>) {
             }
         }
         Value::Array(items) => items.iter_mut().for_each(|i| replace_paths(i, ctx)),
-        Value::Object(map) => map.values_mut().for_each(|i| replace_paths(i, ctx)),
+        Value::Object(map) => {
+            map.sort_keys();
+            map.values_mut().for_each(|i| replace_paths(i, ctx));
+        }
         _ => {}
     }
 }
