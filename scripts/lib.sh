@@ -77,3 +77,60 @@ require_tests_ran() {
     return 1
   fi
 }
+
+# The release build tools (zig, cargo-zigbuild, maturin, auditwheel) pinned
+# in scripts/requirements-dist.txt, in their own virtualenv target/tools/venv
+# (zig alone is ~400 MB: not in .venv, which every ./dev test needs).
+ensure_dist_tools() {
+  local venv="$ROOT/target/tools/venv" req="$ROOT/scripts/requirements-dist.txt"
+  if [ ! -x "$venv/bin/python" ]; then
+    note "creating target/tools/venv"
+    mkdir -p "$ROOT/target/tools"
+    python3 -m venv "$venv"
+  fi
+  local stamp="$venv/.requirements.sha" want
+  want="$(sha256sum "$req" | cut -d' ' -f1)"
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    note "installing the release build tools into target/tools/venv"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req"
+    echo "$want" > "$stamp"
+  fi
+  # `zig` itself, for the tools that look for it on PATH (the napi CLI).
+  mkdir -p "$ROOT/target/tools/bin"
+  printf '#!/bin/sh\nexec "%s" -m ziglang "$@"\n' "$venv/bin/python" > "$ROOT/target/tools/bin/zig"
+  chmod +x "$ROOT/target/tools/bin/zig"
+  export PATH="$ROOT/target/tools/bin:$venv/bin:$PATH"
+  # cargo-zigbuild and maturin find zig through this interpreter (ziglang).
+  export CARGO_ZIGBUILD_PYTHON_PATH="$venv/bin/python"
+  export CARGO_ZIGBUILD_CACHE_DIR="$ROOT/target/tools/zigbuild-cache"
+  export ZIG_GLOBAL_CACHE_DIR="$ROOT/target/tools/zig-cache"
+}
+
+# The standard library of another Rust target (rustup's own download).
+ensure_rust_target() {
+  if ! rustup target list --installed | grep -qx "$1"; then
+    note "rustup target add $1"
+    rustup target add "$1" >/dev/null
+  fi
+}
+
+# The version every package of the project carries: the Cargo workspace's.
+workspace_version() {
+  sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' "$ROOT/Cargo.toml"
+}
+
+# Debian packages a check needs (the suites run as root on CI): installed
+# with apt-get when one of the given commands is missing.
+# usage: ensure_apt COMMAND PACKAGE [COMMAND PACKAGE...]
+ensure_apt() {
+  local missing=()
+  while [ "$#" -gt 0 ]; do
+    if ! command -v "$1" >/dev/null 2>&1 && ! [ -e "$1" ]; then missing+=("$2"); fi
+    shift 2
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    note "apt-get install ${missing[*]}"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}

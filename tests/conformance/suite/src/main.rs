@@ -8,8 +8,12 @@
 //! extension exiting 0 by itself, and that no scripted expectation failed.
 //!
 //! ```text
-//! zot-conformance [--host PATH] [--lang rust,node,python] [--only SCRIPT,...] [--bless]
+//! zot-conformance [--host PATH] [--lang rust,node,python] [--only SCRIPT,...] [--ext LANG=DIR] [--bless]
 //! ```
+//!
+//! `--ext rust=DIR` runs another build of a language's extension (the
+//! directory holds its `extension.json`): the release checks run the
+//! aarch64 builds under qemu that way (`scripts/test.d/70-dist.sh`).
 //!
 //! `--bless` rewrites the expected transcripts from the first language given.
 //!
@@ -34,6 +38,8 @@ struct Options {
     only: Vec<String>,
     bless: bool,
     examples: bool,
+    /// Extension directories that replace `tests/conformance/<lang>`.
+    ext_dirs: Vec<(String, PathBuf)>,
 }
 
 /// The examples every language implements alike (issue 7); `quickstart` is
@@ -58,6 +64,7 @@ fn parse_args() -> Result<Options, String> {
         only: Vec::new(),
         bless: false,
         examples: false,
+        ext_dirs: Vec::new(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -66,10 +73,17 @@ fn parse_args() -> Result<Options, String> {
             "--host" => o.host = PathBuf::from(value("--host")?),
             "--lang" => o.langs = value("--lang")?.split(',').map(str::to_owned).collect(),
             "--only" => o.only = value("--only")?.split(',').map(str::to_owned).collect(),
+            "--ext" => {
+                let v = value("--ext")?;
+                let (lang, dir) = v
+                    .split_once('=')
+                    .ok_or(format!("--ext needs LANG=DIR, not {v:?}"))?;
+                o.ext_dirs.push((lang.to_owned(), PathBuf::from(dir)));
+            }
             "--bless" => o.bless = true,
             "--examples" => o.examples = true,
             "-h" | "--help" => {
-                println!("usage: zot-conformance [--host PATH] [--lang rust,node,python] [--only SCRIPT,...] [--bless] [--examples]");
+                println!("usage: zot-conformance [--host PATH] [--lang rust,node,python] [--only SCRIPT,...] [--ext LANG=DIR] [--bless] [--examples]");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other:?} (see --help)")),
@@ -230,7 +244,11 @@ fn main() -> ExitCode {
         for (i, lang) in o.langs.iter().enumerate() {
             checks += 1;
             let label = format!("{name:<14} {lang:<7}");
-            let ext_dir = base.join(lang);
+            let ext_dir = o
+                .ext_dirs
+                .iter()
+                .find(|(l, _)| l == lang)
+                .map_or_else(|| base.join(lang), |(_, d)| d.clone());
             let run = match run_one(&o, script, &ext_dir, &format!("{lang}-{name}")) {
                 Ok(r) => r,
                 Err(e) => {

@@ -1,0 +1,231 @@
+# Checks of the release artifacts in target/dist, shared by the suites
+# scripts/test.d/60-release.sh (linux-x64-gnu, every ./dev test) and
+# scripts/test.d/70-dist.sh (every platform, ./dev test dist). Source it after
+# scripts/lib.sh. Each check prints one ✔ line or fails (set -e) saying what
+# is wrong with which file.
+
+DIST="$ROOT/target/dist"
+LICENCES=(LICENSE-MIT LICENSE-APACHE)
+
+die() {
+  fail "$*"
+  exit 1
+}
+
+# One row of scripts/dist/platforms.tsv as variables: rust os cpu libc.
+platform_row() {
+  IFS=$'\t' read -r _ rust os cpu libc _ _ < <(awk -F'\t' -v s="$1" '$1 == s' "$ROOT/scripts/dist/platforms.tsv")
+  [ -n "${rust:-}" ] || die "unknown platform $1"
+  arch="${rust%%-*}" # x86_64 | aarch64
+}
+
+# The single file of target/dist/$1 whose name matches the glob $2.
+artifact() {
+  local found=()
+  mapfile -t found < <(compgen -G "$DIST/$1/$2" || true)
+  [ "${#found[@]}" = 1 ] || die "expected one target/dist/$1/$2, found ${#found[@]}: ${found[*]:-none}"
+  printf '%s\n' "${found[0]}"
+}
+
+# The member names of an archive (npm / sdist / crate tarball or wheel).
+members() {
+  case "$1" in
+    *.whl) unzip -Z1 "$1" ;;
+    *) tar tzf "$1" ;;
+  esac
+}
+
+# One member's bytes, on stdout.
+member() {
+  case "$1" in
+    *.whl) unzip -p "$1" "$2" ;;
+    *) tar xzOf "$1" "$2" ;;
+  esac
+}
+
+# Both licence files are inside the artifact, where its ecosystem keeps them,
+# byte for byte the root's.
+check_licences() {
+  local a="$1" pattern l m
+  case "$a" in
+    *.tgz) pattern='^package/' ;;                           # npm
+    *.whl) pattern='\.dist-info/licenses/(.*/)?' ;;         # PEP 639
+    *.crate) pattern='^[^/]+/' ;;                            # crate root
+    *.tar.gz) pattern='^[^/]+/' ;;                           # sdist root
+  esac
+  for l in "${LICENCES[@]}"; do
+    m="$(members "$a" | grep -E "$pattern$l\$" | head -1 || true)"
+    [ -n "$m" ] || die "$(basename "$a") has no $l (looked for /$pattern$l/)"
+    cmp -s <(member "$a" "$m") "$ROOT/$l" || die "$(basename "$a"): $m differs from the repository's $l"
+  done
+}
+
+# A file's highest GLIBC_ symbol version (empty: none).
+max_glibc() {
+  readelf -V --wide "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1
+}
+
+# An ELF file of the platform: its architecture, its C library (glibc <= 2.17,
+# or none of glibc's symbols for musl) and the entry point it must export.
+check_elf() {
+  local file="$1" label="$2" export="${3:-}" want machine top
+  case "$arch" in
+    x86_64) want="Advanced Micro Devices X86-64" ;;
+    aarch64) want="AArch64" ;;
+  esac
+  machine="$(readelf -h "$file" | sed -n 's/^ *Machine: *//p')"
+  [ "$machine" = "$want" ] || die "$label: machine $machine, expected $want"
+  top="$(max_glibc "$file")"
+  if [ "$libc" = glibc ]; then
+    [ -n "$top" ] || die "$label: links no glibc symbol versions (not a gnu build?)"
+    [ "$(printf '%s\n2.17\n' "$top" | sort -V | tail -1)" = 2.17 ] || die "$label: needs GLIBC_$top, above the 2.17 floor"
+  else
+    [ -z "$top" ] || die "$label: a musl build that needs GLIBC_$top"
+  fi
+  if [ -n "$export" ]; then
+    readelf --dyn-syms --wide "$file" | awk -v s="$export" '$8 == s && $7 != "UND" { f = 1 } END { exit !f }' ||
+      die "$label: does not export $export"
+  fi
+  ok "$label: ELF $machine${top:+, GLIBC_$top at most}${export:+, exports $export}"
+}
+
+# A Mach-O file of the platform's architecture, exporting the entry point.
+check_macho() {
+  local file="$1" label="$2" export="${3:-}" want desc
+  want="$arch"
+  [ "$arch" = aarch64 ] && want=arm64
+  desc="$(file -b "$file")"
+  [[ "$desc" == "Mach-O 64-bit $want "* || "$desc" == "Mach-O 64-bit "*"$want"* ]] || die "$label: $desc, expected a Mach-O $want file"
+  if [ -n "$export" ]; then
+    llvm-nm --extern-only --defined-only "$file" | grep -q " _$export\$" || die "$label: does not export _$export"
+  fi
+  ok "$label: $desc${export:+, exports _$export}"
+}
+
+check_binary() {
+  if [ "$os" = darwin ]; then check_macho "$@"; else check_elf "$@"; fi
+}
+
+# The platform's four binaries, taken out of the artifacts that ship them,
+# plus what their package metadata says about the platform.
+check_platform_artifacts() {
+  local suffix="$1" version tmp tgz whl tag
+  platform_row "$suffix"
+  version="$(workspace_version)"
+  tmp="$(mktemp -d)"
+  tgz="$(artifact npm "zot-ext-$suffix-$version.tgz")"
+  member "$tgz" "package/zot-ext.$suffix.node" > "$tmp/addon"
+  check_binary "$tmp/addon" "npm zot-ext-$suffix: zot-ext.$suffix.node" napi_register_module_v1
+  check_npm_platform_fields "$tgz"
+  tgz="$(artifact npm "zot-host-$suffix-$version.tgz")"
+  member "$tgz" package/bin/zot-host > "$tmp/host"
+  check_binary "$tmp/host" "npm zot-host-$suffix: bin/zot-host"
+  check_npm_platform_fields "$tgz"
+  case "$os-$libc" in
+    linux-glibc) tag="*manylinux_2_17_$arch*" ;;
+    linux-musl) tag="musllinux_1_2_$arch" ;;
+    darwin-*) tag="macosx_*_${arch/aarch64/arm64}" ;;
+  esac
+  whl="$(artifact pypi "zot_ext-$version-cp39-abi3-$tag.whl")"
+  member "$whl" zot_ext/_native.abi3.so > "$tmp/module"
+  check_binary "$tmp/module" "$(basename "$whl"): zot_ext/_native.abi3.so" PyInit__native
+  check_auditwheel "$whl"
+  whl="$(artifact pypi "zot_host-$version-py3-none-$tag.whl")"
+  member "$whl" "zot_host-$version.data/scripts/zot-host" > "$tmp/host-whl"
+  check_binary "$tmp/host-whl" "$(basename "$whl"): zot-host"
+  cmp -s "$tmp/host" "$tmp/host-whl" || die "zot-host-$suffix: the npm and PyPI binaries differ"
+  check_auditwheel "$whl"
+  rm -rf "$tmp"
+}
+
+# The npm platform package names the platform as the table does.
+check_npm_platform_fields() {
+  local got want
+  got="$(member "$1" package/package.json | node -e '
+    const p = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    console.log([p.os, p.cpu, p.libc ?? ["-"]].map((a) => a.join(",")).join(" "))')"
+  want="$os $cpu $libc"
+  [ "$got" = "$want" ] || die "$(basename "$1"): os/cpu/libc $got, expected $want"
+}
+
+# `auditwheel show` agrees with the platform tag a Linux wheel claims: the
+# most compatible tag it finds for the wheel's contents is in the name.
+check_auditwheel() {
+  local whl="$1" out tag
+  case "$whl" in *linux*) ;; *) return 0 ;; esac
+  out="$(auditwheel show "$whl" 2>&1)" || die "auditwheel show $(basename "$whl") failed: $out"
+  tag="$(printf '%s\n' "$out" | tr -d '\n' | sed -n 's/.*consistent with the following platform tag: *"\([^"]*\)".*/\1/p')"
+  [ -n "$tag" ] || die "auditwheel show $(basename "$whl"): no platform tag in: $out"
+  [[ "$(basename "$whl")" == *"$tag"* ]] || die "$(basename "$whl"): auditwheel says $tag"
+  ok "auditwheel show $(basename "$whl"): $tag"
+}
+
+# An empty project whose PATH has node and npm only (no cargo, no rustc);
+# sets $BARE (that PATH).
+bare_path() {
+  local dir="$1"
+  mkdir -p "$dir/bin"
+  ln -sf "$(command -v node)" "$dir/bin/node"
+  ln -sf "$(command -v npm)" "$dir/bin/npm"
+  ln -sf "$(command -v npx)" "$dir/bin/npx"
+  BARE="$dir/bin:/usr/bin:/bin"
+  if PATH="$BARE" command -v cargo >/dev/null 2>&1 || PATH="$BARE" command -v rustc >/dev/null 2>&1; then
+    die "Rust is on the bare PATH $BARE"
+  fi
+}
+
+# The session every host channel runs: one command, and its reply checked
+# (`expect` fails the run with exit status 1).
+write_session() {
+  cat > "$1" <<'EOF'
+{
+  "steps": [
+    { "command": "/hi there" },
+    { "expect": { "contains": ["hi there"] } }
+  ]
+}
+EOF
+}
+
+# A Node extension with the hi command, for the installed zot-ext.
+write_node_extension() {
+  mkdir -p "$1"
+  printf '{ "name": "hello", "version": "1.0.0", "exec": "node", "args": ["index.mjs"] }\n' > "$1/extension.json"
+  cat > "$1/index.mjs" <<'EOF'
+import { Extension, Response } from "zot-ext";
+await new Extension("hello", "1.0.0").command("hi", "Say hi", (args) => Response.display(`hi ${args}`)).run();
+EOF
+}
+
+# The same in Python, for the installed zot_ext.
+write_python_extension() {
+  mkdir -p "$1"
+  printf '{ "name": "hello", "version": "1.0.0", "exec": "%s", "args": ["hello.py"] }\n' "$2" > "$1/extension.json"
+  cat > "$1/hello.py" <<'EOF'
+from zot_ext import Extension, Response
+
+ext = Extension("hello", "1.0.0")
+
+
+@ext.command("hi", "Say hi")
+def hi(args: str) -> Response:
+    return Response.display(f"hi {args}")
+
+
+ext.run()
+EOF
+}
+
+# `<host> --version` prints the workspace version, and the session runs
+# against the extension in $2 (in the current directory, a scratch project).
+check_host_runs() {
+  local host="$1" ext="$2" label="$3" v
+  shift 3
+  v="$("$@" "$host" --version)"
+  [ "$v" = "zot-host $(workspace_version)" ] || die "$label: --version printed \"$v\""
+  write_session session.json
+  mkdir -p zot-home
+  "$@" "$host" run --script session.json --ext "$ext" --no-ext --cwd . --zot-home zot-home > transcript.txt 2>&1 ||
+    { cat transcript.txt >&2; die "$label: the scripted session failed (transcript above)"; }
+  ok "$label: $v, and a scripted session against $(basename "$ext") passes"
+}
