@@ -175,3 +175,25 @@ test("a panic in the engine is one line on stderr and exit status 70, not a hang
     ],
   );
 });
+
+test("calls nested 1,000 and 100,000 deep are refused by the engine; the call in the same write is answered", async () => {
+  const MAX_FRAME_DEPTH = 128; // zot_protocol::limits
+  const deep = (id, levels) =>
+    `{"type":"tool_call","id":"${id}","name":"echo","args":{"text":"x","deep":${"[".repeat(levels)}${"]".repeat(levels)}}}`;
+  const c = child("index.mjs", conformanceDir);
+  await handshake(c);
+  c.send([deep("deep-1k", 1000), deep("deep-100k", 100000), '{"type":"tool_call","id":"ok","name":"echo","args":{"text":"hi"}}'].join("\n"));
+  const got = {};
+  while (Object.keys(got).length < 3) {
+    const f = JSON.parse(await c.until((f) => f.type === "tool_result"));
+    got[f.id] = f;
+  }
+  assert.deepEqual(got.ok, { type: "tool_result", id: "ok", content: [{ type: "text", text: "hi" }] });
+  for (const id of ["deep-1k", "deep-100k"]) {
+    assert.equal(got[id].is_error, true, JSON.stringify(got[id]));
+    assert.match(got[id].content[0].text, new RegExp(`^tool_call refused: .*nested deeper than ${MAX_FRAME_DEPTH} levels`));
+  }
+  c.send({ type: "shutdown" });
+  assert.equal((await c.exited).code, 0);
+  assert.deepEqual(await c.rest(), ['{"type":"shutdown_ack"}']);
+});

@@ -285,4 +285,7 @@ class Ctx:
         self._start(name, args, key, timeout, _Waiter(future))
         # The engine resolves every started call exactly once (result,
         # deadline, cancellation of this job, or the end of the session).
-        return future.result()
+        # Waiting, this thread leaves its place in the bounded pool: the
+        # tool called may be one of this extension's own.
+        with session.workers.lend():
+            return future.result()

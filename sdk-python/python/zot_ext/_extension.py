@@ -12,8 +12,9 @@ Concurrency, as the engine's job contract asks:
 
 - commands, tools and interceptors run concurrently: ``async def`` handlers
   as tasks on the SDK's event loop (cancelled with ``task.cancel()``), plain
-  ``def`` handlers on reusable worker threads (or on the loop thread with
-  ``thread=False``), with ``ctx.cancelled`` set on cancellation;
+  ``def`` handlers on a bounded set of reusable worker threads (see
+  ``_workers``; or on the loop thread with ``thread=False``), with
+  ``ctx.cancelled`` set on cancellation;
 - events and panel input run in arrival order, one at a time, each answered
   once its handler returned.
 """
@@ -28,7 +29,6 @@ import logging
 import os
 import sys
 import threading
-import time
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import (
@@ -41,7 +41,6 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
-    Set,
     Tuple,
     TypeVar,
     Union,
@@ -74,6 +73,7 @@ from ._results import (
     verdict_outcome,
 )
 from ._schema import Converter, converter_for, schema_for
+from ._workers import DEFAULT_IDLE_TIMEOUT, Workers, default_max_threads
 
 __all__ = ["Extension", "protect_stdout"]
 
@@ -188,83 +188,6 @@ class _Panel:
     on_resize: Optional[_Handler] = None
 
 
-class _Workers:
-    """Reusable daemon threads for plain ``def`` handlers.
-
-    Starting a thread costs about 50 µs, most of a small sync call (see
-    bench/README.md), so finished workers wait for the next handler instead
-    of exiting. A handler never queues behind a busy (perhaps blocked) one:
-    when no worker is idle, a new one starts. Workers are daemons, so a
-    handler that ignores cancellation cannot keep the process alive, and
-    :meth:`close` lets idle ones exit at the end of a session.
-    """
-
-    def __init__(self) -> None:
-        lock = threading.Lock()
-        # Two conditions on one lock: a finished handler must not wake every
-        # idle worker (with 64 calls in flight that was a herd of GIL
-        # hand-offs per call), only `wait_idle` once nothing runs.
-        self._cv = threading.Condition(lock)
-        self._idle_cv = threading.Condition(lock)
-        self._tasks: Deque[Callable[[], None]] = deque()
-        self._idle = 0
-        self._busy = 0
-        self._closed = False
-        self._threads: Set[threading.Thread] = set()
-
-    def submit(self, task: Callable[[], None], name: str) -> None:
-        with self._cv:
-            self._tasks.append(task)
-            self._busy += 1
-            if self._idle >= len(self._tasks):
-                self._cv.notify()
-                return
-            th = threading.Thread(target=self._work, name=name, daemon=True)
-            self._threads.add(th)
-        th.start()
-
-    def _work(self) -> None:
-        me = threading.current_thread()
-        while True:
-            with self._cv:
-                self._idle += 1
-                while not self._tasks and not self._closed:
-                    self._cv.wait()
-                self._idle -= 1
-                if not self._tasks:  # closed
-                    self._threads.discard(me)
-                    return
-                task = self._tasks.popleft()
-            try:
-                task()
-            finally:
-                with self._cv:
-                    self._busy -= 1
-                    if self._busy == 0:
-                        self._idle_cv.notify_all()
-
-    def wait_idle(self, timeout: float) -> None:
-        """Waits (at most ``timeout`` s) until no handler is running."""
-        with self._idle_cv:
-            self._idle_cv.wait_for(lambda: self._busy == 0, timeout)
-
-    def close(self, timeout: float) -> None:
-        """Lets idle workers exit and, when no handler is still running,
-        joins them within one shared ``timeout`` (a handler that ignores
-        cancellation is left to its daemon thread)."""
-        with self._cv:
-            self._closed = True
-            self._cv.notify_all()
-            threads = list(self._threads) if self._busy == 0 else []
-        deadline = time.monotonic() + timeout
-        for th in threads:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            if th is not threading.current_thread():
-                th.join(left)
-
-
 class _Text:
     """A tool answer of one text block, handed to the engine as text."""
 
@@ -331,13 +254,30 @@ class Extension(EventRegistration):
     event loop; plain ``def`` handlers run in a worker thread unless
     registered with ``thread=False`` (then on the loop thread: keep them
     short).
+
+    ``max_threads`` bounds the worker threads (``min(32, CPUs + 4)`` by
+    default); beyond it calls wait for a free one. An idle worker exits
+    after ``thread_idle_timeout`` seconds.
     """
 
-    def __init__(self, name: str, version: str = "0.0.0") -> None:
+    def __init__(
+        self,
+        name: str,
+        version: str = "0.0.0",
+        *,
+        max_threads: Optional[int] = None,
+        thread_idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+    ) -> None:
         if not name:
             raise ValueError("the extension name must not be empty")
+        if max_threads is not None and max_threads < 1:
+            raise ValueError(f"max_threads must be at least 1, not {max_threads}")
+        if not thread_idle_timeout > 0:
+            raise ValueError(f"thread_idle_timeout must be positive, not {thread_idle_timeout}")
         self.name = name
         self.version = version
+        self.max_threads = default_max_threads() if max_threads is None else max_threads
+        self.thread_idle_timeout = thread_idle_timeout
         self.logger = logging.getLogger(f"zot_ext.{name}")
         self._commands: Dict[str, _Command] = {}
         self._tools: Dict[str, _Tool] = {}
@@ -860,7 +800,7 @@ class _Session:
         self.announced = False
         self.tasks: Dict[int, asyncio.Task[None]] = {}
         self.cancels: Dict[int, threading.Event] = {}
-        self.workers = _Workers()
+        self.workers = Workers(ext.max_threads, ext.thread_idle_timeout)
         self.calls: Dict[int, _Waiter] = {}
         self.calls_lock = threading.Lock()
         # The token of event and panel handlers: set when the session ends.
@@ -884,7 +824,26 @@ class _Session:
             self._push([{"kind": "finished", "error": f"engine unavailable: {e}"}])
             return
         if text != "[]":
-            self._push(json.loads(text))
+            self._push(self._jobs(text))
+
+    def _jobs(self, text: str) -> List[Job]:
+        """Decodes a batch of jobs from the engine. A batch that does not
+        decode (the engine bounds what it hands over, so only a broken
+        interpreter state gets here, e.g. a recursion limit set far below
+        the default) would lose its requests without a word: the session
+        ends instead, with an error that says why (the process exits 1)."""
+        try:
+            return cast(List[Job], json.loads(text))
+        except Exception as e:
+            message = (
+                f"a batch of {len(text)} bytes of jobs from the engine could not be decoded "
+                f"({type(e).__name__}: {e}); its requests cannot be answered, ending the session"
+            )
+        try:
+            self.native.close()
+        except Exception:  # already closed, or the runtime is gone
+            pass
+        return [{"kind": "finished", "error": message}]
 
     def _push(self, batch: List[Job]) -> None:
         self._batches.append(batch)
@@ -901,7 +860,7 @@ class _Session:
             else:
                 if text == "[]":
                     continue
-                batch = json.loads(text)
+                batch = self._jobs(text)
             try:
                 self.loop.call_soon_threadsafe(self._push, batch)
             except RuntimeError:  # the loop is closed
@@ -963,7 +922,7 @@ class _Session:
                 else:
                     self.loop.add_reader(fd, self._read_wire)
         if jobs != "[]":
-            self._push(json.loads(jobs))
+            self._push(self._jobs(jobs))
 
     def resume_feed(self) -> None:
         """Goes on reading after a pause, once its cause may be gone (any
@@ -1149,7 +1108,15 @@ class _Session:
         def outcome(value: Any) -> Dict[str, Any]:
             return verdict_outcome(event, value)
 
-        self._start(job_id, str(request.get("id", "")), handler, lambda: request, outcome, f"{event} interceptor")
+        self._start(
+            job_id,
+            str(request.get("id", "")),
+            handler,
+            lambda: request,
+            outcome,
+            f"{event} interceptor",
+            urgent=True,
+        )
 
     def _start(
         self,
@@ -1159,6 +1126,7 @@ class _Session:
         args: Callable[[], Any],
         outcome: Callable[[Any], Union[Dict[str, Any], _Text]],
         what: str,
+        urgent: bool = False,
     ) -> None:
         cancelled = threading.Event()
         self.cancels[job_id] = cancelled
@@ -1168,7 +1136,12 @@ class _Session:
                 self._run_async(job_id, handler, args, outcome, ctx, what)
             )
         elif handler.thread:
-            self._spawn(lambda: self._run_sync(job_id, handler, args, outcome, ctx, what), what)
+            self._spawn(
+                lambda: self._run_sync(job_id, handler, args, outcome, ctx, what),
+                what,
+                key=job_id,
+                urgent=urgent,
+            )
         else:
             self._run_sync(job_id, handler, args, outcome, ctx, what)
 
@@ -1176,6 +1149,11 @@ class _Session:
         ev = self.cancels.get(job_id)
         if ev is not None:
             ev.set()
+        if self.workers.withdraw(job_id):
+            # Still queued for a thread: answered now, never started.
+            self.cancels.pop(job_id, None)
+            self._fail(job_id, "cancelled")
+            return
         if job_id in self.tasks:
             # Scheduled, not immediate: a task cancelled in the batch that
             # started it still runs up to its first `await` and then gets
@@ -1261,14 +1239,16 @@ class _Session:
         except RuntimeError:  # the loop is closed
             pass
 
-    def _spawn(self, target: Callable[[], None], what: str) -> None:
+    def _spawn(
+        self, target: Callable[[], None], what: str, key: Optional[int] = None, urgent: bool = False
+    ) -> None:
         def run() -> None:
             try:
                 target()
             except BaseException:  # pragma: no cover - _run_sync answers first
                 self.ext.logger.exception("%s: handler thread failed", what)
 
-        self.workers.submit(run, f"zot-ext {what}")
+        self.workers.submit(run, f"zot-ext {what}", key, urgent)
 
     def _in_thread(self, fn: Callable[[], Any], what: str) -> asyncio.Future[Any]:
         """Runs ``fn`` in a worker thread; the future resolves on the loop."""
