@@ -38,6 +38,20 @@ pub enum ProposedArgs {
     Raw(String),
 }
 
+/// The arguments of a scripted call: `args_raw` when given (malformed text
+/// stays raw), else `args` (a non-object is raw), else `{}`.
+pub(crate) fn proposed_args(c: &crate::script::ToolCallSpec) -> ProposedArgs {
+    match (&c.args_raw, &c.args) {
+        (Some(raw), _) => match serde_json::from_str::<serde_json::Value>(raw) {
+            Ok(v) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
+            _ => ProposedArgs::Raw(raw.clone()),
+        },
+        (None, Some(v)) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
+        (None, Some(v)) => ProposedArgs::Raw(v.to_string()),
+        (None, None) => ProposedArgs::Json(RawJson::empty_object()),
+    }
+}
+
 /// One tool call entering the pipeline.
 pub struct ToolRequest {
     /// Transcript tool id.
@@ -285,16 +299,7 @@ impl Engine {
                     let id =
                         c.id.clone()
                             .unwrap_or_else(|| format!("toolu_{}", self.next_n()));
-                    let args = match (&c.args_raw, &c.args) {
-                        (Some(raw), _) => match serde_json::from_str::<serde_json::Value>(raw) {
-                            Ok(v) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
-                            _ => ProposedArgs::Raw(raw.clone()),
-                        },
-                        (None, Some(v)) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
-                        (None, Some(v)) => ProposedArgs::Raw(v.to_string()),
-                        (None, None) => ProposedArgs::Json(RawJson::empty_object()),
-                    };
-                    (id, c.clone(), args)
+                    (id, c.clone(), proposed_args(c))
                 })
                 .collect();
             for (id, c, args) in &calls {
@@ -519,7 +524,7 @@ impl Engine {
         self.run_tool_inner(req, None, Vec::new()).await
     }
 
-    async fn run_tool_inner(
+    pub(crate) async fn run_tool_inner(
         &self,
         req: ToolRequest,
         then_wait: Option<crate::script::WaitSpec>,
@@ -555,7 +560,10 @@ impl Engine {
             }
         };
         let builtin = crate::builtin::is_builtin(&req.name);
-        let ext_tool = if builtin {
+        // A stub tool is answered by hand (`answer` steps); it shadows an
+        // extension tool of the same name, never a built-in.
+        let stub = !builtin && self.direct.is_stub(&req.name);
+        let ext_tool = if builtin || stub {
             None
         } else {
             let reg = lock(&self.mgr.shared().registry);
@@ -566,7 +574,7 @@ impl Engine {
             };
             reg.tool(&req.name).filter(|_| visible).cloned()
         };
-        if !builtin && ext_tool.is_none() {
+        if !builtin && !stub && ext_tool.is_none() {
             return self.finish(
                 &req,
                 &args,
@@ -746,6 +754,13 @@ impl Engine {
                     out
                 }
             }
+        } else if stub {
+            let cancel = req.cancel.child_token();
+            let out = self.stub_call(&req.name, &cancel, req.exec_deadline).await;
+            if let Some(w) = &then_wait {
+                self.wait_for(w, wait_from).await;
+            }
+            out
         } else {
             let cancel = req.cancel.child_token();
             let run = crate::builtin::run(&req.name, &effective, &cwd, &cancel);
