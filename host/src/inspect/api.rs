@@ -3,7 +3,9 @@
 //! - `GET /` the page; `/app.js`, `/app.css` its assets (built by
 //!   `host/inspect-ui/build.mjs` into `host/inspect-ui/dist/`);
 //! - `GET /api/state`, `/api/frames?from=N`, `/api/frame/{n}`,
-//!   `/api/transcript`, `/api/export`, `/api/log/{ext}`, `/api/schema`;
+//!   `/api/transcript` (as `zot-host run --json` prints it),
+//!   `/api/observations` (with times), `/api/export`, `/api/log/{ext}`,
+//!   `/api/schema`;
 //! - `POST /api/step` (a script step), `/api/key`, `/api/cancel`;
 //! - `GET /ws`: frames, observations, stderr lines and state changes as
 //!   they happen.
@@ -60,6 +62,7 @@ pub fn router(live: Arc<Live>, guard: Guard) -> Router {
         .route("/api/frames", get(frames))
         .route("/api/frame/{n}", get(frame))
         .route("/api/transcript", get(transcript))
+        .route("/api/observations", get(observations))
         .route("/api/export", get(export))
         .route("/api/log/{ext}", get(log))
         .route(
@@ -149,6 +152,15 @@ async fn transcript(State(app): State<App>) -> Json<Value> {
     Json(json!({ "observations": obs, "dropped": dropped }))
 }
 
+async fn observations(State(app): State<App>, Query(q): Query<From>) -> Json<Value> {
+    let (obs, _) = app.live.feed().observations();
+    Json(json!(obs
+        .iter()
+        .filter(|o| o.n >= q.from)
+        .map(|o| &**o)
+        .collect::<Vec<_>>()))
+}
+
 async fn export(State(app): State<App>) -> Response {
     let text = serde_json::to_string_pretty(&app.live.export()).unwrap_or_default();
     (
@@ -206,11 +218,13 @@ async fn step(State(app): State<App>, Json(body): Json<Value>) -> Response {
             "a step is a JSON object, e.g. {\"command\": \"/help\"}".into(),
         ));
     };
-    let from = app.live.feed().next_frame();
+    let feed = app.live.feed();
+    let (frames, obs) = (feed.next_frame(), feed.next_observation());
     match app.live.run(step).await {
         Ok(out) => Json(json!({
             "output": output(out),
-            "frames": [from, app.live.feed().next_frame()],
+            "frames": [frames, feed.next_frame()],
+            "observations": [obs, feed.next_observation()],
         }))
         .into_response(),
         Err(e) => refused(&e),

@@ -309,6 +309,11 @@ impl Feed {
         lock(&self.inner).next_frame
     }
 
+    /// The position the next observation will get.
+    pub fn next_observation(&self) -> u64 {
+        lock(&self.inner).next_obs
+    }
+
     /// The observations kept, and how many earlier ones were dropped.
     pub fn observations(&self) -> (Vec<Arc<ObsRecord>>, u64) {
         let inner = lock(&self.inner);
