@@ -351,6 +351,7 @@ impl Engine {
                     }
                     None => (false, None),
                 };
+                let after_keys = c.cancel.as_ref().is_some_and(|cs| cs.on == CancelOn::Keys);
                 let run = self
                     .run_tool_inner(
                         ToolRequest {
@@ -369,6 +370,7 @@ impl Engine {
                         },
                         then_wait,
                         keys,
+                        after_keys,
                     )
                     .await;
                 lock(&self.st).conversation.push(Message::ToolResult {
@@ -521,7 +523,7 @@ impl Engine {
 
     /// Runs one tool call through the whole pipeline.
     pub async fn run_tool(&self, req: ToolRequest) -> ToolRun {
-        self.run_tool_inner(req, None, Vec::new()).await
+        self.run_tool_inner(req, None, Vec::new(), false).await
     }
 
     pub(crate) async fn run_tool_inner(
@@ -529,6 +531,7 @@ impl Engine {
         req: ToolRequest,
         then_wait: Option<crate::script::WaitSpec>,
         keys: Vec<crate::script::KeyPress>,
+        cancel_after_keys: bool,
     ) -> ToolRun {
         let wait_from = self.seen_mark();
         // Each call emits a few events; calls run back to back (or many at
@@ -744,7 +747,12 @@ impl Engine {
                         loop {
                             tokio::select! {
                                 out = &mut run => break out,
-                                _ = &mut user, if !user_done => user_done = true,
+                                _ = &mut user, if !user_done => {
+                                    user_done = true;
+                                    if cancel_after_keys {
+                                        cancel.cancel();
+                                    }
+                                }
                             }
                         }
                     };

@@ -48,6 +48,9 @@ pub fn decode_intercept(payload: &Map<String, Value>) -> Result<InterceptRequest
         .entry("id")
         .or_insert_with(|| Value::String("0".into()));
     match decode_host_frame("event_intercept", &payload, "intercept")? {
+        HostFrame::EventIntercept(InterceptRequest::ToolCall(r)) if !r.tool_args.is_object() => {
+            Err("intercept: tool_args must be a JSON object".into())
+        }
         HostFrame::EventIntercept(r) => Ok(r),
         _ => Err(format!(
             "intercept: unknown event {}; one of {}",
@@ -151,6 +154,7 @@ impl Engine {
                 },
                 then_wait,
                 spec.keys.clone(),
+                spec.cancel.as_ref().is_some_and(|c| c.on == CancelOn::Keys),
             )
             .await;
         lock(&self.direct.running).remove(&key);

@@ -358,7 +358,8 @@ pub struct CodemodeCall {
 #[serde(deny_unknown_fields)]
 pub struct CancelSpec {
     /// `delivered`: right after its `tool_call` frame was written to the
-    /// extension; `before`: before it starts (cancelled ahead of execution).
+    /// extension; `before`: before it starts (cancelled ahead of execution);
+    /// `keys`: once its `keys` were pressed.
     pub on: CancelOn,
     /// After cancelling, wait for this frame before the loop goes on.
     pub then_wait: Option<WaitSpec>,
@@ -372,6 +373,9 @@ pub enum CancelOn {
     Delivered,
     /// Before execution starts (no frame written).
     Before,
+    /// Once the call's `keys` were pressed (each after its wait): a person
+    /// who worked an interactive tool's panel, then gave up on it.
+    Keys,
 }
 
 /// Waits for a frame read from an extension. Each wait consumes the first

@@ -179,10 +179,12 @@
     stateTimer;
     frameSeen = -1;
     obsSeen = -1;
+    /** Calls `f` on every change of `topic`; returns what stops it. */
     on(topic, f) {
       let s2 = this.listeners.get(topic);
       if (!s2) this.listeners.set(topic, s2 = /* @__PURE__ */ new Set());
       s2.add(f);
+      return () => s2.delete(f);
     }
     emit(topic) {
       for (const f of this.listeners.get(topic) ?? []) f();
@@ -576,28 +578,45 @@
         return;
       }
       fill(out, h("div.running", null, "firing…"));
+      const name = String(body.event ?? "");
       try {
         const r = await store.step({ [kind]: body });
-        const frames = await store.framesIn(r.frames);
-        const rows = frames.filter((f) => kind === "emit" ? f.type === "event" : f.type === "event_intercept_response" || f.type === "event_intercept");
-        const detail = await Promise.all(
-          rows.map(async (f) => {
-            const body2 = JSON.parse(await getText(`/api/frame/${f.n}`));
-            return h("tr", null, h("td", null, f.ext), h("td", null, f.dir === "host->ext" ? "→ sent" : "← answered"), h("td.mono", null, f.latency !== void 0 ? `${f.latency.toFixed(1)} ms` : ""), h("td", null, h("pre.json.small", null, pretty(body2))));
-          })
-        );
         const v = r.output?.verdict;
+        const subscribers = (store.state?.extensions ?? []).filter((e) => (kind === "emit" ? e.events : e.intercepts).includes(name)).map((e) => e.name);
+        const table = h("table.frames");
+        const summary = v ? h(
+          "div.verdict",
+          { "data-test": "verdict" },
+          h("span.badge", { class: v.verdict === "block" ? "bad" : "ok" }, v.verdict),
+          v.reason ? h("span", null, ` ${v.reason}`) : null,
+          v.result !== null && v.result !== void 0 ? h("pre.json", null, pretty(v.result)) : null
+        ) : h("div.fired", { "data-test": "fired" }, `${name} sent to ${subscribers.length} subscriber(s)${subscribers.length ? `: ${subscribers.join(", ")}` : ""}`);
         fill(
           out,
-          v ? h(
-            "div.verdict",
-            { "data-test": "verdict" },
-            h("span.badge", { class: v.verdict === "block" ? "bad" : "ok" }, v.verdict),
-            v.reason ? h("span", null, ` ${v.reason}`) : null,
-            v.result !== null && v.result !== void 0 ? h("pre.json", null, pretty(v.result)) : null
-          ) : h("div.fired", { "data-test": "fired" }, `${String(body.event)} sent to ${rows.length} subscriber(s)`),
-          rows.length ? h("table.frames", null, detail) : h("div.muted", null, kind === "emit" ? "No extension subscribes to it." : "No extension intercepts it: the host allows.")
+          summary,
+          subscribers.length ? table : h("div.muted", null, kind === "emit" ? "No extension subscribes to it." : "No extension intercepts it: the host allows.")
         );
+        const wanted = (f) => f.n >= r.frames[0] && (kind === "emit" ? f.type === "event" && f.event === name : f.type === "event_intercept" && f.event === name || f.type === "event_intercept_response" && f.n < r.frames[1]);
+        const limit = kind === "emit" ? subscribers.length : subscribers.length * 2;
+        const shown = /* @__PURE__ */ new Set();
+        const paint = async () => {
+          for (const f of store.frames.filter(wanted).slice(0, limit)) {
+            if (shown.has(f.n)) continue;
+            shown.add(f.n);
+            const frame = JSON.parse(await getText(`/api/frame/${f.n}`));
+            table.append(
+              h("tr", null, h("td", null, f.ext), h("td", null, f.dir === "host->ext" ? "→ sent" : "← answered"), h("td.mono", null, f.type), h("td.mono", null, f.latency !== void 0 ? `${f.latency.toFixed(1)} ms` : ""), h("td", null, h("pre.json.small", null, pretty(frame))))
+            );
+          }
+        };
+        await paint();
+        if (shown.size < limit) {
+          const stop = store.on("frames", () => {
+            void paint().then(() => {
+              if (shown.size >= limit) stop();
+            });
+          });
+        }
       } catch (e) {
         fill(out, h("div.error", null, String(e instanceof Error ? e.message : e)));
       }
@@ -783,11 +802,12 @@
         return;
       }
       screen.classList.remove("empty");
-      const width = Math.max(20, p.title.length + 4, p.footer.length, ...p.lines.map((l) => [...l].length));
-      const pad = (t) => t + " ".repeat(Math.max(0, width - [...t].length));
+      const len = (t) => [...t].length;
+      const width = Math.max(20, len(p.title) + 2, len(p.footer), ...p.lines.map(len));
+      const pad = (t) => t + " ".repeat(Math.max(0, width - len(t)));
       fill(
         screen,
-        h("div.panel-title", null, `┌─ ${p.title} ${"─".repeat(Math.max(0, width - p.title.length - 2))}┐`),
+        h("div.panel-title", null, `┌─ ${p.title} ${"─".repeat(width - len(p.title) - 1)}┐`),
         p.lines.map((l) => h("div.panel-line", null, `│ ${pad(l)} │`)),
         p.footer ? h("div.panel-footer", null, `│ ${pad(p.footer)} │`) : null,
         h("div.panel-title", null, `└${"─".repeat(width + 2)}┘`),
@@ -818,13 +838,26 @@
     const stubs = st.stubs.filter((n) => !st.tools.some((t) => t.name === n)).map((n) => ({ name: n, ext: "stub", description: "answered by you", schema: { type: "object" } }));
     return [...ext, ...stubs, ...builtin];
   }
+  var SHOWN_TEXT = 64 * 1024;
+  function textBlock(text) {
+    if (text.length <= SHOWN_TEXT) return h("pre.block-text", null, text);
+    const pre = h("pre.block-text", null, text.slice(0, SHOWN_TEXT));
+    const more = h(
+      "div.more",
+      null,
+      h("span.muted", null, `… ${fmtBytes(text.length - SHOWN_TEXT)} more `),
+      h("button", { onclick: () => (pre.textContent = text, more.remove()) }, "Show all"),
+      h("button", { onclick: () => download("result.txt", text, "text/plain") }, "Download")
+    );
+    return h("div", null, pre, more);
+  }
   function renderResult(out) {
     return h(
       "div.result",
       { "data-test": "tool-result", class: out.is_error ? "is-error" : null },
       h("div.result-head", null, h("span.badge", { class: out.is_error ? "bad" : "ok", "data-test": "tool-status" }, out.status), out.is_error ? h("span.badge.bad", null, "is_error") : null),
       out.content.map((b) => {
-        if (b.type === "text" && "text" in b) return h("pre.block-text", null, b.text);
+        if (b.type === "text" && "text" in b) return textBlock(b.text);
         if (b.type === "image" && "data" in b) return h("img.block-image", { src: `data:${b.mime_type};base64,${b.data}`, alt: b.mime_type });
         return h("pre.block-other", null, JSON.stringify(b));
       }),

@@ -120,10 +120,12 @@ class Store {
   private frameSeen = -1;
   private obsSeen = -1;
 
-  on(topic: Topic, f: () => void): void {
+  /** Calls `f` on every change of `topic`; returns what stops it. */
+  on(topic: Topic, f: () => void): () => void {
     let s = this.listeners.get(topic);
     if (!s) this.listeners.set(topic, (s = new Set()));
     s.add(f);
+    return () => s.delete(f);
   }
 
   emit(topic: Topic): void {

@@ -265,15 +265,15 @@ impl Live {
         self.run(step).await.map(drop)
     }
 
-    /// Cancels the running call; whether one was running.
+    /// Cancels the running call; whether one was running (a call whose
+    /// step began but that is not yet in flight is not cancelled).
     pub fn cancel(&self) -> bool {
         let mut rec = lock(&self.recorder);
-        if rec.running_call().is_none() {
+        if rec.running_call().is_none() || !self.engine.cancel_direct_calls() {
             return false;
         }
         rec.cancelled();
-        drop(rec);
-        self.engine.cancel_direct_calls()
+        true
     }
 
     /// The session as a script (`host/SCRIPT.md`).

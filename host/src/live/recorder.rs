@@ -230,7 +230,13 @@ impl Recorder {
                     call.insert("keys".into(), Value::Array(keys));
                 }
                 if r.cancelled {
-                    call.insert("cancel".into(), json!({"on": "delivered"}));
+                    // After the keys the person pressed before giving up.
+                    let on = if r.keys.is_empty() {
+                        "delivered"
+                    } else {
+                        "keys"
+                    };
+                    call.insert("cancel".into(), json!({ "on": on }));
                 }
             }
             let mut waits = r.tail.values().cloned();

@@ -5,7 +5,7 @@
 import { fill, h, pretty } from "../dom";
 import { get, getText } from "../api";
 import { example, resolve, type Schema } from "../schema";
-import { store } from "../store";
+import { store, type Frame } from "../store";
 
 let protocol: Schema | null = null;
 
@@ -60,30 +60,51 @@ function firePane(kind: "emit" | "intercept"): { el: HTMLElement; refresh(): voi
       return;
     }
     fill(out, h("div.running", null, "firing…"));
+    const name = String((body as { event?: unknown }).event ?? "");
     try {
       const r = await store.step({ [kind]: body });
-      const frames = await store.framesIn(r.frames);
-      const rows = frames.filter((f) => (kind === "emit" ? f.type === "event" : f.type === "event_intercept_response" || f.type === "event_intercept"));
-      const detail = await Promise.all(
-        rows.map(async (f) => {
-          const body = JSON.parse(await getText(`/api/frame/${f.n}`)) as Record<string, unknown>;
-          return h("tr", null, h("td", null, f.ext), h("td", null, f.dir === "host->ext" ? "→ sent" : "← answered"), h("td.mono", null, f.latency !== undefined ? `${f.latency.toFixed(1)} ms` : ""), h("td", null, h("pre.json.small", null, pretty(body))));
-        }),
-      );
       const v = r.output?.verdict;
+      const subscribers = (store.state?.extensions ?? []).filter((e) => (kind === "emit" ? e.events : e.intercepts).includes(name)).map((e) => e.name);
+      const table = h("table.frames");
+      const summary = v
+        ? h(
+            "div.verdict",
+            { "data-test": "verdict" },
+            h("span.badge", { class: v.verdict === "block" ? "bad" : "ok" }, v.verdict),
+            v.reason ? h("span", null, ` ${v.reason}`) : null,
+            v.result !== null && v.result !== undefined ? h("pre.json", null, pretty(v.result)) : null,
+          )
+        : h("div.fired", { "data-test": "fired" }, `${name} sent to ${subscribers.length} subscriber(s)${subscribers.length ? `: ${subscribers.join(", ")}` : ""}`);
       fill(
         out,
-        v
-          ? h(
-              "div.verdict",
-              { "data-test": "verdict" },
-              h("span.badge", { class: v.verdict === "block" ? "bad" : "ok" }, v.verdict),
-              v.reason ? h("span", null, ` ${v.reason}`) : null,
-              v.result !== null && v.result !== undefined ? h("pre.json", null, pretty(v.result)) : null,
-            )
-          : h("div.fired", { "data-test": "fired" }, `${String((body as { event?: string }).event)} sent to ${rows.length} subscriber(s)`),
-        rows.length ? h("table.frames", null, detail) : h("div.muted", null, kind === "emit" ? "No extension subscribes to it." : "No extension intercepts it: the host allows."),
+        summary,
+        subscribers.length ? table : h("div.muted", null, kind === "emit" ? "No extension subscribes to it." : "No extension intercepts it: the host allows."),
       );
+      // The frames it caused, as they are written and answered (a
+      // notification is written after the step returns).
+      const wanted = (f: Frame): boolean =>
+        f.n >= r.frames[0] &&
+        (kind === "emit" ? f.type === "event" && f.event === name : (f.type === "event_intercept" && f.event === name) || (f.type === "event_intercept_response" && f.n < r.frames[1]));
+      const limit = kind === "emit" ? subscribers.length : subscribers.length * 2;
+      const shown = new Set<number>();
+      const paint = async (): Promise<void> => {
+        for (const f of store.frames.filter(wanted).slice(0, limit)) {
+          if (shown.has(f.n)) continue;
+          shown.add(f.n);
+          const frame = JSON.parse(await getText(`/api/frame/${f.n}`)) as Record<string, unknown>;
+          table.append(
+            h("tr", null, h("td", null, f.ext), h("td", null, f.dir === "host->ext" ? "→ sent" : "← answered"), h("td.mono", null, f.type), h("td.mono", null, f.latency !== undefined ? `${f.latency.toFixed(1)} ms` : ""), h("td", null, h("pre.json.small", null, pretty(frame)))),
+          );
+        }
+      };
+      await paint();
+      if (shown.size < limit) {
+        const stop = store.on("frames", () => {
+          void paint().then(() => {
+            if (shown.size >= limit) stop();
+          });
+        });
+      }
     } catch (e) {
       fill(out, h("div.error", null, String(e instanceof Error ? e.message : e)));
     }

@@ -63,11 +63,12 @@ export function panelView(): HTMLElement {
       return;
     }
     screen.classList.remove("empty");
-    const width = Math.max(20, p.title.length + 4, p.footer.length, ...p.lines.map((l) => [...l].length));
-    const pad = (t: string): string => t + " ".repeat(Math.max(0, width - [...t].length));
+    const len = (t: string): number => [...t].length;
+    const width = Math.max(20, len(p.title) + 2, len(p.footer), ...p.lines.map(len));
+    const pad = (t: string): string => t + " ".repeat(Math.max(0, width - len(t)));
     fill(
       screen,
-      h("div.panel-title", null, `┌─ ${p.title} ${"─".repeat(Math.max(0, width - p.title.length - 2))}┐`),
+      h("div.panel-title", null, `┌─ ${p.title} ${"─".repeat(width - len(p.title) - 1)}┐`),
       p.lines.map((l) => h("div.panel-line", null, `│ ${pad(l)} │`)),
       p.footer ? h("div.panel-footer", null, `│ ${pad(p.footer)} │`) : null,
       h("div.panel-title", null, `└${"─".repeat(width + 2)}┘`),

@@ -3,7 +3,7 @@
 // stub tools whose calls (from extensions' call_tool, say) are answered by
 // a reply typed here.
 
-import { fill, h, pretty } from "../dom";
+import { download, fill, fmtBytes, h, pretty } from "../dom";
 import { form, example, type Form, type Schema } from "../schema";
 import { store, type Tool, type ToolOut, type Obs } from "../store";
 
@@ -41,13 +41,29 @@ function entries(): Entry[] {
   return [...ext, ...stubs, ...builtin];
 }
 
+/** Characters of a text block drawn at first (the rest on request). */
+const SHOWN_TEXT = 64 * 1024;
+
+function textBlock(text: string): HTMLElement {
+  if (text.length <= SHOWN_TEXT) return h("pre.block-text", null, text);
+  const pre = h("pre.block-text", null, text.slice(0, SHOWN_TEXT));
+  const more = h(
+    "div.more",
+    null,
+    h("span.muted", null, `… ${fmtBytes(text.length - SHOWN_TEXT)} more `),
+    h("button", { onclick: () => ((pre.textContent = text), more.remove()) }, "Show all"),
+    h("button", { onclick: () => download("result.txt", text, "text/plain") }, "Download"),
+  );
+  return h("div", null, pre, more);
+}
+
 export function renderResult(out: ToolOut): HTMLElement {
   return h(
     "div.result",
     { "data-test": "tool-result", class: out.is_error ? "is-error" : null },
     h("div.result-head", null, h("span.badge", { class: out.is_error ? "bad" : "ok", "data-test": "tool-status" }, out.status), out.is_error ? h("span.badge.bad", null, "is_error") : null),
     out.content.map((b) => {
-      if (b.type === "text" && "text" in b) return h("pre.block-text", null, b.text);
+      if (b.type === "text" && "text" in b) return textBlock(b.text);
       if (b.type === "image" && "data" in b) return h("img.block-image", { src: `data:${b.mime_type};base64,${b.data}`, alt: b.mime_type });
       return h("pre.block-other", null, JSON.stringify(b));
     }),
