@@ -38,6 +38,20 @@ pub enum ProposedArgs {
     Raw(String),
 }
 
+/// The arguments of a scripted call: `args_raw` when given (malformed text
+/// stays raw), else `args` (a non-object is raw), else `{}`.
+pub(crate) fn proposed_args(c: &crate::script::ToolCallSpec) -> ProposedArgs {
+    match (&c.args_raw, &c.args) {
+        (Some(raw), _) => match serde_json::from_str::<serde_json::Value>(raw) {
+            Ok(v) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
+            _ => ProposedArgs::Raw(raw.clone()),
+        },
+        (None, Some(v)) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
+        (None, Some(v)) => ProposedArgs::Raw(v.to_string()),
+        (None, None) => ProposedArgs::Json(RawJson::empty_object()),
+    }
+}
+
 /// One tool call entering the pipeline.
 pub struct ToolRequest {
     /// Transcript tool id.
@@ -285,16 +299,7 @@ impl Engine {
                     let id =
                         c.id.clone()
                             .unwrap_or_else(|| format!("toolu_{}", self.next_n()));
-                    let args = match (&c.args_raw, &c.args) {
-                        (Some(raw), _) => match serde_json::from_str::<serde_json::Value>(raw) {
-                            Ok(v) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
-                            _ => ProposedArgs::Raw(raw.clone()),
-                        },
-                        (None, Some(v)) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
-                        (None, Some(v)) => ProposedArgs::Raw(v.to_string()),
-                        (None, None) => ProposedArgs::Json(RawJson::empty_object()),
-                    };
-                    (id, c.clone(), args)
+                    (id, c.clone(), proposed_args(c))
                 })
                 .collect();
             for (id, c, args) in &calls {
@@ -346,6 +351,7 @@ impl Engine {
                     }
                     None => (false, None),
                 };
+                let after_keys = c.cancel.as_ref().is_some_and(|cs| cs.on == CancelOn::Keys);
                 let run = self
                     .run_tool_inner(
                         ToolRequest {
@@ -364,6 +370,7 @@ impl Engine {
                         },
                         then_wait,
                         keys,
+                        after_keys,
                     )
                     .await;
                 lock(&self.st).conversation.push(Message::ToolResult {
@@ -516,14 +523,15 @@ impl Engine {
 
     /// Runs one tool call through the whole pipeline.
     pub async fn run_tool(&self, req: ToolRequest) -> ToolRun {
-        self.run_tool_inner(req, None, Vec::new()).await
+        self.run_tool_inner(req, None, Vec::new(), false).await
     }
 
-    async fn run_tool_inner(
+    pub(crate) async fn run_tool_inner(
         &self,
         req: ToolRequest,
         then_wait: Option<crate::script::WaitSpec>,
         keys: Vec<crate::script::KeyPress>,
+        cancel_after_keys: bool,
     ) -> ToolRun {
         let wait_from = self.seen_mark();
         // Each call emits a few events; calls run back to back (or many at
@@ -555,7 +563,10 @@ impl Engine {
             }
         };
         let builtin = crate::builtin::is_builtin(&req.name);
-        let ext_tool = if builtin {
+        // A stub tool is answered by hand (`answer` steps); it shadows an
+        // extension tool of the same name, never a built-in.
+        let stub = !builtin && self.direct.is_stub(&req.name);
+        let ext_tool = if builtin || stub {
             None
         } else {
             let reg = lock(&self.mgr.shared().registry);
@@ -566,7 +577,7 @@ impl Engine {
             };
             reg.tool(&req.name).filter(|_| visible).cloned()
         };
-        if !builtin && ext_tool.is_none() {
+        if !builtin && !stub && ext_tool.is_none() {
             return self.finish(
                 &req,
                 &args,
@@ -736,7 +747,12 @@ impl Engine {
                         loop {
                             tokio::select! {
                                 out = &mut run => break out,
-                                _ = &mut user, if !user_done => user_done = true,
+                                _ = &mut user, if !user_done => {
+                                    user_done = true;
+                                    if cancel_after_keys {
+                                        cancel.cancel();
+                                    }
+                                }
                             }
                         }
                     };
@@ -746,6 +762,13 @@ impl Engine {
                     out
                 }
             }
+        } else if stub {
+            let cancel = req.cancel.child_token();
+            let out = self.stub_call(&req.name, &cancel, req.exec_deadline).await;
+            if let Some(w) = &then_wait {
+                self.wait_for(w, wait_from).await;
+            }
+            out
         } else {
             let cancel = req.cancel.child_token();
             let run = crate::builtin::run(&req.name, &effective, &cwd, &cancel);

@@ -18,7 +18,12 @@
 //! - [`session`], [`agent`], [`builtin`], [`script`], [`waits`], [`durable`]:
 //!   the scripted session engine, its agent loop, the frames scripted waits
 //!   look for and continuous-mode storage.
+//! - [`direct`]: what a person does besides prompting (direct tool calls,
+//!   fired events and interceptions, stub tools answered by hand).
 //! - [`transcript`], [`wire`]: what the user sees and the wire log.
+//! - [`live`]: the session engine driven live by a person (`zot-host
+//!   inspect`), recorded as a script; [`inspect`] serves it as a web page
+//!   (`inspect` feature, on by default).
 
 #![warn(missing_docs)]
 
@@ -28,12 +33,16 @@ pub mod call_tool;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod direct;
 pub mod discovery;
 pub mod durable;
 pub mod events;
 pub mod extension;
 pub mod handshake;
+#[cfg(feature = "inspect")]
+pub mod inspect;
 pub mod intercept;
+pub mod live;
 pub mod manager;
 pub mod manifest;
 pub mod name;

@@ -27,6 +27,9 @@ struct Cli {
 enum Command {
     /// Run a session script against the extensions.
     Run(RunArgs),
+    /// Serve a web page to inspect and drive extensions (http://127.0.0.1, per-run token).
+    #[cfg(feature = "inspect")]
+    Inspect(zot_host::inspect::InspectArgs),
     /// Manage extensions (list, doctor, install, remove, enable, disable, logs, update).
     Ext(cli::ExtArgs),
     /// Fast-forward every git-installed extension (zot-host does not update itself).
@@ -93,6 +96,8 @@ fn main() -> ExitCode {
     let _last_resort = zot_host::supervise::KillAllOnDrop(zot_protocol::limits::SIGTERM_TO_SIGKILL);
     match cli.command {
         Command::Run(args) => run(args),
+        #[cfg(feature = "inspect")]
+        Command::Inspect(args) => zot_host::inspect::main(args),
         Command::Ext(args) => finish(cli::run_ext(args, &mut std::io::stdout().lock())),
         Command::Update(u) => finish(cli::run_update(
             &u.common,

@@ -62,6 +62,16 @@ pub enum End {
     Eof,
 }
 
+impl End {
+    /// How the extensions are stopped.
+    pub fn stop_by(self) -> crate::shutdown::StopBy {
+        match self {
+            Self::Shutdown => crate::shutdown::StopBy::Shutdown,
+            Self::Eof => crate::shutdown::StopBy::Eof,
+        }
+    }
+}
+
 /// Confirmation policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -214,6 +224,23 @@ pub struct Step {
     pub tools: Option<bool>,
     /// Wait for a frame from an extension.
     pub wait: Option<WaitSpec>,
+    /// Call a tool directly, outside any model turn, as a person does in
+    /// `zot-host inspect` (the same pipeline as a model's call).
+    pub call: Option<ToolCallSpec>,
+    /// Emit a lifecycle event: the payload of an `event` frame without
+    /// `type` (the host stamps `session_id`, `cwd` and `sequence`).
+    pub emit: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Send an interception request through its chain: the payload of an
+    /// `event_intercept` frame without `type` and `id`; the verdict is
+    /// reported.
+    pub intercept: Option<serde_json::Map<String, serde_json::Value>>,
+    /// From now on, answer calls of this tool by hand (`answer` steps)
+    /// instead of routing them to the extension that registered it.
+    pub stub: Option<String>,
+    /// Route calls of this tool to its extension again.
+    pub unstub: Option<String>,
+    /// Queue the reply to the next call of a stub tool.
+    pub answer: Option<StubAnswer>,
     /// Check the transcript so far.
     pub expect: Option<Expect>,
     /// Call a tool the way a codemode script would (HOST-73, HOST-75).
@@ -297,6 +324,25 @@ pub struct KeyPress {
     pub wait: Option<WaitSpec>,
 }
 
+/// The reply to one call of a stub tool, as an extension's `tool_result`
+/// would carry it (the host converts it the same way).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StubAnswer {
+    /// The stub tool it answers.
+    pub tool: String,
+    /// A text block (shorthand; goes before `content`).
+    pub text: Option<String>,
+    /// Content blocks (`text`, `image`).
+    #[serde(default)]
+    pub content: Vec<zot_protocol::ContentBlock>,
+    /// The call failed.
+    #[serde(default)]
+    pub is_error: bool,
+    /// Structured result for script callers.
+    pub structured_content: Option<serde_json::Value>,
+}
+
 /// A tool call made by a codemode script.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -312,7 +358,8 @@ pub struct CodemodeCall {
 #[serde(deny_unknown_fields)]
 pub struct CancelSpec {
     /// `delivered`: right after its `tool_call` frame was written to the
-    /// extension; `before`: before it starts (cancelled ahead of execution).
+    /// extension; `before`: before it starts (cancelled ahead of execution);
+    /// `keys`: once its `keys` were pressed.
     pub on: CancelOn,
     /// After cancelling, wait for this frame before the loop goes on.
     pub then_wait: Option<WaitSpec>,
@@ -326,6 +373,9 @@ pub enum CancelOn {
     Delivered,
     /// Before execution starts (no frame written).
     Before,
+    /// Once the call's `keys` were pressed (each after its wait): a person
+    /// who worked an interactive tool's panel, then gave up on it.
+    Keys,
 }
 
 /// Waits for a frame read from an extension. Each wait consumes the first
@@ -442,7 +492,7 @@ impl Script {
                 return Err(ScriptError::Invalid {
                     path: origin.to_owned(),
                     message: format!(
-                        "steps[{i}]: a step needs exactly one action (prompt, replies, command, key, confirm, compact, subagent, model, session, clear, reload, tools, expect, codemode, sleep_ms; or wait alone), found {n}"
+                        "steps[{i}]: a step needs exactly one action (prompt, replies, command, key, confirm, compact, subagent, model, session, clear, reload, tools, expect, codemode, call, emit, intercept, stub, unstub, answer, sleep_ms; or wait alone), found {n}"
                     ),
                 });
             }
@@ -450,6 +500,17 @@ impl Script {
                 return Err(ScriptError::Invalid {
                     path: origin.to_owned(),
                     message: format!("steps[{i}]: repeat must be at least 1"),
+                });
+            }
+            let checked = match (&step.emit, &step.intercept) {
+                (Some(e), _) => crate::direct::decode_event(e).map(drop),
+                (_, Some(r)) => crate::direct::decode_intercept(r).map(drop),
+                _ => Ok(()),
+            };
+            if let Err(e) = checked {
+                return Err(ScriptError::Invalid {
+                    path: origin.to_owned(),
+                    message: format!("steps[{i}]: {e}"),
                 });
             }
             if step.key.as_deref() == Some("rune") && step.text.is_none() {
@@ -492,6 +553,12 @@ impl Step {
             self.tools.is_some(),
             self.expect.is_some(),
             self.codemode.is_some(),
+            self.call.is_some(),
+            self.emit.is_some(),
+            self.intercept.is_some(),
+            self.stub.is_some(),
+            self.unstub.is_some(),
+            self.answer.is_some(),
             self.sleep_ms.is_some(),
         ]
         .iter()

@@ -158,6 +158,18 @@ pub enum Inbox {
     },
 }
 
+/// What a step produced besides observations.
+#[derive(Debug, Clone, Default)]
+pub enum StepOutput {
+    /// Nothing.
+    #[default]
+    None,
+    /// The outcome of a `call` step.
+    Tool(crate::tools::ToolOutput),
+    /// The verdict of an `intercept` step.
+    Verdict(crate::direct::Verdict),
+}
+
 /// The session engine.
 pub struct Engine {
     /// The extension manager.
@@ -185,6 +197,8 @@ pub struct Engine {
     exit: AtomicBool,
     /// Durable `call_tool` results (continuous mode).
     pub durable: Option<crate::durable::DurableStore>,
+    /// Stub tools, their hand-typed answers, direct calls in flight.
+    pub(crate) direct: crate::direct::Direct,
 }
 
 /// Inputs of [`run_script`].
@@ -268,6 +282,35 @@ pub struct Retained {
 
 /// Loads the extensions, runs the script and shuts down.
 pub async fn run_script(script: &Script, opts: RunOptions) -> RunOutcome {
+    let engine = open_session(script, &opts).await;
+    'steps: for (i, step) in script.steps.iter().enumerate() {
+        for _ in 0..step.repeat.unwrap_or(1) {
+            let ran = tokio::select! {
+                biased;
+                () = opts.stop.cancelled() => false,
+                () = async {
+                    engine.step(i, step).await;
+                    engine.drain_inbox().await;
+                } => true,
+            };
+            if !ran || engine.exit_requested() {
+                break 'steps;
+            }
+        }
+    }
+    let retained = engine.retained();
+    engine.shutdown_by(script.end.stop_by()).await;
+    RunOutcome {
+        observations: opts.transcript.snapshot(),
+        failures: engine.failures(),
+        retained,
+    }
+}
+
+/// Loads the extensions and starts the session of a script's settings
+/// (not its steps): what [`run_script`] and a live session
+/// ([`crate::live`]) share. The caller runs steps and shuts down.
+pub async fn open_session(script: &Script, opts: &RunOptions) -> Arc<Engine> {
     let mut cfg = HostConfig::new(opts.cwd.clone(), opts.zot_home.clone());
     cfg.mode = script.mode.unwrap_or(HostMode::Interactive);
     cfg.continuous = script.continuous;
@@ -322,33 +365,7 @@ pub async fn run_script(script: &Script, opts: RunOptions) -> RunOutcome {
     if !matches!(cfg.mode, HostMode::Print | HostMode::Json) {
         engine.start_session();
     }
-    'steps: for (i, step) in script.steps.iter().enumerate() {
-        for _ in 0..step.repeat.unwrap_or(1) {
-            let ran = tokio::select! {
-                biased;
-                () = opts.stop.cancelled() => false,
-                () = async {
-                    engine.step(i, step).await;
-                    engine.drain_inbox().await;
-                } => true,
-            };
-            if !ran || engine.exit.load(Ordering::SeqCst) {
-                break 'steps;
-            }
-        }
-    }
-    let retained = engine.retained();
     engine
-        .shutdown_by(match script.end {
-            crate::script::End::Shutdown => crate::shutdown::StopBy::Shutdown,
-            crate::script::End::Eof => crate::shutdown::StopBy::Eof,
-        })
-        .await;
-    RunOutcome {
-        observations: opts.transcript.snapshot(),
-        failures: engine.failures.load(Ordering::SeqCst),
-        retained,
-    }
 }
 
 impl Engine {
@@ -413,6 +430,7 @@ impl Engine {
             failures: AtomicUsize::new(0),
             exit: AtomicBool::new(false),
             durable,
+            direct: crate::direct::Direct::default(),
         })
     }
 
@@ -424,6 +442,16 @@ impl Engine {
     /// The next number of the engine's local counter (tool ids, run ids...).
     pub(crate) fn next_n(&self) -> u64 {
         self.counter.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Whether `/exit` asked the session to end.
+    pub fn exit_requested(&self) -> bool {
+        self.exit.load(Ordering::SeqCst)
+    }
+
+    /// Failed `expect` / `wait` checks so far.
+    pub fn failures(&self) -> usize {
+        self.failures.load(Ordering::SeqCst)
     }
 
     /// The host mode.
@@ -505,8 +533,10 @@ impl Engine {
         self.mgr.shutdown_by(grace, how).await;
     }
 
-    /// Runs one script step.
-    pub async fn step(&self, i: usize, s: &Step) {
+    /// Runs one script step; a `call` step gives the tool's output, an
+    /// `intercept` step its verdict.
+    pub async fn step(&self, i: usize, s: &Step) -> StepOutput {
+        let mut out = StepOutput::None;
         // A wait attached to a step matches frames that arrived since the
         // step began; a lone wait, since the previous step began.
         let mark = self.seen_mark();
@@ -566,12 +596,30 @@ impl Engine {
             }
         } else if let Some(c) = &s.codemode {
             self.codemode_call(c).await;
+        } else if let Some(c) = &s.call {
+            out = StepOutput::Tool(self.direct_call(c).await.output);
+        } else if let Some(e) = &s.emit {
+            if let Err(e) = self.fire_event(e) {
+                self.fail_check(format!("steps[{i}]: {e}"));
+            }
+        } else if let Some(r) = &s.intercept {
+            match self.fire_intercept(r).await {
+                Ok(v) => out = StepOutput::Verdict(v),
+                Err(e) => self.fail_check(format!("steps[{i}]: {e}")),
+            }
+        } else if let Some(name) = &s.stub {
+            self.set_stub(name, true);
+        } else if let Some(name) = &s.unstub {
+            self.set_stub(name, false);
+        } else if let Some(a) = &s.answer {
+            self.queue_answer(a.clone());
         } else if let Some(ms) = s.sleep_ms {
             tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
         }
         if let Some(w) = &s.wait {
             self.wait_for(w, wait_from).await;
         }
+        out
     }
 
     /// The position of the next frame read (a reference point for
@@ -970,6 +1018,24 @@ impl Engine {
             ready: s.ready,
             errors: s.errors,
         });
+    }
+
+    /// The panel shown now.
+    pub fn current_panel(&self) -> Option<crate::panels::OpenPanel> {
+        lock(&self.panels).current().cloned()
+    }
+
+    /// The session's id, cwd, mode, provider and model, as JSON.
+    pub fn session_info(&self) -> serde_json::Value {
+        let st = lock(&self.st);
+        serde_json::json!({
+            "id": st.session_id,
+            "cwd": st.cwd.display().to_string(),
+            "mode": st.mode.as_str(),
+            "provider": st.provider,
+            "model": st.model,
+            "active": st.active,
+        })
     }
 
     /// The conversation's size so far.

@@ -257,6 +257,27 @@ pub enum Observation {
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+    /// A lifecycle event fired by hand (an `emit` step).
+    Event {
+        /// The event name.
+        event: String,
+    },
+    /// The verdict of an interception chain fired by hand (an `intercept`
+    /// step).
+    Verdict {
+        /// The intercepted event.
+        event: String,
+        /// `allow` or `block`.
+        verdict: String,
+        /// The block reason.
+        #[serde(skip_serializing_if = "String::is_empty")]
+        reason: String,
+        /// What the chain let through: the arguments (`tool_call`), the
+        /// text (`assistant_message`), the system prompt
+        /// (`before_agent_start`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<serde_json::Value>,
+    },
     /// A host warning.
     Warning {
         /// The text.
@@ -696,6 +717,22 @@ impl Renderer {
                 (Some(v), None) => self.paint("34", &format!("  codemode {name}() = {v}")),
                 (None, None) => self.paint("34", &format!("  codemode {name}()")),
             },
+            Observation::Event { event } => self.paint("2", &format!("· event {event} fired")),
+            Observation::Verdict {
+                event,
+                verdict,
+                reason,
+                result,
+            } => {
+                let mut line = format!("· intercept {event}: {verdict}");
+                if !reason.is_empty() {
+                    line.push_str(&format!(" ({reason})"));
+                }
+                if let Some(r) = result {
+                    line.push_str(&format!(" → {r}"));
+                }
+                self.paint(if verdict == "block" { "33" } else { "2" }, &line)
+            }
             Observation::Warning { text } => self.paint("33", &format!("⚠ {text}")),
             Observation::ExpectFailed { message } => {
                 self.paint("1;31", &format!("✗ expectation failed: {message}"))
