@@ -1,6 +1,6 @@
 # opt-in: ./dev test dist (not part of a plain ./dev test: it builds every
 # platform, about 14 CPU-minutes each: RELEASING.md; 60-release.sh runs the
-# linux-x64-gnu subset in every run).
+# linux-x64-gnu subset: ./dev test release, opt-in for now).
 #
 # Every release artifact: `./dev dist` (all platforms of
 # scripts/dist/platforms.tsv), the checks of scripts/dist/suite.sh for each
