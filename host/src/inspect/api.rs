@@ -32,7 +32,6 @@ use crate::session::StepOutput;
 const INDEX: &str = include_str!("../../inspect-ui/dist/index.html");
 const APP_JS: &str = include_str!("../../inspect-ui/dist/app.js");
 const APP_CSS: &str = include_str!("../../inspect-ui/dist/app.css");
-const SCHEMA: &str = include_str!("../../../protocol/schema/host-to-extension.json");
 
 /// What the page may load and talk to: only this server.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
@@ -65,10 +64,7 @@ pub fn router(live: Arc<Live>, guard: Guard) -> Router {
         .route("/api/observations", get(observations))
         .route("/api/export", get(export))
         .route("/api/log/{ext}", get(log))
-        .route(
-            "/api/schema",
-            get(|| async { asset("application/json", SCHEMA) }),
-        )
+        .route("/api/schema", get(schema))
         .route("/api/step", post(step))
         .route("/api/key", post(key))
         .route("/api/cancel", post(cancel))
@@ -111,6 +107,14 @@ fn asset(mime: &'static str, body: &'static str) -> Response {
 async fn index(State(app): State<App>) -> Response {
     let page = INDEX.replace("%TOKEN%", app.guard.token());
     ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response()
+}
+
+/// The protocol's JSON Schema of host frames (the examples of the Events
+/// tab are made from it), from the one definition in `zot-protocol`.
+async fn schema() -> Response {
+    static SCHEMA: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let text = SCHEMA.get_or_init(|| zot_protocol::schema::host_to_ext().as_value().to_string());
+    asset_owned("application/json", text.clone())
 }
 
 async fn state(State(app): State<App>) -> Json<Value> {

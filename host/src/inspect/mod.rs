@@ -51,7 +51,8 @@ fn absolute(p: PathBuf) -> PathBuf {
     }
 }
 
-/// Runs the inspector until Ctrl-C (or SIGTERM), then ends the session.
+/// Runs the inspector until Ctrl-C (or SIGTERM, SIGHUP, `/exit`), then ends
+/// the session.
 pub fn main(args: InspectArgs) -> ExitCode {
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -114,23 +115,22 @@ async fn serve(args: InspectArgs) -> Result<(), String> {
         open_browser(&url);
     }
     let app = api::router(live.clone(), guard::Guard::new(token, addr));
-    let stop = async {
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
-        }
-    };
+    // Ctrl-C / SIGTERM / SIGHUP end the session gracefully (the usual way to
+    // stop the inspector); a second one kills the extensions at once.
+    let stop = tokio_util::sync::CancellationToken::new();
+    if let Err(e) =
+        crate::signals::watch(Some(stop.clone()), zot_protocol::limits::SIGTERM_TO_SIGKILL)
+    {
+        eprintln!("zot-host inspect: cannot watch for interrupts: {e}");
+    }
     let closed = live.clone();
     let served = axum::serve(listener, app).with_graceful_shutdown(async move {
         tokio::select! {
-            _ = stop => {}
-            _ = closed.closed() => {}
+            () = stop.cancelled() => {}
+            () = closed.closed() => {}
         }
     });
     let result = served.await.map_err(|e| format!("server: {e}"));
-    eprintln!("zot-host inspect: stopping the extensions");
     live.close().await;
     result
 }
