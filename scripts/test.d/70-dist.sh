@@ -12,6 +12,8 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
 mapfile -t all < <(awk -F'\t' '!/^#/ && NF && $7 == "here" { print $1 }' scripts/dist/platforms.tsv)
+# The macOS checks read Mach-O files with file(1) and llvm-nm.
+ensure_apt file file llvm-nm llvm
 source scripts/dist/suite.sh "${all[@]}"
 
 # --- aarch64 under qemu ------------------------------------------------------------
