@@ -4,6 +4,7 @@
 #
 # usage: source scripts/dist/suite.sh PLATFORM...
 source "$ROOT/scripts/dist/checks.sh"
+ensure_apt unzip unzip # wheels are zip files (dist.sh and the checks read them)
 platforms=("$@")
 version="$(workspace_version)"
 tmp="$(mktemp -d)"
