@@ -159,20 +159,42 @@ def test_eof_before_hello_ack_fails_the_start(child: Child) -> None:
     assert any("hello_ack" in line for line in child.stderr)
 
 
-def test_an_engine_panic_is_one_line_on_stderr_and_exit_70() -> None:
-    # Issue 13: the test-only fault hook makes the engine's reader panic on
-    # the first frame after the handshake; the process must neither hang nor
-    # go on half-working.
-    c = conformance_child(env={**os.environ, "ZOT_EXT_TEST_FAULT": "reader-panic"})
+def echo_until_exit(c: Child) -> None:
+    """Echo calls, each after the last one's result, until the output closes
+    (50 at most)."""
+    for i in range(50):
+        c.send(json.dumps({"type": "tool_call", "id": f"e{i}", "name": "echo", "args": {"text": "x"}}))
+        while True:
+            line = c.read()
+            if line is None:
+                return
+            frame = json.loads(line)
+            if frame["type"] == "tool_result" and frame["id"] == f"e{i}":
+                break
+
+
+@pytest.mark.parametrize(
+    "fault, what",
+    [
+        ("reader-panic", "reader panicked: injected fault: the reader panics"),
+        ("feed-panic", "reader (fed) panicked: injected fault: feeding panics"),
+    ],
+)
+def test_an_engine_panic_is_one_line_on_stderr_and_exit_70(fault: str, what: str) -> None:
+    # Issue 13: a panic in the engine ends the process with one line and
+    # status 70, whether the engine's reader reads the pipe (the first
+    # requests) or Python feeds it the bytes (after them). The test-only
+    # fault hook makes it panic on the first frame after the handshake that
+    # it reads.
+    c = conformance_child(env={**os.environ, "ZOT_EXT_TEST_FAULT": fault})
     try:
         c.handshake()
-        c.send('{"type":"tool_call","id":"t1","name":"echo","args":{"text":"x"}}')
-        assert c.read_all() == []
+        echo_until_exit(c)
         assert c.wait(10) == 70
         ours = [line for line in c.stderr_to_end() if line.startswith("[conformance] internal error")]
         assert ours == [
-            "[conformance] internal error: the engine's reader panicked: injected fault: the reader"
-            " panics after the handshake (ZOT_EXT_TEST_FAULT); exiting with status 70"
+            f"[conformance] internal error: the engine's {what} after the handshake"
+            " (ZOT_EXT_TEST_FAULT); exiting with status 70"
         ], c.stderr
     finally:
         c.kill()

@@ -1,38 +1,78 @@
-//! A panic in an engine task on a transport other than stdio (issue 13):
-//! the process belongs to the application, so the session ends as failed
+//! A panic while reading on a transport other than stdio (issue 13): the
+//! process belongs to the application, so the session ends as failed
 //! instead of hanging. (Over stdio the process exits: see `stdio.rs`.)
 //!
-//! One test per binary: the fault hook is read from the environment.
+//! One test in this binary: the fault hook is read from the environment
+//! when an engine starts.
 
 mod common;
 
 use common::*;
-use zot_ext::engine::Job;
+use zot_ext::engine::{Engine, EngineConfig, Job, Transport};
 use zot_ext::testing::default_hello_ack;
 use zot_protocol::{RawJson, RegisterTool};
 
-#[tokio::test]
-async fn a_reader_panic_ends_the_session_with_the_error() {
-    std::env::set_var("ZOT_EXT_TEST_FAULT", "reader-panic");
-    let (engine, mut host, _) = engine_with(config(), default_hello_ack(), |e| {
-        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-            .unwrap();
-    })
-    .await;
-    host.send_line(r#"{"type":"tool_call","id":"1","name":"t","args":{}}"#)
-        .await
+const CALL: &str = r#"{"type":"tool_call","id":"1","name":"t","args":{}}"#;
+
+fn with_tool(e: &Engine) {
+    e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
         .unwrap();
-    // Without supervision nothing would end the session: bound the wait.
-    let end = tokio::time::timeout(20 * SECOND, until_finished(&engine))
+}
+
+/// The jobs until `Finished`; without supervision nothing would end the
+/// session, so the wait is bounded.
+async fn end_of(engine: &Engine) -> Vec<Job> {
+    tokio::time::timeout(20 * SECOND, until_finished(engine))
         .await
-        .expect("the session ends after the reader panicked");
-    let Some(Job::Finished { error: Some(error) }) = end.last() else {
-        panic!("{end:?}")
-    };
+        .expect("the session ends after the panic")
+}
+
+fn error(end: &[Job]) -> &str {
+    match end.last() {
+        Some(Job::Finished { error: Some(e) }) => e,
+        _ => panic!("{end:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_panic_while_reading_ends_the_session_with_the_error() {
+    // The engine's own read loop.
+    std::env::set_var("ZOT_EXT_TEST_FAULT", "reader-panic");
+    let (engine, mut host, _) = engine_with(config(), default_hello_ack(), with_tool).await;
+    host.send_line(CALL).await.unwrap();
     assert_eq!(
-        error,
+        error(&end_of(&engine).await),
         "internal error: the engine's reader panicked: injected fault: the reader panics after \
          the handshake (ZOT_EXT_TEST_FAULT)"
     );
     assert_eq!(host.recv_line().await, None, "the output is closed");
+
+    // Bytes fed by a binding (`Engine::feed`, on the caller's thread).
+    std::env::set_var("ZOT_EXT_TEST_FAULT", "feed-panic");
+    let (transport, mut host) = Transport::memory_fed();
+    let engine = Engine::start(EngineConfig::new("test", "1"), transport).unwrap();
+    with_tool(&engine);
+    host.recv_line().await.unwrap(); // hello
+    let ack =
+        serde_json::to_string(&zot_protocol::HostFrame::HelloAck(default_hello_ack())).unwrap();
+    assert!(matches!(
+        engine.feed(format!("{ack}\n").as_bytes()).jobs.as_slice(),
+        [Job::Hello(_)]
+    ));
+    engine.hello_done().unwrap();
+    let fed = engine.feed(format!("{CALL}\n").as_bytes());
+    assert!(fed.ended, "{fed:?}");
+    let again = engine.feed(format!("{CALL}\n").as_bytes());
+    assert!(again.ended, "nothing more is read");
+    // The closing may come back from these feeds (as after `shutdown`).
+    let mut end: Vec<Job> = fed.jobs.into_iter().chain(again.jobs).collect();
+    if !matches!(end.last(), Some(Job::Finished { .. })) {
+        end.extend(end_of(&engine).await);
+    }
+    assert!(!end.iter().any(|j| matches!(j, Job::Tool(_))), "{end:?}");
+    assert_eq!(
+        error(&end),
+        "internal error: the engine's reader (fed) panicked: injected fault: feeding panics \
+         after the handshake (ZOT_EXT_TEST_FAULT)"
+    );
 }

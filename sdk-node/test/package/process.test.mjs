@@ -158,24 +158,6 @@ test("a first line that is not hello_ack fails the handshake: run() rejects", as
   assert.match(c.stderr(), /handshake failed/);
 });
 
-test("a panic in the engine is one line on stderr and exit status 70, not a hang", { timeout: 20000 }, async () => {
-  // Issue 13: the test-only fault hook makes the engine's reader panic on
-  // the first frame after the handshake.
-  const c = child("index.mjs", conformanceDir, { ZOT_EXT_TEST_FAULT: "reader-panic" });
-  await handshake(c);
-  c.send({ type: "tool_call", id: "t1", name: "echo", args: { text: "x" } });
-  const { code } = await c.exited;
-  await c.closed;
-  assert.equal(code, 70, c.stderr());
-  assert.deepEqual(await c.rest(), []);
-  assert.deepEqual(
-    c.stderr().split("\n").filter((l) => l.startsWith("[conformance] internal error")),
-    [
-      "[conformance] internal error: the engine's reader panicked: injected fault: the reader panics after the handshake (ZOT_EXT_TEST_FAULT); exiting with status 70",
-    ],
-  );
-});
-
 test("calls nested 1,000 and 100,000 deep are refused by the engine; the call in the same write is answered", async () => {
   const MAX_FRAME_DEPTH = 128; // zot_protocol::limits
   const deep = (id, levels) =>
@@ -197,3 +179,38 @@ test("calls nested 1,000 and 100,000 deep are refused by the engine; the call in
   assert.equal((await c.exited).code, 0);
   assert.deepEqual(await c.rest(), ['{"type":"shutdown_ack"}']);
 });
+
+/** Echo calls, each after the last one's result, until the process exits (50 at most). */
+async function echoUntilExit(c) {
+  for (let i = 0; i < 50; i++) {
+    c.send({ type: "tool_call", id: `e${i}`, name: "echo", args: { text: "x" } });
+    try {
+      await c.until((f) => f.type === "tool_result" && f.id === `e${i}`);
+    } catch {
+      return; // exited
+    }
+  }
+}
+
+// Issue 13: a panic in the engine ends the process with one line and status
+// 70, whether the engine's reader reads the pipe (the first requests) or
+// JavaScript feeds it the bytes (after them). The test-only fault hook makes
+// it panic on the first frame after the handshake that it reads.
+for (const [fault, what] of [
+  ["reader-panic", "reader panicked: injected fault: the reader panics"],
+  ["feed-panic", "reader (fed) panicked: injected fault: feeding panics"],
+]) {
+  test(`a panic in the engine (${fault}) is one line on stderr and exit status 70, not a hang`, { timeout: 20000 }, async () => {
+    const c = child("index.mjs", conformanceDir, { ZOT_EXT_TEST_FAULT: fault });
+    await handshake(c);
+    await echoUntilExit(c);
+    const { code } = await c.exited;
+    await c.closed;
+    assert.equal(code, 70, c.stderr());
+    assert.deepEqual(await c.rest(), []);
+    assert.deepEqual(
+      c.stderr().split("\n").filter((l) => l.startsWith("[conformance] internal error")),
+      [`[conformance] internal error: the engine's ${what} after the handshake (ZOT_EXT_TEST_FAULT); exiting with status 70`],
+    );
+  });
+}

@@ -17,6 +17,7 @@ use zot_protocol::LineSplitter;
 
 use super::reader::{self, Flow, Lines, HELLO_WAIT_OVER, ON_HELLO_WAIT};
 use super::shutdown::CloseReason;
+use super::task::Fault;
 use super::{Engine, Inner, Job, SERIAL_READ_AHEAD};
 use crate::lock;
 
@@ -60,6 +61,12 @@ impl FeedState {
         self.pending = pending;
         self.lines = lines;
         self.hello_passed = hello_passed;
+    }
+
+    /// Reading panicked (see `task`): nothing more is read.
+    pub(crate) fn end_after_panic(&mut self) {
+        self.ended = true;
+        self.pending = Vec::new();
     }
 }
 
@@ -110,6 +117,9 @@ impl Inner {
             let (used, line) = f.split.push(rest);
             rest = &rest[used..];
             let Some(line) = line else { continue };
+            if handshaken && self.fault == Some(Fault::FeedPanic) {
+                panic!("injected fault: feeding panics after the handshake (ZOT_EXT_TEST_FAULT)");
+            }
             if let Flow::End(reason) = f.lines.on_line(self, line, &mut batch) {
                 self.end_feed(f, reason);
                 return (batch, false);
@@ -157,14 +167,16 @@ impl Inner {
         let Some(feed) = self.feed.as_ref().filter(|_| self.feeding()) else {
             return;
         };
-        let jobs = {
+        let jobs = self.reading(|| {
             let mut f = lock(feed);
             if f.pending.is_empty() && !f.eof {
-                return;
+                return None;
             }
-            self.feed_locked(&mut f, &[]).0
-        };
-        self.queue.push_all(jobs);
+            Some(self.feed_locked(&mut f, &[]).0)
+        });
+        if let Some(Some(jobs)) = jobs {
+            self.queue.push_all(jobs);
+        }
     }
 }
 
@@ -195,11 +207,14 @@ impl Engine {
         // the closing after `shutdown`): all from this call, in order, and
         // without waking the consumer's other wait for them.
         let mut jobs = self.inner.queue.take_setting_quiet(true);
-        let (batch, paused, ended) = {
-            let mut f = lock(feed);
-            let (batch, paused) = self.inner.feed_locked(&mut f, chunk);
-            (batch, paused, f.ended)
-        };
+        let (batch, paused, ended) = self
+            .inner
+            .reading(|| {
+                let mut f = lock(feed);
+                let (batch, paused) = self.inner.feed_locked(&mut f, chunk);
+                (batch, paused, f.ended)
+            })
+            .unwrap_or((Vec::new(), false, true));
         jobs.extend(batch);
         jobs.extend(self.inner.queue.take_setting_quiet(false));
         FeedResult {

@@ -1,7 +1,8 @@
 //! The engine's own tasks run supervised.
 //!
 //! A panic in one (the reader, the task that closes a fed session, the
-//! writer's flush task, a deadline timer) is a bug in the engine, after
+//! writer's flush task, a deadline timer; also [`Engine::feed`], the
+//! reader once a binding reads the pipe) is a bug in the engine, after
 //! which its state cannot be trusted; left alone, tokio would end that task
 //! quietly and the session would hang or half-work (a reader that stopped
 //! reading, a deadline that never fires). So its supervisor writes one line
@@ -35,6 +36,9 @@ pub(crate) const PANIC_EXIT_STATUS: i32 = 70;
 pub(crate) enum Task {
     /// Reads the host's frames (`reader::run`), then closes the session.
     Reader,
+    /// Not a task: [`Engine::feed`], the reader once a binding reads the
+    /// pipe itself, supervised the same way on the binding's thread.
+    FedReader,
     /// Closes a fed session once feeding ended (`feed::supervise`).
     Closer,
     /// Writes what deferred writes buffered.
@@ -51,6 +55,7 @@ impl Task {
     fn name(self) -> &'static str {
         match self {
             Self::Reader => "reader",
+            Self::FedReader => "reader (fed)",
             Self::Closer => "session closer",
             Self::Flusher => "writer's flush task",
             Self::InterceptDeadline => "interception deadline",
@@ -95,6 +100,21 @@ impl Inner {
         }
         self.begin_close(CloseReason::Internal(what), Vec::new());
         self.stop.cancel();
+    }
+
+    /// Runs `f`, the reading of fed bytes, catching a panic: `None` then,
+    /// after handling it as a panic in an engine task (feeding ends).
+    pub(crate) fn reading<R>(&self, f: impl FnOnce() -> R) -> Option<R> {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+            Ok(r) => Some(r),
+            Err(payload) => {
+                if let Some(feed) = &self.feed {
+                    lock(feed).end_after_panic();
+                }
+                self.task_panicked(Task::FedReader, &*payload);
+                None
+            }
+        }
     }
 }
 
@@ -143,12 +163,15 @@ fn panic_line(task: Task, payload: &(dyn Any + Send)) -> String {
 pub(crate) enum Fault {
     /// The reader panics on the first frame after `hello_ack`.
     ReaderPanic,
+    /// [`Engine::feed`] panics on the first frame fed after `hello_ack`.
+    FeedPanic,
 }
 
 impl Fault {
     pub(crate) fn from_env() -> Option<Self> {
         match std::env::var_os("ZOT_EXT_TEST_FAULT")?.to_str()? {
             "reader-panic" => Some(Self::ReaderPanic),
+            "feed-panic" => Some(Self::FeedPanic),
             _ => None,
         }
     }
