@@ -438,7 +438,7 @@ fn ty(schema: &Schema, path: &str) -> Result<Ty, LowerError> {
     let SingleOrVec::Single(t) = instance_type else {
         return err(
             path,
-            "a list of types (`option_add_null_type`?) is not supported",
+            "a list of types (a required `Option` field's `null`?) is not supported",
         );
     };
     Ok(match **t {
