@@ -1,5 +1,5 @@
-# opt-in: not part of `./dev test`; run it with `./dev test soak` (about 45
-# minutes on 2 cores, bench/README.md "Soak").
+# opt-in: not part of `./dev test`; run it with `./dev test soak` (about 35
+# minutes on 2 cores with its release builds, bench/README.md "Soak").
 # The host's soak and fault benchmark (issue 13): 200,000 tool calls,
 # 1,000,000 lifecycle events and 100,000 notes through zot-host with the
 # conformance extension of every SDK, plus a 100,000-note flood; fails when
