@@ -599,9 +599,10 @@
         const wanted = (f) => f.n >= r.frames[0] && (kind === "emit" ? f.type === "event" && f.event === name : f.type === "event_intercept" && f.event === name || f.type === "event_intercept_response" && f.n < r.frames[1]);
         const limit = kind === "emit" ? subscribers.length : subscribers.length * 2;
         const shown = /* @__PURE__ */ new Set();
-        const paint = async () => {
-          for (const f of store.frames.filter(wanted).slice(0, limit)) {
-            if (shown.has(f.n)) continue;
+        const paintNew = async () => {
+          for (; ; ) {
+            const f = store.frames.filter(wanted).slice(0, limit).find((x) => !shown.has(x.n));
+            if (!f) return;
             shown.add(f.n);
             const frame = JSON.parse(await getText(`/api/frame/${f.n}`));
             table.append(
@@ -609,14 +610,15 @@
             );
           }
         };
-        await paint();
-        if (shown.size < limit) {
-          const stop = store.on("frames", () => {
-            void paint().then(() => {
-              if (shown.size >= limit) stop();
-            });
+        let chain = Promise.resolve();
+        const paint = () => chain = chain.then(paintNew);
+        const stop = store.on("frames", () => {
+          void paint().then(() => {
+            if (shown.size >= limit) stop();
           });
-        }
+        });
+        await paint();
+        if (shown.size >= limit) stop();
       } catch (e) {
         fill(out, h("div.error", null, String(e instanceof Error ? e.message : e)));
       }

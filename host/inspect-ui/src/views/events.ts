@@ -87,9 +87,16 @@ function firePane(kind: "emit" | "intercept"): { el: HTMLElement; refresh(): voi
         (kind === "emit" ? f.type === "event" && f.event === name : (f.type === "event_intercept" && f.event === name) || (f.type === "event_intercept_response" && f.n < r.frames[1]));
       const limit = kind === "emit" ? subscribers.length : subscribers.length * 2;
       const shown = new Set<number>();
-      const paint = async (): Promise<void> => {
-        for (const f of store.frames.filter(wanted).slice(0, limit)) {
-          if (shown.has(f.n)) continue;
+      // One paint at a time, each reading the store afresh: a frame that
+      // arrives while an earlier paint awaits its fetch is painted by the
+      // next one in the chain, never missed.
+      const paintNew = async (): Promise<void> => {
+        for (;;) {
+          const f = store.frames
+            .filter(wanted)
+            .slice(0, limit)
+            .find((x) => !shown.has(x.n));
+          if (!f) return;
           shown.add(f.n);
           const frame = JSON.parse(await getText(`/api/frame/${f.n}`)) as Record<string, unknown>;
           table.append(
@@ -97,14 +104,15 @@ function firePane(kind: "emit" | "intercept"): { el: HTMLElement; refresh(): voi
           );
         }
       };
-      await paint();
-      if (shown.size < limit) {
-        const stop = store.on("frames", () => {
-          void paint().then(() => {
-            if (shown.size >= limit) stop();
-          });
+      let chain = Promise.resolve();
+      const paint = (): Promise<void> => (chain = chain.then(paintNew));
+      const stop = store.on("frames", () => {
+        void paint().then(() => {
+          if (shown.size >= limit) stop();
         });
-      }
+      });
+      await paint();
+      if (shown.size >= limit) stop();
     } catch (e) {
       fill(out, h("div.error", null, String(e instanceof Error ? e.message : e)));
     }
