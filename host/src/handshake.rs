@@ -139,6 +139,9 @@ pub struct LoadError {
     pub cause: String,
     /// The stderr log path, when the log could be opened.
     pub log: Option<String>,
+    /// The last lines the process wrote to stderr before the handshake
+    /// failed (empty when it wrote none or there is no log).
+    pub stderr: Vec<String>,
 }
 
 impl std::fmt::Display for LoadError {
@@ -153,6 +156,14 @@ impl std::fmt::Display for LoadError {
         }
         if let Some(log) = &self.log {
             write!(f, "\n  log: {log}")?;
+        }
+        if !self.stderr.is_empty() {
+            let n = self.stderr.len();
+            let s = if n == 1 { "" } else { "s" };
+            write!(f, "\n  stderr (last {n} line{s}):")?;
+            for line in &self.stderr {
+                write!(f, "\n    {line}")?;
+            }
         }
         Ok(())
     }
@@ -178,6 +189,7 @@ impl LoadError {
             log: log
                 .filter(|l| l.is_open())
                 .map(|l| l.path().display().to_string()),
+            stderr: Vec::new(),
         }
     }
 }

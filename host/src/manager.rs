@@ -380,6 +380,9 @@ impl Manager {
     }
 }
 
+/// How many of its last stderr lines a failed start shows.
+const STDERR_TAIL_LINES: usize = 10;
+
 async fn load_one(
     shared: Arc<Shared>,
     entry: Entry,
@@ -399,14 +402,19 @@ async fn load_one(
     let name = manifest.name.to_string();
     let err = |cause: String| LoadError::new(&name, &entry.dir, Some(&manifest), cause, Some(&log));
     let t = &shared.cfg.timeouts;
+    let log_start = log.end();
     let sp = spawn(&manifest, &entry.dir, &log, t.sigterm_to_sigkill)
         .map_err(|e| err(format!("spawn: {e}")))?;
     let mut lines = LineReader::new(BufReader::new(sp.stdout));
     let hello = read_hello(&name, &sp.process, &mut lines, t, shared.wire.as_ref())
         .await
         .map_err(|e| {
+            // The process is gone (read_hello reaped it), so everything it
+            // wrote to stderr is in the log: its last lines usually say why.
+            let mut le = err(e.to_string());
+            le.stderr = log.stderr_tail(log_start, STDERR_TAIL_LINES);
             log.line(&format!("handshake failed: {e}"));
-            err(e.to_string())
+            le
         })?;
     let outbound = Outbound::start(&name, sp.stdin, shared.cfg.queue, shared.wire.clone());
     let mut caps = vec![Capability::CallTool];

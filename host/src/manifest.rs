@@ -49,6 +49,63 @@ struct RawManifest {
     skills: Vec<String>,
     #[serde(default)]
     enabled: Option<bool>,
+    /// Every other key, in file order: an error (a misspelt key would
+    /// otherwise be dropped and surface later as a confusing failure).
+    #[serde(flatten)]
+    unknown: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Every key `extension.json` may hold, in the order the docs list them.
+/// `$schema` lets an editor validate the file; the host ignores its value.
+pub const MANIFEST_KEYS: &[&str] = &[
+    "name",
+    "version",
+    "exec",
+    "args",
+    "language",
+    "description",
+    "skills",
+    "enabled",
+    "$schema",
+];
+
+/// What the keys people reach for by habit (other tools' manifests) mean
+/// here; edit distance would not find `command` -> `exec`.
+const KEY_ALIASES: &[(&str, &str)] = &[
+    ("command", "exec"),
+    ("cmd", "exec"),
+    ("run", "exec"),
+    ("main", "exec"),
+    ("entry", "exec"),
+    ("entrypoint", "exec"),
+    ("executable", "exec"),
+    ("program", "exec"),
+    ("bin", "exec"),
+    ("argv", "args"),
+    ("arguments", "args"),
+    ("lang", "language"),
+    ("runtime", "language"),
+    ("desc", "description"),
+    ("summary", "description"),
+    ("skill", "skills"),
+    ("enable", "enabled"),
+    ("disabled", "enabled"),
+    ("id", "name"),
+];
+
+/// The known key an unknown one most likely means: the known key or alias
+/// spelt closest to it (Jaro-Winkler similarity of at least 0.8, ignoring
+/// case), so `argumnets` finds `args` through `arguments`.
+pub fn closest_key(unknown: &str) -> Option<&'static str> {
+    let lower = unknown.to_ascii_lowercase();
+    MANIFEST_KEYS
+        .iter()
+        .map(|k| (*k, *k))
+        .chain(KEY_ALIASES.iter().copied())
+        .map(|(spelling, key)| (strsim::jaro_winkler(&lower, spelling), key))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, key)| key)
 }
 
 /// What a manifest describes.
@@ -112,6 +169,16 @@ pub enum ManifestError {
         /// What is wrong with it.
         reason: NameError,
     },
+    /// A key the manifest format does not have.
+    #[error("{}: manifest: unknown key {key:?}{}; the keys are {}", .dir.join(MANIFEST_FILE).display(), .suggestion.map(|s| format!(" (did you mean {s:?}?)")).unwrap_or_default(), MANIFEST_KEYS.join(", "))]
+    UnknownKey {
+        /// The extension directory.
+        dir: PathBuf,
+        /// The first unknown key, as written.
+        key: String,
+        /// The known key it most likely means.
+        suggestion: Option<&'static str>,
+    },
     /// None of `exec`, a theme file, or `skills`.
     #[error("{dir}: manifest: exec, theme, or skills is required")]
     NothingToRun {
@@ -151,6 +218,15 @@ pub fn parse_manifest(dir: &Path, text: &str) -> Result<(Manifest, ManifestKind)
         dir: dir.to_owned(),
         message: e.to_string(),
     })?;
+    // Before the other checks: `"Name"` is better reported as a misspelling
+    // than as a missing `name`.
+    if let Some(key) = raw.unknown.keys().find(|k| k.as_str() != "$schema") {
+        return Err(ManifestError::UnknownKey {
+            dir: dir.to_owned(),
+            suggestion: closest_key(key),
+            key: key.clone(),
+        });
+    }
     if raw.name.trim().is_empty() {
         return Err(ManifestError::NameRequired {
             dir: dir.to_owned(),

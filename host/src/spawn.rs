@@ -65,6 +65,51 @@ impl ExtLog {
         }
     }
 
+    /// The log's current length: where what happens next starts.
+    pub fn end(&self) -> u64 {
+        std::fs::metadata(&self.path).map_or(0, |m| m.len())
+    }
+
+    /// The last `max` lines the extension wrote to stderr after `from` (an
+    /// [`ExtLog::end`] taken before it was spawned), without the host's own
+    /// `[zot]` lines: what a load error shows, so that a
+    /// `ModuleNotFoundError` is seen where the failure is reported. Reads
+    /// at most the last 8 KiB; lines are cut at 300 characters.
+    pub fn stderr_tail(&self, from: u64, max: usize) -> Vec<String> {
+        use std::io::{Read, Seek, SeekFrom};
+        const WINDOW: u64 = 8 * 1024;
+        const LINE: usize = 300;
+        if !self.is_open() {
+            return Vec::new();
+        }
+        let Ok(mut f) = File::open(&self.path) else {
+            return Vec::new();
+        };
+        let end = f.metadata().map_or(0, |m| m.len());
+        let start = from.max(end.saturating_sub(WINDOW)).min(end);
+        let mut bytes = Vec::new();
+        if f.seek(SeekFrom::Start(start)).is_err()
+            || f.take(end - start).read_to_end(&mut bytes).is_err()
+        {
+            return Vec::new();
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let mut lines: Vec<&str> = text.lines().collect();
+        if start > from && !lines.is_empty() {
+            // The window began mid-line.
+            lines.remove(0);
+        }
+        let kept: Vec<String> = lines
+            .into_iter()
+            .filter(|l| !l.starts_with("[zot] ") && !l.trim().is_empty())
+            .map(|l| match l.char_indices().nth(LINE) {
+                Some((cut, _)) => format!("{}…", &l[..cut]),
+                None => l.to_owned(),
+            })
+            .collect();
+        kept[kept.len().saturating_sub(max)..].to_vec()
+    }
+
     /// Closes the host's handle (§16.7 step 4).
     pub fn close(&self) {
         if let Ok(mut f) = self.file.lock() {

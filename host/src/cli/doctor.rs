@@ -90,6 +90,9 @@ pub struct ExtReport {
     /// The stderr log.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<String>,
+    /// The last stderr lines of a process that failed to start.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stderr: Vec<String>,
     /// Command registrations.
     pub commands: Vec<Registration>,
     /// Tool registrations.
@@ -311,6 +314,7 @@ fn ext_report(
         error: None,
         exec: m.map(|m| m.exec.clone()).unwrap_or_default(),
         log: None,
+        stderr: Vec::new(),
         commands: Vec::new(),
         tools: Vec::new(),
         warnings: Vec::new(),
@@ -366,6 +370,7 @@ fn loaded_report(
         );
         if let Some(le) = err {
             r.log = le.log.clone();
+            r.stderr = le.stderr.clone();
         }
         return;
     };

@@ -91,6 +91,12 @@ fn write_ext(e: &ExtReport, style: Style, out: &mut dyn Write) -> io::Result<()>
         };
         writeln!(out, "{ind}{}{hint}", style.dim(&format!("log  {log}")))?;
     }
+    if !e.stderr.is_empty() {
+        writeln!(out, "{ind}stderr, last lines:")?;
+        for line in &e.stderr {
+            writeln!(out, "{ind}  {}", style.bad(line))?;
+        }
+    }
     let mut rows = Vec::new();
     registrations(&mut rows, "command", &e.commands, "/");
     registrations(&mut rows, "tool", &e.tools, "");

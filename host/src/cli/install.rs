@@ -419,6 +419,15 @@ fn relocate(e: ManifestError, from: &Path, to: &Path) -> ManifestError {
             name,
             reason,
         },
+        ManifestError::UnknownKey {
+            dir,
+            key,
+            suggestion,
+        } => ManifestError::UnknownKey {
+            dir: fix(dir),
+            key,
+            suggestion,
+        },
     }
 }
 

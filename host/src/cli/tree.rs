@@ -32,13 +32,53 @@ pub enum TreeError {
     #[error("{0}: not a regular file, directory or symbolic link; remove it from the source and try again")]
     Unsupported(PathBuf),
     /// A symlink leaving the extension directory.
-    #[error("symbolic link {link} -> {target} points outside the extension directory; make it relative and inside the extension, or remove it")]
+    #[error("{}", symlink_escape_text(link, target, via.as_ref(), venv.as_deref()))]
     SymlinkEscape {
-        /// The link, relative to the extension directory.
+        /// The link whose target leaves, relative to the extension directory.
         link: PathBuf,
         /// Its target as stored.
         target: PathBuf,
+        /// The link the walk met and its target, when it only leads
+        /// through `link`.
+        via: Option<(PathBuf, PathBuf)>,
+        /// The Python virtual environment holding `link`, if any.
+        venv: Option<PathBuf>,
     },
+}
+
+fn symlink_escape_text(
+    link: &Path,
+    target: &Path,
+    via: Option<&(PathBuf, PathBuf)>,
+    venv: Option<&Path>,
+) -> String {
+    let mut t = format!(
+        "symbolic link {} -> {} points outside the extension directory",
+        link.display(),
+        target.display()
+    );
+    if let Some((via, first)) = via {
+        t += &format!(
+            " (reached through {} -> {})",
+            via.display(),
+            first.display()
+        );
+    }
+    match venv {
+        // A venv links its interpreter to the Python it was made with, so
+        // it cannot be copied as is; the docs say how to ship one.
+        Some(v) => {
+            t += &format!(
+            "; {} is a Python virtual environment, which links to the Python it was made from: \
+             recreate it with `python3 -m venv --copies {}` (docs/ship/python.md), or leave it out \
+             (.zotignore) and create it after installing",
+            v.display(),
+            v.display()
+        )
+        }
+        None => t += "; make it relative and inside the extension, or remove it",
+    }
+    t
 }
 
 fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> TreeError {
@@ -126,26 +166,62 @@ fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Fails on the first symlink under `root` that leaves `root`.
+/// Fails on the first symlink under `root` that leaves `root` (entries in
+/// name order, so the same tree always gets the same error). The error
+/// names the link whose own target leaves, which is not always the link
+/// the walk met: `.venv/bin/python3 -> python` is inside, the
+/// `python -> /usr/bin/python3` it leads through is not.
 pub fn check_symlinks(root: &Path) -> Result<(), TreeError> {
     let mut stack = vec![root.to_owned()];
     while let Some(dir) = stack.pop() {
-        for entry in fs::read_dir(&dir).map_err(io("read", &dir))? {
-            let entry = entry.map_err(io("read", &dir))?;
+        let mut entries = fs::read_dir(&dir)
+            .map_err(io("read", &dir))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(io("read", &dir))?;
+        entries.sort_by_key(|e| e.file_name());
+        let mut subdirs = Vec::new();
+        for entry in entries {
             let path = entry.path();
             let ft = entry.file_type().map_err(io("inspect", &path))?;
             if ft.is_symlink() {
                 let rel = path.strip_prefix(root).unwrap_or(&path).to_owned();
-                if escapes(root, &rel) {
-                    let target = fs::read_link(&path).unwrap_or_default();
-                    return Err(TreeError::SymlinkEscape { link: rel, target });
+                if let Some(e) = escape(root, &rel) {
+                    return Err(TreeError::SymlinkEscape {
+                        venv: venv_of(root, &e.link),
+                        via: (e.link != rel).then(|| {
+                            let first = fs::read_link(&path).unwrap_or_default();
+                            (rel.clone(), first)
+                        }),
+                        link: e.link,
+                        target: e.target,
+                    });
                 }
             } else if ft.is_dir() {
-                stack.push(path);
+                subdirs.push(path);
             }
         }
+        // Popped in name order.
+        stack.extend(subdirs.into_iter().rev());
     }
     Ok(())
+}
+
+/// The virtual environment (a folder with `pyvenv.cfg`) that holds `rel`,
+/// relative to `root`.
+fn venv_of(root: &Path, rel: &Path) -> Option<PathBuf> {
+    rel.ancestors()
+        .skip(1)
+        .find(|a| root.join(a).join("pyvenv.cfg").is_file())
+        .map(Path::to_owned)
+}
+
+/// The link that makes a symlink leave its tree, as [`escape`] finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Escape {
+    /// The link whose own target leaves, relative to the root.
+    pub link: PathBuf,
+    /// Its target as stored.
+    pub target: PathBuf,
 }
 
 /// Whether the symlink at `root/rel` resolves outside `root`. Resolution is
@@ -153,23 +229,43 @@ pub fn check_symlinks(root: &Path) -> Result<(), TreeError> {
 /// after a link climbs from where the link leads. Absolute targets escape.
 /// More than 40 links on the way count as escaping (a loop).
 pub fn escapes(root: &Path, rel: &Path) -> bool {
-    // The physical location, as components below `root`.
+    escape(root, rel).is_some()
+}
+
+/// Like [`escapes`], naming the link on the way whose target leaves: the
+/// one with an absolute target, or whose `..` climbs above `root` (for a
+/// loop, the link it started from).
+pub fn escape(root: &Path, rel: &Path) -> Option<Escape> {
+    // The links followed so far (relative path, target), and the physical
+    // location as components below `root`.
+    let mut followed: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let culprit = |followed: &[(PathBuf, PathBuf)], i: usize| {
+        followed.get(i).map(|(link, target)| Escape {
+            link: link.clone(),
+            target: target.clone(),
+        })
+    };
+    let whole = Some(Escape {
+        link: rel.to_owned(),
+        target: fs::read_link(root.join(rel)).unwrap_or_default(),
+    });
     let mut at: Vec<OsString> = Vec::new();
-    let mut todo: VecDeque<OsString> = VecDeque::new();
-    let mut hops = 0;
+    // Parts still to walk, each with the followed link it came from
+    // (`usize::MAX`: from `rel` itself).
+    let mut todo: VecDeque<(OsString, usize)> = VecDeque::new();
     // Walk to the link's parent, then follow the link itself.
     let comps: Vec<Component> = rel.components().collect();
     for (i, c) in comps.iter().enumerate() {
         match c {
             Component::Normal(n) if i + 1 < comps.len() => at.push(n.to_os_string()),
-            Component::Normal(n) => todo.push_back(n.to_os_string()),
-            _ => return true,
+            Component::Normal(n) => todo.push_back((n.to_os_string(), usize::MAX)),
+            _ => return whole,
         }
     }
-    while let Some(part) = todo.pop_front() {
+    while let Some((part, from)) = todo.pop_front() {
         if part == ".." {
             if at.pop().is_none() {
-                return true;
+                return culprit(&followed, from).or(whole);
             }
             continue;
         }
@@ -182,13 +278,15 @@ pub fn escapes(root: &Path, rel: &Path) -> bool {
         if !is_link {
             continue;
         }
-        hops += 1;
-        if hops > 40 {
-            return true;
+        if followed.len() >= 40 {
+            return whole;
         }
         let Ok(target) = fs::read_link(&here) else {
-            return true;
+            return whole;
         };
+        let link: PathBuf = at.iter().collect();
+        followed.push((link, target.clone()));
+        let me = followed.len() - 1;
         at.pop();
         let mut parts = Vec::new();
         for c in target.components() {
@@ -196,14 +294,14 @@ pub fn escapes(root: &Path, rel: &Path) -> bool {
                 Component::Normal(n) => parts.push(n.to_os_string()),
                 Component::ParentDir => parts.push("..".into()),
                 Component::CurDir => {}
-                Component::RootDir | Component::Prefix(_) => return true,
+                Component::RootDir | Component::Prefix(_) => return culprit(&followed, me),
             }
         }
         for p in parts.into_iter().rev() {
-            todo.push_front(p);
+            todo.push_front((p, me));
         }
     }
-    false
+    None
 }
 
 #[cfg(all(test, unix))]
@@ -237,6 +335,35 @@ mod tests {
         assert!(!escapes(root, Path::new("dangling")));
         let err = check_symlinks(root).unwrap_err();
         assert!(matches!(err, TreeError::SymlinkEscape { .. }), "{err}");
+    }
+
+    #[test]
+    fn the_error_names_the_link_that_leaves() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        // A venv's layout: aliases inside, the interpreter link outside.
+        fs::create_dir_all(root.join(".venv/bin")).unwrap();
+        fs::write(root.join(".venv/pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+        symlink("python", root.join(".venv/bin/a-python")).unwrap();
+        symlink("/usr/bin/python3", root.join(".venv/bin/python")).unwrap();
+        let e = escape(root, Path::new(".venv/bin/a-python")).unwrap();
+        assert_eq!(e.link, Path::new(".venv/bin/python"));
+        assert_eq!(e.target, Path::new("/usr/bin/python3"));
+        let err = check_symlinks(root).unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "symbolic link .venv/bin/python -> /usr/bin/python3 points outside the extension directory \
+                 (reached through .venv/bin/a-python -> python); .venv is a Python virtual environment"
+            ),
+            "{err}"
+        );
+        assert!(err.contains("python3 -m venv --copies .venv"), "{err}");
+        // `..` that climbs out is charged to the link whose target holds it.
+        fs::create_dir_all(root.join("x/sub")).unwrap();
+        symlink("..", root.join("x/sub/up")).unwrap();
+        symlink("up/../../..", root.join("x/sub/via")).unwrap();
+        let e = escape(root, Path::new("x/sub/via")).unwrap();
+        assert_eq!(e.link, Path::new("x/sub/via"));
     }
 
     #[test]
