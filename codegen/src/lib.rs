@@ -7,7 +7,8 @@
 //!   [`zot_protocol::schema::files`]);
 //! - the TypeScript wire types (`sdk-node/src/generated/protocol.ts`);
 //! - the Python wire types (`sdk-python/python/zot_ext/_protocol.py`) and the
-//!   typed `Extension.on` overloads (`sdk-python/python/zot_ext/_events.py`).
+//!   typed `Extension.on` overloads (`sdk-python/python/zot_ext/_events.py`);
+//! - the field tables of the docs (`docs/reference/wire-types.md`).
 //!
 //! The pipeline is schema → [`ir`] ([`lower`]) → source text ([`render`],
 //! askama templates in `codegen/templates/`). Run `cargo run -p zot-codegen`
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 pub mod ir;
 pub mod lower;
+pub mod markdown;
 pub mod naming;
 pub mod render;
 
@@ -135,6 +137,10 @@ pub fn generate() -> Result<Vec<GeneratedFile>, Error> {
     files.push(GeneratedFile {
         path: PYTHON_EVENTS_PATH.to_owned(),
         contents: render::python_events(&module)?,
+    });
+    files.push(GeneratedFile {
+        path: markdown::MARKDOWN_PATH.to_owned(),
+        contents: markdown::markdown(&module),
     });
     Ok(files)
 }

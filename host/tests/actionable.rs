@@ -34,7 +34,7 @@ async fn an_unknown_manifest_key_is_named_with_the_key_it_means() {
     for (key, wrong, want) in cases {
         let dir = env.ext(&format!("x-{wrong}"), spec.clone());
         rename_key(&dir, key, wrong);
-        let r = env.run(&[dir.clone()], json!({"steps": []})).await;
+        let r = env.run(&[dir], json!({"steps": []})).await;
         let errs = r.kinds("load_error");
         assert_eq!(errs.len(), 1, "{wrong}: {:?}", r.obs);
         let msg = errs[0]["message"].as_str().unwrap();
