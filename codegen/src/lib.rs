@@ -8,7 +8,7 @@
 //! - the TypeScript wire types (`sdk-node/src/generated/protocol.ts`);
 //! - the Python wire types (`sdk-python/python/zot_ext/_protocol.py`) and the
 //!   typed `Extension.on` overloads (`sdk-python/python/zot_ext/_events.py`);
-//! - the field tables of the docs (`docs/reference/wire-types.md`).
+//! - the field tables and the numbers of the docs (`docs/reference/`).
 //!
 //! The pipeline is schema → [`ir`] ([`lower`]) → source text ([`render`],
 //! askama templates in `codegen/templates/`). Run `cargo run -p zot-codegen`
@@ -20,6 +20,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod ir;
+pub mod limits_md;
 pub mod lower;
 pub mod markdown;
 pub mod naming;
@@ -141,6 +142,10 @@ pub fn generate() -> Result<Vec<GeneratedFile>, Error> {
     files.push(GeneratedFile {
         path: markdown::MARKDOWN_PATH.to_owned(),
         contents: markdown::markdown(&module),
+    });
+    files.push(GeneratedFile {
+        path: limits_md::LIMITS_PATH.to_owned(),
+        contents: limits_md::markdown(),
     });
     Ok(files)
 }

@@ -1,4 +1,5 @@
 # Codegen drift gate: the committed JSON Schema, TypeScript and Python files
+# and the generated docs tables (docs/reference/)
 # must be exactly what zot-codegen renders from protocol/ (the golden test in
 # `cargo test -p zot-codegen` checks the same from the Rust side).
 set -euo pipefail

@@ -1,0 +1,144 @@
+//! Every protocol rule the repository cites (`SDK-n`, `HOST-n`, `WIRE-n`,
+//! `OP-n`, `N-n`, `§x.y`) resolves to an anchor in `docs/`, so a reader can
+//! follow any citation in the code to the rule it names.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const PREFIXES: [&str; 5] = ["SDK-", "HOST-", "WIRE-", "OP-", "N-"];
+
+/// The rule ids cited in `text`, each with its 1-based line. A range such
+/// as `HOST-20..29` cites both ends.
+fn citations(text: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let b = line.as_bytes();
+        for (i, _) in line.char_indices() {
+            let boundary = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+            let rest = &line[i..];
+            if let Some(after) = rest.strip_prefix('§') {
+                let num: String = after
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.')
+                    .collect();
+                let num = num.trim_end_matches('.');
+                if !num.is_empty() {
+                    out.push((format!("§{num}"), n + 1));
+                }
+                continue;
+            }
+            if !boundary {
+                continue;
+            }
+            for p in PREFIXES {
+                let Some(after) = rest.strip_prefix(p) else {
+                    continue;
+                };
+                let num: String = after.chars().take_while(char::is_ascii_digit).collect();
+                let next = after[num.len()..].chars().next();
+                if num.is_empty() || next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    continue;
+                }
+                out.push((format!("{p}{num}"), n + 1));
+                if let Some(end) = after[num.len()..].strip_prefix("..") {
+                    let end: String = end.chars().take_while(char::is_ascii_digit).collect();
+                    if !end.is_empty() {
+                        out.push((format!("{p}{end}"), n + 1));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The anchor a citation resolves to: the id itself, or `s4.3.1` for `§4.3.1`.
+fn anchor(id: &str) -> String {
+    match id.strip_prefix('§') {
+        Some(num) => format!("s{num}"),
+        None => id.to_owned(),
+    }
+}
+
+/// The `id="…"` anchors of every Markdown file under `docs/`.
+fn anchors(docs: &Path) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for entry in ignore::WalkBuilder::new(docs).build().flatten() {
+        if entry.path().extension().is_some_and(|e| e == "md") {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            for part in text.split("id=\"").skip(1) {
+                if let Some(end) = part.find('"') {
+                    out.insert(part[..end].to_owned());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every text file of the repository outside `docs/`, as git sees it.
+fn cited(root: &Path) -> BTreeMap<String, (PathBuf, usize)> {
+    let mut out = BTreeMap::new();
+    let walk = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        // .gitignore counts in a source tree without .git too.
+        .require_git(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .build();
+    for entry in walk.flatten() {
+        let path = entry.path();
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        if rel.starts_with("docs") || !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue; // not text
+        };
+        for (id, line) in citations(&text) {
+            out.entry(id).or_insert_with(|| (rel.to_owned(), line));
+        }
+    }
+    out
+}
+
+#[test]
+fn citations_are_found() {
+    let got: Vec<String> =
+        citations("// HOST-20..29, SDK-4; §4.3.1. (OP-3) N-18 §12\nUTF-8 WIRE-15x ZHOST-1 MY_OP-2")
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+    assert_eq!(
+        got,
+        ["HOST-20", "HOST-29", "SDK-4", "§4.3.1", "OP-3", "N-18", "§12"]
+    );
+}
+
+#[test]
+fn every_cited_rule_resolves_to_an_anchor_in_docs() {
+    let root = zot_codegen::workspace_root();
+    let anchors = anchors(&root.join("docs"));
+    assert!(
+        anchors.len() > 100,
+        "docs/ holds {} anchors; is it there?",
+        anchors.len()
+    );
+    let missing: Vec<String> = cited(&root)
+        .into_iter()
+        .filter(|(id, _)| !anchors.contains(&anchor(id)))
+        .map(|(id, (file, line))| {
+            format!(
+                "{id} (cited at {}:{line}) has no id=\"{}\" in docs/",
+                file.display(),
+                anchor(&id)
+            )
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} cited rules are not in the docs; add them to docs/protocol.md \
+         (or fix the citation):\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+}
