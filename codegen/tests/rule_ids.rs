@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 const PREFIXES: [&str; 5] = ["SDK-", "HOST-", "WIRE-", "OP-", "N-"];
 
 /// The rule ids cited in `text`, each with its 1-based line. A range such
-/// as `HOST-20..29` cites both ends.
+/// as `HOST-20..29`, or a pair such as `SDK-48/49`, cites both ends.
 fn citations(text: &str) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -40,7 +40,8 @@ fn citations(text: &str) -> Vec<(String, usize)> {
                     continue;
                 }
                 out.push((format!("{p}{num}"), n + 1));
-                if let Some(end) = after[num.len()..].strip_prefix("..") {
+                let tail = &after[num.len()..];
+                if let Some(end) = tail.strip_prefix("..").or_else(|| tail.strip_prefix('/')) {
                     let end: String = end.chars().take_while(char::is_ascii_digit).collect();
                     if !end.is_empty() {
                         out.push((format!("{p}{end}"), n + 1));
@@ -103,14 +104,15 @@ fn cited(root: &Path) -> BTreeMap<String, (PathBuf, usize)> {
 
 #[test]
 fn citations_are_found() {
-    let got: Vec<String> =
-        citations("// HOST-20..29, SDK-4; §4.3.1. (OP-3) N-18 §12\nUTF-8 WIRE-15x ZHOST-1 MY_OP-2")
-            .into_iter()
-            .map(|(id, _)| id)
-            .collect();
+    let got: Vec<String> = citations(
+        "// HOST-20..29, SDK-4/5; §4.3.1. (OP-3) N-18 §12\nUTF-8 WIRE-15x ZHOST-1 MY_OP-2",
+    )
+    .into_iter()
+    .map(|(id, _)| id)
+    .collect();
     assert_eq!(
         got,
-        ["HOST-20", "HOST-29", "SDK-4", "§4.3.1", "OP-3", "N-18", "§12"]
+        ["HOST-20", "HOST-29", "SDK-4", "SDK-5", "§4.3.1", "OP-3", "N-18", "§12"]
     );
 }
 
