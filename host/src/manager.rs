@@ -380,6 +380,31 @@ impl Manager {
     }
 }
 
+/// Why `exec` could not be started, saying where the host looked: a bare
+/// `No such file or directory` does not tell a missing interpreter from a
+/// venv that was never created.
+fn spawn_error(exec: &str, dir: &std::path::Path, e: &std::io::Error) -> String {
+    let path = crate::spawn::resolve_exec(dir, exec);
+    // HOST-13: a bare name is looked up on PATH, anything else is a path.
+    let bare = path.as_path() == std::path::Path::new(exec) && !path.is_absolute();
+    match e.kind() {
+        std::io::ErrorKind::NotFound if !bare => format!(
+            "spawn: {} does not exist; fix `exec` in extension.json, or create it (a venv or \
+             a build output is not installed with the extension: docs/ship/)",
+            path.display()
+        ),
+        std::io::ErrorKind::NotFound => {
+            format!("spawn: {exec:?} is not on PATH; install it, or give `exec` as a path")
+        }
+        std::io::ErrorKind::PermissionDenied => format!(
+            "spawn: {} is not executable ({e}); `chmod +x` it, or start it through its \
+             interpreter (`exec` the interpreter, the file in `args`)",
+            path.display()
+        ),
+        _ => format!("spawn: {}: {e}", path.display()),
+    }
+}
+
 /// How many of its last stderr lines a failed start shows.
 const STDERR_TAIL_LINES: usize = 10;
 
@@ -404,7 +429,7 @@ async fn load_one(
     let t = &shared.cfg.timeouts;
     let log_start = log.end();
     let sp = spawn(&manifest, &entry.dir, &log, t.sigterm_to_sigkill)
-        .map_err(|e| err(format!("spawn: {e}")))?;
+        .map_err(|e| err(spawn_error(&manifest.exec, &entry.dir, &e)))?;
     let mut lines = LineReader::new(BufReader::new(sp.stdout));
     let hello = read_hello(&name, &sp.process, &mut lines, t, shared.wire.as_ref())
         .await

@@ -223,3 +223,37 @@ fn install_refusing_a_venv_names_the_link_that_leaves_and_the_fix() {
         global(&env).join("withvenv/.venv").display().to_string()
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_exec_that_cannot_start_says_where_the_host_looked() {
+    let env = Env::new();
+    // A venv that was left out of the install (or never created).
+    let venv = env.ext("novenv", json!({"on_ack": [ready()]}));
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(venv.join("extension.json")).unwrap())
+            .unwrap();
+    m["exec"] = json!(".venv/bin/python");
+    std::fs::write(venv.join("extension.json"), m.to_string()).unwrap();
+    // An interpreter that is not installed.
+    let bare = env.ext("nointerp", json!({"on_ack": [ready()]}));
+    m["name"] = json!("nointerp");
+    m["exec"] = json!("python3.99-not-installed");
+    std::fs::write(bare.join("extension.json"), m.to_string()).unwrap();
+    let r = env.run(&[venv.clone(), bare], json!({"steps": []})).await;
+    let msgs: Vec<&str> = r
+        .kinds("load_error")
+        .iter()
+        .map(|e| e["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(msgs.len(), 2, "{msgs:?}");
+    let want = format!(
+        "spawn: {} does not exist; fix `exec` in extension.json, or create it",
+        venv.join(".venv/bin/python").display()
+    );
+    assert!(msgs.iter().any(|m| m.contains(&want)), "{want} in {msgs:?}");
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("spawn: \"python3.99-not-installed\" is not on PATH")),
+        "{msgs:?}"
+    );
+}
