@@ -1,6 +1,7 @@
 //! Every protocol rule the repository cites (`SDK-n`, `HOST-n`, `WIRE-n`,
 //! `OP-n`, `N-n`, `§x.y`) resolves to an anchor in `docs/`, so a reader can
-//! follow any citation in the code to the rule it names.
+//! follow any citation in the code to the rule it names; and every relative
+//! link inside `docs/` leads to a file (and anchor) that exists.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -143,4 +144,85 @@ fn every_cited_rule_resolves_to_an_anchor_in_docs() {
         missing.len(),
         missing.join("\n")
     );
+}
+
+/// GitHub's anchor for a heading: lower case, punctuation other than `-`
+/// and `_` dropped, spaces as `-`; repeats get `-1`, `-2`, ….
+fn heading_anchors(text: &str) -> BTreeSet<String> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let Some(title) = line.trim_start_matches('#').strip_prefix(' ') else {
+            continue;
+        };
+        if !line.starts_with('#') {
+            continue;
+        }
+        let slug: String = title
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let n = seen.entry(slug.clone()).or_insert(0);
+        out.insert(if *n == 0 {
+            slug.clone()
+        } else {
+            format!("{slug}-{n}")
+        });
+        *n += 1;
+    }
+    out
+}
+
+#[test]
+fn every_relative_link_in_docs_resolves() {
+    let root = zot_codegen::workspace_root();
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for entry in ignore::WalkBuilder::new(root.join("docs"))
+        .build()
+        .flatten()
+    {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        for part in text.split("](").skip(1) {
+            let Some(end) = part.find(')') else { continue };
+            let link = &part[..end];
+            if link.contains("://") || link.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = link.split_once('#').unwrap_or((link, ""));
+            let target = if file.is_empty() {
+                path.to_owned()
+            } else {
+                path.parent().unwrap().join(file)
+            };
+            checked += 1;
+            if !target.exists() {
+                broken.push(format!("{}: {link} (no such file)", path.display()));
+                continue;
+            }
+            if anchor.is_empty() || target.is_dir() {
+                continue;
+            }
+            let t = std::fs::read_to_string(&target).unwrap_or_default();
+            let ids = anchors_in(&t);
+            if !ids.contains(anchor) && !heading_anchors(&t).contains(anchor) {
+                broken.push(format!("{}: {link} (no such anchor)", path.display()));
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} links found");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+fn anchors_in(text: &str) -> BTreeSet<String> {
+    text.split("id=\"")
+        .skip(1)
+        .filter_map(|p| p.find('"').map(|e| p[..e].to_owned()))
+        .collect()
 }
