@@ -53,6 +53,7 @@ pub mod panels;
 pub mod private_fs;
 pub mod ready;
 pub mod registry;
+pub mod scaffold;
 pub mod script;
 pub mod session;
 pub mod shutdown;

@@ -30,6 +30,8 @@ enum Command {
     /// Serve a web page to inspect and drive extensions (http://127.0.0.1, per-run token).
     #[cfg(feature = "inspect")]
     Inspect(zot_host::inspect::InspectArgs),
+    /// Create a ready extension folder (manifest, code, test, README) in Rust, Node or Python.
+    New(zot_host::scaffold::NewArgs),
     /// Manage extensions (list, doctor, install, remove, enable, disable, logs, update).
     Ext(cli::ExtArgs),
     /// Fast-forward every git-installed extension (zot-host does not update itself).
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         #[cfg(feature = "inspect")]
         Command::Inspect(args) => zot_host::inspect::main(args),
+        Command::New(args) => zot_host::scaffold::main(&args),
         Command::Ext(args) => finish(cli::run_ext(args, &mut std::io::stdout().lock())),
         Command::Update(u) => finish(cli::run_update(
             &u.common,

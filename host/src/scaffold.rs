@@ -1,0 +1,332 @@
+//! `zot-host new NAME --lang rust|node|python`: a ready extension folder
+//! (manifest, code with a command, a typed tool and an event handler, a test
+//! on the SDK's in-process harness, a README and ignore files) from the
+//! templates in `host/templates/`, embedded in the binary.
+//!
+//! The generated files name the SDK as users get it: the published package
+//! of the same version as this host (`zot-ext = "0.1.0"`, `"zot-ext":
+//! "^0.1.0"`, `zot-ext>=0.1.0`). Nothing in them points at a checkout, so
+//! what the repository's tests check (`scripts/test.d/45-scaffold.sh`, which
+//! links this checkout's SDK in from outside the files) is byte for byte
+//! what a user gets.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::name::ExtName;
+
+/// The language of a new extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lang {
+    /// Rust, with the `zot-ext` crate.
+    Rust,
+    /// JavaScript on Node 20+, with the `zot-ext` npm package.
+    Node,
+    /// Python 3.9+, with the `zot-ext` PyPI package.
+    Python,
+}
+
+/// `zot-host new`'s options.
+#[derive(clap::Args, Debug, Clone)]
+#[command(
+    after_help = "Creates DIR (default: ./NAME) with extension.json, the code (a slash command \
+    named NAME, a tool NAME_greet with typed arguments and a turn_start handler), a test on \
+    the SDK's in-process harness, a README, .gitignore and .zotignore. DIR must not exist or \
+    be empty.\n\n\
+    Examples:\n  \
+    zot-host new weather --lang python\n  \
+    zot-host new my-tools --lang rust --dir ~/src/my-tools"
+)]
+pub struct NewArgs {
+    /// The extension's name (its manifest name, package name and command).
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// The language.
+    #[arg(long, value_enum)]
+    pub lang: Lang,
+    /// Where to create it (default: ./NAME).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+}
+
+/// One template file: where it goes in the new folder, and its text.
+struct Template {
+    path: &'static str,
+    text: &'static str,
+}
+
+macro_rules! templates {
+    ($lang:literal: $($path:literal <= $src:literal),* $(,)?) => {
+        &[$(Template { path: $path, text: include_str!(concat!("../templates/", $lang, "/", $src)) }),*]
+    };
+}
+
+const RUST: &[Template] = templates!("rust":
+    "extension.json" <= "extension.json",
+    "Cargo.toml" <= "Cargo.toml",
+    "src/main.rs" <= "src/main.rs",
+    "README.md" <= "README.md",
+    ".gitignore" <= "gitignore",
+    ".zotignore" <= "zotignore",
+);
+
+const NODE: &[Template] = templates!("node":
+    "extension.json" <= "extension.json",
+    "package.json" <= "package.json",
+    "index.mjs" <= "index.mjs",
+    "extension.mjs" <= "extension.mjs",
+    "test/extension.test.mjs" <= "test/extension.test.mjs",
+    "README.md" <= "README.md",
+    ".gitignore" <= "gitignore",
+    ".zotignore" <= "zotignore",
+);
+
+const PYTHON: &[Template] = templates!("python":
+    "extension.json" <= "extension.json",
+    "pyproject.toml" <= "pyproject.toml",
+    "extension.py" <= "extension.py",
+    "tests/test_extension.py" <= "tests/test_extension.py",
+    "README.md" <= "README.md",
+    ".gitignore" <= "gitignore",
+    ".zotignore" <= "zotignore",
+);
+
+impl Lang {
+    fn templates(self) -> &'static [Template] {
+        match self {
+            Lang::Rust => RUST,
+            Lang::Node => NODE,
+            Lang::Python => PYTHON,
+        }
+    }
+
+    /// How the README says to run the test.
+    fn test_command(self) -> &'static str {
+        match self {
+            Lang::Rust => "cargo test",
+            Lang::Node => "npm install && npm test",
+            Lang::Python => "pip install -e '.[test]' && pytest",
+        }
+    }
+}
+
+/// Why `new` did nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum NewError {
+    /// The name cannot be used.
+    #[error("invalid name {name:?}: {why}")]
+    Name {
+        /// The name given.
+        name: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The target exists and holds something.
+    #[error("{0} already exists and is not empty; choose another --dir")]
+    Exists(PathBuf),
+    /// Writing failed (what was written is removed again).
+    #[error("cannot write {path}: {source}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+}
+
+/// The names a new extension's files use, all derived from its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Names {
+    /// The manifest name (the name given).
+    pub name: ExtName,
+    /// The package (crate, npm, PyPI) name and the slash command: lower
+    /// case, `.` and `_` read as `-`.
+    pub package: String,
+    /// The tool: the package name with `_`, then `_greet`.
+    pub tool: String,
+}
+
+/// Longest name `new` takes: its tool (`<name>_greet`) stays within the
+/// 64 characters tool names may have.
+pub const MAX_NAME: usize = 40;
+
+impl Names {
+    /// Checks `name` with the manifest's name rule ([`ExtName`]), then
+    /// that it also works as a package, command and tool name (ASCII
+    /// letters, digits, `-`, `_`, `.`, starting with a letter).
+    pub fn new(name: &str) -> Result<Self, NewError> {
+        let bad = |why: String| NewError::Name {
+            name: name.to_owned(),
+            why,
+        };
+        let ext = ExtName::new(name).map_err(|e| bad(e.to_string()))?;
+        if let Some(c) = name
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        {
+            return Err(bad(format!(
+                "it holds {c:?}; a new extension's name is also its package, command and tool \
+                 name: use ASCII letters, digits, `-`, `_` and `.`"
+            )));
+        }
+        if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            return Err(bad("it must start with a letter".into()));
+        }
+        if name.len() > MAX_NAME {
+            return Err(bad(format!(
+                "it has {} characters; at most {MAX_NAME}",
+                name.len()
+            )));
+        }
+        let package: String = name
+            .chars()
+            .map(|c| match c {
+                '.' | '_' => '-',
+                c => c.to_ascii_lowercase(),
+            })
+            .collect();
+        let tool = format!("{}_greet", package.replace('-', "_"));
+        Ok(Self {
+            name: ext,
+            package,
+            tool,
+        })
+    }
+
+    fn fill(&self, text: &str) -> String {
+        text.replace("{{name}}", self.name.as_str())
+            .replace("{{package}}", &self.package)
+            .replace("{{command}}", &self.package)
+            .replace("{{tool}}", &self.tool)
+            .replace("{{sdk_version}}", env!("CARGO_PKG_VERSION"))
+    }
+}
+
+/// The files of a new extension (relative path, contents).
+pub fn render(names: &Names, lang: Lang) -> Vec<(&'static str, String)> {
+    lang.templates()
+        .iter()
+        .map(|t| (t.path, names.fill(t.text)))
+        .collect()
+}
+
+/// Creates the extension folder; returns it. On failure nothing the call
+/// created is left behind.
+pub fn create(args: &NewArgs) -> Result<PathBuf, NewError> {
+    let names = Names::new(&args.name)?;
+    let dir = args
+        .dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&names.package));
+    let io_err = |path: &Path| {
+        let path = path.to_owned();
+        move |source| NewError::Io { path, source }
+    };
+    let made = match fs::read_dir(&dir) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                return Err(NewError::Exists(dir));
+            }
+            false
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+            true
+        }
+        Err(e) => return Err(io_err(&dir)(e)),
+    };
+    let written = write_all(&dir, &render(&names, args.lang));
+    if let Err(e) = written {
+        if made {
+            let _ = fs::remove_dir_all(&dir);
+        } else {
+            // The folder was there (empty): empty it again.
+            if let Ok(entries) = fs::read_dir(&dir) {
+                for e in entries.flatten() {
+                    let p = e.path();
+                    let _ = if p.is_dir() {
+                        fs::remove_dir_all(&p)
+                    } else {
+                        fs::remove_file(&p)
+                    };
+                }
+            }
+        }
+        return Err(e);
+    }
+    Ok(dir)
+}
+
+fn write_all(dir: &Path, files: &[(&str, String)]) -> Result<(), NewError> {
+    for (rel, text) in files {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|source| NewError::Io {
+                path: parent.to_owned(),
+                source,
+            })?;
+        }
+        fs::write(&path, text).map_err(|source| NewError::Io { path, source })?;
+    }
+    Ok(())
+}
+
+/// `zot-host new`: creates the folder and says what to do next.
+pub fn main(args: &NewArgs) -> std::process::ExitCode {
+    match create(args) {
+        Ok(dir) => {
+            let shown = dir.display();
+            println!(
+                "Created {} extension {:?} in {shown}\n\nNext:\n  cd {shown}\n  {}\n  zot-host dev .    # restart on every change, with a REPL",
+                match args.lang {
+                    Lang::Rust => "a Rust",
+                    Lang::Node => "a Node",
+                    Lang::Python => "a Python",
+                },
+                args.name,
+                args.lang.test_command(),
+            );
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("zot-host new: {e}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked_and_derived() {
+        let n = Names::new("My.Ext_2").unwrap();
+        assert_eq!(n.package, "my-ext-2");
+        assert_eq!(n.tool, "my_ext_2_greet");
+        for bad in [
+            "",
+            "../x",
+            ".hidden",
+            "a b",
+            "Grüße",
+            "2fast",
+            "x\"y",
+            &"a".repeat(41),
+        ] {
+            let e = Names::new(bad).unwrap_err().to_string();
+            assert!(e.starts_with("invalid name"), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn every_placeholder_is_filled() {
+        let n = Names::new("demo").unwrap();
+        for lang in [Lang::Rust, Lang::Node, Lang::Python] {
+            for (path, text) in render(&n, lang) {
+                assert!(!text.contains("{{"), "{lang:?} {path}");
+            }
+        }
+    }
+}
