@@ -33,6 +33,7 @@ pub mod call_tool;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod dev;
 pub mod direct;
 pub mod discovery;
 pub mod durable;

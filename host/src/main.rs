@@ -32,6 +32,8 @@ enum Command {
     Inspect(zot_host::inspect::InspectArgs),
     /// Create a ready extension folder (manifest, code, test, README) in Rust, Node or Python.
     New(zot_host::scaffold::NewArgs),
+    /// Watch an extension's folder, rebuild and restart it on changes, and drive it from a prompt.
+    Dev(zot_host::dev::DevArgs),
     /// Manage extensions (list, doctor, install, remove, enable, disable, logs, update).
     Ext(cli::ExtArgs),
     /// Fast-forward every git-installed extension (zot-host does not update itself).
@@ -101,6 +103,7 @@ fn main() -> ExitCode {
         #[cfg(feature = "inspect")]
         Command::Inspect(args) => zot_host::inspect::main(args),
         Command::New(args) => zot_host::scaffold::main(&args),
+        Command::Dev(args) => zot_host::dev::main(args),
         Command::Ext(args) => finish(cli::run_ext(args, &mut std::io::stdout().lock())),
         Command::Update(u) => finish(cli::run_update(
             &u.common,

@@ -325,7 +325,18 @@ mod tests {
         let n = Names::new("demo").unwrap();
         for lang in [Lang::Rust, Lang::Node, Lang::Python] {
             for (path, text) in render(&n, lang) {
-                assert!(!text.contains("{{"), "{lang:?} {path}");
+                // `{{word}}` (JSDoc's `{{ a: T }}` is not a placeholder).
+                for (i, _) in text.match_indices("{{") {
+                    let rest = &text[i + 2..];
+                    let word = rest
+                        .find(|c: char| !(c.is_ascii_lowercase() || c == '_'))
+                        .unwrap_or(rest.len());
+                    assert!(
+                        word == 0 || !rest[word..].starts_with("}}"),
+                        "{lang:?} {path}: {}",
+                        &rest[..word]
+                    );
+                }
             }
         }
     }
