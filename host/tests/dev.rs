@@ -241,7 +241,8 @@ fn dev_rebuilds_restarts_and_drives_the_extension() {
     std::fs::create_dir_all(dir.join("scratch")).unwrap();
     std::fs::write(dir.join("scratch/notes.txt"), "x").unwrap();
     let broken = {
-        let mut s = spec("v1", &pidfile);
+        // Were it restarted anyway, `/greet` would answer "broken".
+        let mut s = spec("broken", &pidfile);
         s["note"] = json!("BROKEN");
         s
     };
@@ -267,4 +268,17 @@ fn dev_rebuilds_restarts_and_drives_the_extension() {
     let status = t.child.wait().unwrap();
     assert!(status.success(), "{status:?}\n{}", t.screen());
     common::assert_gone(&pidfile);
+}
+
+#[test]
+fn a_folder_without_a_manifest_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_zot-host"))
+        .arg("dev")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("has no extension.json"), "{err}");
 }

@@ -132,10 +132,7 @@ pub fn main(args: DevArgs) -> ExitCode {
         .map(|e| e.name.to_string())
         .unwrap_or_else(|| "dev".into());
     let prompt = format!("{name}> ");
-    loop {
-        if live.is_closed() {
-            break;
-        }
+    while !live.is_closed() {
         match editor.readline(&prompt) {
             Ok(line) => match repl::parse(&line) {
                 Ok(Action::Quit) => break,
@@ -358,5 +355,9 @@ async fn act(live: &Live, action: Action, print: &Print) {
     };
     if let Err(e) = r {
         print(format!("error: {e}"));
+    }
+    if live.is_closed() {
+        // `/exit`: the prompt waits in the terminal until the next key.
+        print("the session has ended; press Enter to leave".into());
     }
 }
