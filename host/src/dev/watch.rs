@@ -5,10 +5,12 @@
 //! batch of changes so that editing them takes effect at once: `.git`,
 //! `node_modules/` and, beside a `Cargo.toml`, `target/` never count; then
 //! the folder's `.zotignore` (which wins, so `!path` there brings a path
-//! back) and `.gitignore`. Unlike an install, the files the manifest names
-//! to run (a build's output) are not watched: a build writing them would
-//! restart the extension again and again. Only the folder's top-level
-//! ignore files are read.
+//! back) and `.gitignore`. Unlike an install, what the manifest names to
+//! run is not kept when ignored; and beside a `tsconfig.json`, the folders
+//! of the files the manifest runs (`args: ["dist/index.js"]`: `dist/`) are
+//! the build's output and never count, ignored or not: tsc rewriting them
+//! would restart the extension again and again. Only the folder's
+//! top-level ignore files are read.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -27,6 +29,28 @@ pub struct Rules {
     cargo: bool,
     zot: Gitignore,
     git: Gitignore,
+    /// Folders a build writes (relative).
+    outputs: Vec<PathBuf>,
+}
+
+/// The folders of the files the manifest runs, when a `tsconfig.json`
+/// says they are compiled (see the module docs).
+fn build_outputs(root: &Path) -> Vec<PathBuf> {
+    if !root.join("tsconfig.json").is_file() {
+        return Vec::new();
+    }
+    let Ok((manifest, _)) = crate::manifest::load_manifest(root) else {
+        return Vec::new();
+    };
+    manifest
+        .args
+        .iter()
+        .map(Path::new)
+        .filter(|p| p.is_relative())
+        .filter_map(|p| p.parent())
+        .filter(|p| !p.as_os_str().is_empty() && !p.starts_with(".."))
+        .map(Path::to_owned)
+        .collect()
 }
 
 fn matcher(root: &Path, file: &str) -> Result<Gitignore, String> {
@@ -48,6 +72,7 @@ impl Rules {
             cargo: root.join("Cargo.toml").is_file(),
             zot: matcher(root, ZOTIGNORE)?,
             git: matcher(root, ".gitignore")?,
+            outputs: build_outputs(root),
         })
     }
 
@@ -62,6 +87,7 @@ impl Rules {
         if rel.components().any(|c| c.as_os_str() == ".git")
             || rel.starts_with("node_modules")
             || (self.cargo && rel.starts_with("target"))
+            || self.outputs.iter().any(|o| rel.starts_with(o))
         {
             return false;
         }
@@ -176,5 +202,22 @@ mod tests {
         ] {
             assert_eq!(rules.counts(&root.join(p)), counts, "{p}");
         }
+    }
+
+    #[test]
+    fn what_tsc_writes_for_the_manifest_never_counts() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        let manifest =
+            r#"{"name": "t", "version": "1.0.0", "exec": "node", "args": ["dist/index.js"]}"#;
+        std::fs::write(root.join("extension.json"), manifest).unwrap();
+        assert!(Rules::read(&root)
+            .unwrap()
+            .counts(&root.join("dist/index.js")));
+        std::fs::write(root.join("tsconfig.json"), "{}").unwrap();
+        let rules = Rules::read(&root).unwrap();
+        assert!(!rules.counts(&root.join("dist/index.js")));
+        assert!(!rules.counts(&root.join("dist/lib/util.js")));
+        assert!(rules.counts(&root.join("src/index.ts")));
     }
 }
