@@ -101,6 +101,10 @@ pub fn main(args: DevArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+    // On a terminal each line runs beside the prompt (a panel key can reach
+    // a running call); from a pipe lines run one after the other, as a
+    // script's steps do.
+    let mut terminal = true;
     let print: Print = match editor.create_external_printer() {
         Ok(p) => {
             let p = Mutex::new(p);
@@ -112,7 +116,10 @@ pub fn main(args: DevArgs) -> ExitCode {
             })
         }
         // Not a terminal: lines go out as they come.
-        Err(_) => Arc::new(|s: String| println!("{s}")),
+        Err(_) => {
+            terminal = false;
+            Arc::new(|s: String| println!("{s}"))
+        }
     };
     let colour = std::io::stdout().is_terminal();
     let opened = rt.block_on(start(&dir, &args, print.clone(), colour));
@@ -138,10 +145,11 @@ pub fn main(args: DevArgs) -> ExitCode {
                 Ok(Action::Quit) => break,
                 Ok(Action::Nothing) => {}
                 Ok(Action::Help) => print(repl::HELP.to_owned()),
-                Ok(action) => {
+                Ok(action) if terminal => {
                     let (live, print) = (live.clone(), print.clone());
                     rt.spawn(async move { act(&live, action, &print).await });
                 }
+                Ok(action) => rt.block_on(act(&live, action, &print)),
                 Err(e) => print(format!("error: {e}")),
             },
             Err(ReadlineError::Interrupted | ReadlineError::Eof) => break,
