@@ -150,8 +150,28 @@ impl Term {
         self.master.flush().unwrap();
     }
 
+    /// Types keys as a person does, one at a time, each once the last one
+    /// was echoed (the line editor reads what arrives in one read only up
+    /// to its first key until the next key or printed line wakes it).
+    fn typ(&mut self, keys: &str) {
+        for c in keys.chars() {
+            self.send(&c.to_string());
+            if !c.is_control() {
+                self.expect(&c.to_string());
+            }
+        }
+    }
+
+    /// Types a line once the prompt is up.
     fn line(&mut self, line: &str) {
-        self.send(&format!("{line}\r"));
+        self.prompt();
+        self.typ(line);
+        self.send("\r");
+    }
+
+    /// Waits for the prompt (drawn again after each line printed above it).
+    fn prompt(&mut self) {
+        self.expect("dev-ext> ");
     }
 }
 
@@ -211,20 +231,27 @@ fn dev_rebuilds_restarts_and_drives_the_extension() {
     // A command, and completion of its name from the registrations.
     t.line("/greet Ada");
     t.expect("v1 Ada");
-    t.send("/gr\t");
+    t.prompt();
+    t.typ("/gr");
+    t.send("\t");
     t.expect("/greet ");
-    t.line("Bo");
+    t.typ("Bo");
+    t.send("\r");
     t.expect("v1 Bo");
     // History: Up brings the last line back.
+    t.prompt();
     t.send("\u{1b}[A");
     t.expect("/greet Bo");
     t.send("\r");
     t.expect("v1 Bo");
 
     // A tool, an event, a panel key; completion of a tool name.
-    t.send("tool ec\t");
+    t.prompt();
+    t.typ("tool ec");
+    t.send("\t");
     t.expect("tool echo ");
-    t.line(r#"{"x": 41}"#);
+    t.typ(r#"{"x": 41}"#);
+    t.send("\r");
     t.expect("echoed 41");
     t.line(r#"event turn_start {"step": 7}"#);
     t.expect("turn 7");
@@ -264,6 +291,7 @@ fn dev_rebuilds_restarts_and_drives_the_extension() {
     t.expect("v2 Di");
 
     // Ctrl-C quits, and the extension is stopped.
+    t.prompt();
     t.send("\u{3}");
     let status = t.child.wait().unwrap();
     assert!(status.success(), "{status:?}\n{}", t.screen());

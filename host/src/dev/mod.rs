@@ -252,6 +252,10 @@ async fn show(
         match rx.recv().await {
             Ok(FeedEvent::Obs(o)) if shown.is_some_and(|n| o.n <= n) => {}
             Ok(FeedEvent::Obs(o)) => print(renderer.render(&o.o)),
+            // The host's own `[zot] ...` lines in the log say what the
+            // observations above already said; the extension's stderr is
+            // what is new.
+            Ok(FeedEvent::Log { text, .. }) if text.starts_with("[zot] ") => {}
             Ok(FeedEvent::Log { ext, text }) => print(format!("  [{ext}] {text}")),
             Ok(_) => {}
             Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => print(format!(
