@@ -60,6 +60,12 @@ for suffix in "${platforms[@]}"; do
   if [ "$libc" = glibc ]; then zig_target="$rust.2.17"; fi
   compat=()
   if [ "$wheel" != - ]; then compat=(--compatibility "$wheel"); fi
+  # The same macOS floor for the addon as for the wheels (lib.sh).
+  if [[ "$rust" == *-apple-darwin ]]; then
+    export MACOSX_DEPLOYMENT_TARGET="$(macos_deployment_target "$rust")"
+  else
+    unset MACOSX_DEPLOYMENT_TARGET
+  fi
   build="$stage/build/$suffix"
   mkdir -p "$build/wheels"
 

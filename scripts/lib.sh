@@ -115,6 +115,18 @@ ensure_rust_target() {
   fi
 }
 
+# The oldest macOS a build for the Rust target $1 runs on: rustc's and
+# maturin's defaults (the wheels' tags macosx_10_12_x86_64, macosx_11_0_arm64;
+# Node 20 itself needs 10.15 / 11). Set as MACOSX_DEPLOYMENT_TARGET for every
+# macOS build: zig's own default is its newest macOS (13.0), with which the
+# npm addon did not load on macOS 11 and 12.
+macos_deployment_target() {
+  case "$1" in
+    x86_64-apple-darwin) echo 10.12 ;;
+    aarch64-apple-darwin) echo 11.0 ;;
+  esac
+}
+
 # The version every package of the project carries: the Cargo workspace's.
 workspace_version() {
   sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' "$ROOT/Cargo.toml"

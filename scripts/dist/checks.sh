@@ -68,7 +68,7 @@ max_glibc() {
 # An ELF file of the platform: its architecture, its C library (glibc <= 2.17,
 # or none of glibc's symbols for musl) and the entry point it must export.
 check_elf() {
-  local file="$1" label="$2" export="${3:-}" want machine top
+  local file="$1" label="$2" export="${3:-}" want machine top needed other
   case "$arch" in
     x86_64) want="Advanced Micro Devices X86-64" ;;
     aarch64) want="AArch64" ;;
@@ -82,16 +82,27 @@ check_elf() {
   else
     [ -z "$top" ] || die "$label: a musl build that needs GLIBC_$top"
   fi
+  # The libraries it loads: the C library's own only (a musl build may
+  # link none at all: static). Anything else would have to be on the user's
+  # machine (auditwheel checks the same of the wheels, nothing of npm's).
+  needed="$(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')"
+  if [ "$libc" = glibc ]; then
+    other="$(printf '%s\n' "$needed" | grep -Ev '^(libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|libgcc_s\.so\.1|ld-linux-[a-z0-9-]+\.so\.[12])?$' || true)"
+  else
+    other="$(printf '%s\n' "$needed" | grep -Ev '^(libc\.so|libc\.musl-[a-z0-9_]+\.so\.1)?$' || true)"
+  fi
+  [ -z "$other" ] || die "$label: loads libraries outside the C library: $(echo $other)"
   if [ -n "$export" ]; then
     readelf --dyn-syms --wide "$file" | awk -v s="$export" '$8 == s && $7 != "UND" { f = 1 } END { exit !f }' ||
       die "$label: does not export $export"
   fi
-  ok "$label: ELF $machine${top:+, GLIBC_$top at most}${export:+, exports $export}"
+  needed="$(echo $needed)"
+  ok "$label: ELF $machine${top:+, GLIBC_$top at most}, loads ${needed:-no library (static)}${export:+, exports $export}"
 }
 
 # A Mach-O file of the platform's architecture, exporting the entry point.
 check_macho() {
-  local file="$1" label="$2" export="${3:-}" want desc
+  local file="$1" label="$2" export="${3:-}" want desc dylibs other minos floor id
   want="$arch"
   [ "$arch" = aarch64 ] && want=arm64
   desc="$(file -b "$file")"
@@ -99,7 +110,23 @@ check_macho() {
   if [ -n "$export" ]; then
     llvm-nm --extern-only --defined-only "$file" | grep -q " _$export\$" || die "$label: does not export _$export"
   fi
-  ok "$label: $desc${export:+, exports _$export}"
+  # Loads on the oldest macOS the platform promises (dyld refuses a file
+  # whose minimum is newer than the running system).
+  minos="$(llvm-objdump --macho --private-headers "$file" |
+    awk '$1 == "cmd" { c = $2 } (c == "LC_BUILD_VERSION" && $1 == "minos") || (c == "LC_VERSION_MIN_MACOSX" && $1 == "version") { print $2; exit }')"
+  floor="$(macos_deployment_target "$rust")"
+  [ -n "$minos" ] || die "$label: no minimum macOS version in its load commands"
+  [ "$(printf '%s\n%s\n' "$minos" "$floor" | sort -V | tail -1)" = "$floor" ] ||
+    die "$label: needs macOS $minos, newer than the platform's floor $floor (MACOSX_DEPLOYMENT_TARGET)"
+  # Only what every Mac has: a library from Homebrew, a Python framework or
+  # an @rpath would make the file load on the build machine only.
+  # (--dylibs-used lists a dylib's own install name, LC_ID_DYLIB, too.)
+  id="$(llvm-objdump --macho --dylib-id "$file" | tail -n +2)"
+  dylibs="$(llvm-objdump --macho --dylibs-used "$file" | tail -n +2 | sed 's/^[[:space:]]*//; s/ (compatibility.*//' | grep -vxF "${id:-/}")"
+  [ -n "$dylibs" ] || die "$label: links no library at all (not even libSystem)"
+  other="$(printf '%s\n' "$dylibs" | grep -Ev '^(/usr/lib/|/System/Library/Frameworks/)' || true)"
+  [ -z "$other" ] || die "$label: links libraries that are not part of macOS: $(echo $other)"
+  ok "$label: $desc, macOS $minos+${export:+, exports _$export}, links only $(printf '%s\n' "$dylibs" | xargs -n1 basename | tr '\n' ' ')"
 }
 
 check_binary() {

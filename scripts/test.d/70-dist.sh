@@ -1,27 +1,34 @@
 # opt-in: ./dev test dist (not part of a plain ./dev test: it builds every
-# platform, about 14 CPU-minutes each: RELEASING.md; 60-release.sh runs the
-# linux-x64-gnu subset: ./dev test release, opt-in for now).
+# platform, about 10 CPU-minutes each: RELEASING.md; 60-release.sh runs the
+# linux-x64-gnu subset: ./dev test release).
 #
 # Every release artifact: `./dev dist` (all platforms of
-# scripts/dist/platforms.tsv), the checks of scripts/dist/suite.sh for each
-# platform, then the aarch64 Linux builds run under qemu-user (Debian's
-# qemu-user and aarch64 cross libc): the aarch64 host (gnu and musl) runs
-# the conformance suite against the Rust conformance extension built for
-# the same target.
+# scripts/dist/platforms.tsv, or those of ZOT_DIST_PLATFORMS, e.g.
+# `ZOT_DIST_PLATFORMS=darwin-arm64 ./dev test dist`), the checks of
+# scripts/dist/suite.sh for each platform, then the Linux builds that can run
+# here do: the aarch64 ones under qemu-user (Debian's qemu-user and aarch64
+# cross libc) and the x86-64 musl one natively (statically linked): the host
+# of each runs the conformance suite against the Rust conformance extension
+# built for the same target.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
 mapfile -t all < <(awk -F'\t' '!/^#/ && NF && $7 == "here" { print $1 }' scripts/dist/platforms.tsv)
+if [ -n "${ZOT_DIST_PLATFORMS:-}" ]; then read -ra all <<< "$ZOT_DIST_PLATFORMS"; fi
 # The macOS checks read Mach-O files with file(1) and llvm-nm.
 ensure_apt file file llvm-nm llvm
 source scripts/dist/suite.sh "${all[@]}"
 
-# --- aarch64 under qemu ------------------------------------------------------------
-ensure_apt qemu-aarch64 qemu-user /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 libc6-arm64-cross
+# --- the other Linux builds run: aarch64 under qemu, x86-64 musl natively --------------
+runnable=()
+for suffix in "${all[@]}"; do
+  case "$suffix" in linux-arm64-* | linux-x64-musl) runnable+=("$suffix") ;; esac
+done
+[ "${#runnable[@]}" -gt 0 ] || exit 0
 build_rust_bins # the conformance runner (native)
 sysroot=/usr/aarch64-linux-gnu
 log="$tmp/conformance.log"
-for suffix in linux-arm64-gnu linux-arm64-musl; do
+for suffix in "${runnable[@]}"; do
   platform_row "$suffix"
   zig_target="$rust"
   [ "$libc" = glibc ] && zig_target="$rust.2.17"
@@ -30,13 +37,27 @@ for suffix in linux-arm64-gnu linux-arm64-musl; do
   (export CARGO_TARGET_DIR="$ROOT/target/dist-build/qemu"; nice -n 10 cargo zigbuild --quiet --locked -p conformance-rust --target "$zig_target")
   ext="$ROOT/target/dist-build/qemu/$rust/debug/conformance-rust"
   check_elf "$ext" "conformance-rust ($suffix)"
-  dir="$tmp/qemu-$suffix"
+  dir="$tmp/run-$suffix"
   mkdir -p "$dir/ext"
-  # qemu-user runs one process: the host's child (the extension) needs its own.
-  printf '#!/bin/sh\nexec qemu-aarch64 -L %s "%s" "$@"\n' "$sysroot" "$ext" > "$dir/ext/run"
   member "$(artifact npm "zot-host-$suffix-$version.tgz")" package/bin/zot-host > "$dir/zot-host-bin"
-  printf '#!/bin/sh\nexec qemu-aarch64 -L %s "%s" "$@"\n' "$sysroot" "$dir/zot-host-bin" > "$dir/zot-host"
-  chmod +x "$dir/ext/run" "$dir/zot-host" "$dir/zot-host-bin"
+  chmod +x "$dir/zot-host-bin"
+  if [ "$arch" = aarch64 ]; then
+    ensure_apt qemu-aarch64 qemu-user /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 libc6-arm64-cross
+    how="under qemu-user"
+    # qemu-user runs one process: the host's child (the extension) needs its own.
+    runner="qemu-aarch64 -L $sysroot "
+  else
+    # No musl userland here (Alpine is not a Debian package): the musl host
+    # and extension run because they are static, as Rust's musl target links.
+    for f in "$dir/zot-host-bin" "$ext"; do
+      ! readelf -l "$f" | grep -q 'Requesting program interpreter' || die "$f: a musl build linked dynamically (needs a musl loader)"
+    done
+    how="natively (statically linked)"
+    runner=""
+  fi
+  printf '#!/bin/sh\nexec %s"%s" "$@"\n' "$runner" "$ext" > "$dir/ext/run"
+  printf '#!/bin/sh\nexec %s"%s" "$@"\n' "$runner" "$dir/zot-host-bin" > "$dir/zot-host"
+  chmod +x "$dir/ext/run" "$dir/zot-host"
   node -e '
     const m = require(process.argv[1]);
     m.exec = "./run";
@@ -44,5 +65,5 @@ for suffix in linux-arm64-gnu linux-arm64-musl; do
     process.stdout.write(JSON.stringify(m, null, 2));' "$ROOT/tests/conformance/rust/extension.json" > "$dir/ext/extension.json"
   "$CARGO_TARGET_DIR/debug/zot-conformance" --host "$dir/zot-host" --lang rust --ext "rust=$dir/ext" | tee "$log"
   require_tests_ran "$log" '^[1-9][0-9]* of [0-9]+ script runs conform'
-  ok "$suffix under qemu: the host from zot-host-$suffix and the Rust conformance extension pass the conformance suite"
+  ok "$suffix $how: the host from zot-host-$suffix and the Rust conformance extension pass the conformance suite"
 done
