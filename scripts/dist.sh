@@ -107,6 +107,11 @@ done
 ok "sdists"
 # In publish order; packaged together, each verified against the others
 # (cargo's local overlay of the not yet published dependencies).
+# Cargo unpacks the packaged crates it verifies against (its local overlay)
+# into CARGO_HOME/registry/src/-<hash>/ and never again once there: a crate
+# changed since an earlier run at the same version would be verified
+# against its old sources (it failed so: a zot-protocol of before schemars 1).
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/zot-*-"$version"
 CARGO_TARGET_DIR="$builds/crates" nice -n 10 cargo package --quiet --locked -p zot-protocol -p zot-ext -p zot-host
 for crate in zot-protocol zot-ext zot-host; do
   cp "$builds/crates/package/$crate-$version.crate" "$out/crates/"
