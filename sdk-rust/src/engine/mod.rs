@@ -95,6 +95,7 @@
 //! # });
 //! ```
 
+mod args;
 mod call_tool;
 mod cancel;
 mod diagnostics;
@@ -128,6 +129,7 @@ use zot_protocol::{
     Frame, Hello, HelloAck, NotifyLevel, PanelClose, PanelRender, PanelSpec, Submit, ToolResult,
 };
 
+pub use args::MAX_EXACT_INTEGER;
 pub use call_tool::{CallRequest, CallToolError, CallToolFuture};
 pub use cancel::CancelToken;
 pub use diagnostics::RepeatLimit;
