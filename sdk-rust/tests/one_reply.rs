@@ -244,3 +244,54 @@ async fn arguments_are_checked_against_the_schema_before_the_handler() {
         Some(r#"{"a":9007199254740991,"b":100}"#)
     );
 }
+
+/// A command waiting on a `call_tool` when the session ends gets one
+/// answer, from the engine, whatever its handler does next (here it would
+/// display the failed call; Python's would be cancelled).
+#[tokio::test]
+async fn a_command_waiting_on_call_tool_at_shutdown_or_eof_gets_one_error() {
+    for eof in [false, true] {
+        let ext = Extension::new("x", "1").command("callecho", "", |args, ctx| async move {
+            let r = ctx
+                .call_tool("echo", &serde_json::json!({ "text": args }))
+                .await;
+            zot_ext::Response::display(format!("handler answered: {}", r.is_ok()))
+        });
+        let mut host = TestHost::start_with(ext, {
+            let mut ack = zot_ext::testing::default_hello_ack();
+            ack.capabilities = vec!["call_tool".into()];
+            ack
+        })
+        .await
+        .unwrap();
+        host.send_json(r#"{"type":"command_invoked","id":"c","name":"callecho","args":"hi"}"#)
+            .await
+            .unwrap();
+        host.expect_call_tool().await.unwrap();
+        let rest = if eof {
+            host.close_stdin().await.unwrap()
+        } else {
+            host.shutdown().await.unwrap()
+        };
+        let replies: Vec<&CommandResponse> = rest
+            .iter()
+            .filter_map(|f| match f {
+                zot_protocol::ExtFrame::CommandResponse(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        let why = if eof {
+            "the host closed stdin"
+        } else {
+            "the host shut down"
+        };
+        assert_eq!(replies.len(), 1, "{rest:?}");
+        assert_eq!(
+            (replies[0].action.as_str(), replies[0].error.as_str()),
+            (
+                "noop",
+                format!("cancelled: {why} while call_tool was pending").as_str()
+            )
+        );
+    }
+}
