@@ -186,7 +186,7 @@ async fn tool_results_errors_panics_and_decode_failures() {
     assert!(r.is_error);
     assert_eq!(
         r.content[0].as_text(),
-        Some(r#"invalid arguments: "b" is a required property"#)
+        Some("invalid arguments: missing field `b`")
     );
 
     let r = host.tool("fails", json!({})).await.unwrap();

@@ -71,8 +71,15 @@ impl ArgsCheck {
                 kind(&value)
             ));
         }
-        if let Some(e) = self.validator.iter_errors(&value).next() {
-            return Err(message(&e));
+        // Every problem, not only the first: the model fixes them in one go.
+        let problems: Vec<String> = self
+            .validator
+            .iter_errors(&value)
+            .take(MAX_PROBLEMS)
+            .map(|e| problem(&e))
+            .collect();
+        if !problems.is_empty() {
+            return Err(format!("invalid arguments: {}", problems.join("; ")));
         }
         if !whole_floats_to_integers(&mut value) {
             return Ok(None);
@@ -116,8 +123,30 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-/// `invalid arguments: field `a.b[0]`: …`, the Rust SDK's path style.
-fn message(e: &ValidationError<'_>) -> String {
+/// At most this many problems are listed in one message.
+const MAX_PROBLEMS: usize = 8;
+
+/// `field `a.b[0]`: …` (the Rust SDK's path style), or `missing field `x``.
+fn problem(e: &ValidationError<'_>) -> String {
+    if let jsonschema::error::ValidationErrorKind::Required { property } = e.kind() {
+        let name = property
+            .as_str()
+            .map_or_else(|| property.to_string(), str::to_owned);
+        let at = field_path(e);
+        return if at.is_empty() {
+            format!("missing field `{name}`")
+        } else {
+            format!("missing field `{at}.{name}`")
+        };
+    }
+    match field_path(e) {
+        path if path.is_empty() => e.to_string(),
+        path => format!("field `{path}`: {e}"),
+    }
+}
+
+/// The instance path of an error as `a.b[0]`.
+fn field_path(e: &ValidationError<'_>) -> String {
     let mut path = String::new();
     for seg in e.instance_path().as_str().split('/').skip(1) {
         let seg = seg.replace("~1", "/").replace("~0", "~");
@@ -130,11 +159,7 @@ fn message(e: &ValidationError<'_>) -> String {
             path.push_str(&seg);
         }
     }
-    if path.is_empty() {
-        format!("invalid arguments: {e}")
-    } else {
-        format!("invalid arguments: field `{path}`: {e}")
-    }
+    path
 }
 
 /// Adds [`EXACT_INTEGER`] beside every `"type": "integer"` (alone or in a
@@ -313,7 +338,7 @@ mod tests {
             r#"{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}"#;
         assert_eq!(
             check(echo, "{}").unwrap_err(),
-            r#"invalid arguments: "text" is a required property"#
+            "invalid arguments: missing field `text`"
         );
         assert_eq!(
             check(echo, r#"{"text":5}"#).unwrap_err(),
@@ -324,6 +349,11 @@ mod tests {
         assert!(check(nested, r#"{"xs":[1,"x"]}"#)
             .unwrap_err()
             .starts_with("invalid arguments: field `xs[1]`: "));
+        // Every problem is listed.
+        assert_eq!(
+            check(ADD, r#"{"a":"1","b":true}"#).unwrap_err(),
+            r#"invalid arguments: field `a`: "1" is not of type "integer"; field `b`: true is not of type "integer""#
+        );
     }
 
     #[test]

@@ -148,11 +148,18 @@ async fn tools() {
             .as_text(),
         Some("hi")
     );
-    for bad in [json!({}), json!({"text": 5})] {
+    // The engine checks the arguments against the schema first.
+    for (bad, why) in [
+        (json!({}), "missing field `text`"),
+        (
+            json!({"text": 5}),
+            r#"field `text`: 5 is not of type "string""#,
+        ),
+    ] {
         let r = host.tool("echo", bad).await.unwrap();
         assert_eq!(
             (r.is_error, r.content[0].as_text()),
-            (true, Some("missing text"))
+            (true, Some(format!("invalid arguments: {why}").as_str()))
         );
     }
     let r = host.tool("add", json!({"a": 2, "b": 40})).await.unwrap();
