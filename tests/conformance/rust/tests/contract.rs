@@ -63,7 +63,7 @@ async fn handshake_registers_everything_in_order() {
     );
     assert_eq!(
         host.transcript()[15],
-        r#"{"type":"register_tool","name":"add","description":"Add two integers","schema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}}},"output_schema":{"type":"object","properties":{"sum":{"type":"integer"}}},"namespace":"math","namespace_description":"Arithmetic","namespace_instructions":"Integers only","exposure":"codemode"}"#
+        r#"{"type":"register_tool","name":"add","description":"Add two integers","schema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},"output_schema":{"type":"object","properties":{"sum":{"type":"integer"}}},"namespace":"math","namespace_description":"Arithmetic","namespace_instructions":"Integers only","exposure":"codemode"}"#
     );
     assert!(reg.tools[4].interactive && reg.tools[6].deferred);
 }

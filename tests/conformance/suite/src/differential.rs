@@ -740,16 +740,12 @@ fn behaviour(frame: &str) -> String {
     };
     let ty = f["type"].as_str().unwrap_or_default().to_owned();
     match ty.as_str() {
-        "command_response" => {
-            if f["error"].as_str().is_some_and(|e| !e.is_empty()) {
-                f["error"] = json!("<error>");
-            }
+        "command_response" if f["error"].as_str().is_some_and(|e| !e.is_empty()) => {
+            f["error"] = json!("<error>");
         }
         "tool_result" if f["is_error"] == true => f["content"] = json!("<error text>"),
-        "event_intercept_response" => {
-            if f["reason"].as_str().is_some_and(|r| !r.is_empty()) {
-                f["reason"] = json!("<reason>");
-            }
+        "event_intercept_response" if f["reason"].as_str().is_some_and(|r| !r.is_empty()) => {
+            f["reason"] = json!("<reason>");
         }
         _ => {}
     }
