@@ -72,8 +72,8 @@ def test_weather() -> None:
         bad = host.tool("forecast", {"days": 2})
         # Checked by the engine against the schema, the same in every SDK.
         assert bad.get("is_error") and text(bad) == "invalid arguments: missing field `city`"
-        too_long = host.tool("forecast", {"city": "X", "days": 9})
-        assert text(too_long) == "invalid arguments: field `days`: 9 is greater than the maximum of 7"
+        # This copy's schema does not bound `days`: its handler does.
+        assert text(host.tool("forecast", {"city": "X", "days": 9})) == "days must be between 1 and 7"
 
 
 def test_guard() -> None:
