@@ -249,7 +249,7 @@ fn decode_struct<T: DeserializeOwned>(
     match serde_json::from_str::<T>(line) {
         Ok(v) => Ok(v),
         // Only reachable after the fast peek, which does not scan the line.
-        Err(e) if e.is_syntax() || e.is_eof() => Err(invalid_json(&e)),
+        Err(e) if (e.is_syntax() || e.is_eof()) && !lone_surrogate(&e) => Err(invalid_json(&e)),
         Err(first) => {
             let mut de = serde_json::Deserializer::from_str(line);
             let (path, message) = match serde_path_to_error::deserialize::<_, T>(&mut de) {
@@ -261,6 +261,11 @@ fn decode_struct<T: DeserializeOwned>(
             } else {
                 path
             };
+            let message = if lone_surrogate(&first) {
+                LONE_SURROGATE.to_owned()
+            } else {
+                message
+            };
             let field = path.split(['.', '[']).next().unwrap_or_default().to_owned();
             Err(DecodeError::InvalidField {
                 frame_type: frame_type.to_owned(),
@@ -271,6 +276,18 @@ fn decode_struct<T: DeserializeOwned>(
             })
         }
     }
+}
+
+/// What a string with an unpaired UTF-16 surrogate escape (`"\ud800"`) is
+/// called in errors: valid JSON text, but no string any SDK can hold.
+pub const LONE_SURROGATE: &str =
+    "a string holds a lone UTF-16 surrogate (e.g. \\ud800), which is not text";
+
+/// Whether serde_json refused a string for an unpaired surrogate escape; the
+/// field is then named like any other field of the wrong shape.
+fn lone_surrogate(e: &serde_json::Error) -> bool {
+    let m = e.to_string();
+    m.contains("surrogate") || m.contains("unexpected end of hex escape")
 }
 
 fn missing_field(message: &str) -> Option<String> {

@@ -50,7 +50,7 @@ pub mod values;
 
 pub use codec::{encode_frame, CodecError, FrameReader, FrameWriter, LineReader, LineSplitter};
 pub use content::{ContentBlock, EventResult, PanelSpec, UnknownBlock};
-pub use decode::{DecodeError, Frame, FrameTags};
+pub use decode::{DecodeError, Frame, FrameTags, LONE_SURROGATE};
 pub use events::{
     AssistantMessageEvent, AssistantMessageIntercept, BeforeAgentStartIntercept, InterceptRequest,
     LifecycleEvent, PermissionDecisionEvent, PostCompactEvent, PreCompactEvent, SessionEndEvent,

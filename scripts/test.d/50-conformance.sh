@@ -18,6 +18,15 @@ trap 'rm -f "$log"' EXIT
 "$CARGO_TARGET_DIR/debug/zot-conformance" --host "$CARGO_TARGET_DIR/debug/zot-host" | tee "$log"
 require_tests_ran "$log" '^[1-9][0-9]* of [0-9]+ script runs conform'
 
+# The differential test (issue 18): the regression cases and 30 random frame
+# sequences from a fixed seed, straight into the three conformance
+# extensions; outputs compared (behaviour and wording), and every request
+# must get exactly one reply. A longer run: `zot-conformance --differential
+# --seed N --cases 1000` (README.md, "The conformance suite").
+PATH="$ROOT/target/python-sdk-venv/bin:$PATH" \
+  "$CARGO_TARGET_DIR/debug/zot-conformance" --differential --seed 1 --cases 30 --host "$CARGO_TARGET_DIR/debug/zot-host" | tee "$log"
+require_tests_ran "$log" '^[1-9][0-9]* of [0-9]+ differential cases agree'
+
 # The examples: the README's quickstart, weather, guard, ask-user and composer give the same session
 # in every language; every other example runs its session cleanly. Python
 # examples start `python3`: the virtualenv with the built wheel.

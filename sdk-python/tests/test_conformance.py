@@ -115,9 +115,10 @@ def test_panel_counter(host: TestHost) -> None:
 
 def test_tools(host: TestHost) -> None:
     assert host.tool("echo", {"text": "hi"})["content"] == [{"type": "text", "text": "hi"}]
-    for bad in [{}, {"text": 5}]:
+    # The engine checks the arguments against the schema first.
+    for bad, why in [({}, "missing field `text`"), ({"text": 5}, 'field `text`: 5 is not of type "string"')]:
         r = host.tool("echo", bad)
-        assert r.get("is_error") and r["content"] == [{"type": "text", "text": "missing text"}]
+        assert r.get("is_error") and r["content"] == [{"type": "text", "text": f"invalid arguments: {why}"}]
     r = host.tool("add", {"a": 2, "b": 40})
     assert r["content"] == [{"type": "text", "text": "sum=42"}]
     assert '"structured_content":{"sum":42}' in host.transcript()[-1]

@@ -99,9 +99,13 @@ test("panel counter", async () => {
 test("tools", async () => {
   await session(async (host) => {
     assert.equal(text(await host.tool("echo", { text: "hi" })), "hi");
-    for (const bad of [{}, { text: 5 }]) {
+    // The engine checks the arguments against the schema first.
+    for (const [bad, why] of [
+      [{}, "missing field `text`"],
+      [{ text: 5 }, 'field `text`: 5 is not of type "string"'],
+    ]) {
       const r = await host.tool("echo", bad);
-      assert.deepEqual([r.is_error, text(r)], [true, "missing text"]);
+      assert.deepEqual([r.is_error, text(r)], [true, `invalid arguments: ${why}`]);
     }
     const add = await host.tool("add", { a: 2, b: 40 });
     assert.equal(text(add), "sum=42");

@@ -19,8 +19,12 @@ use zot_protocol::validate::{
 use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
 use zot_protocol::{encode_frame, ExtFrame, RegisterCommand, RegisterTool, Subscribe};
 
+use std::sync::Arc;
+
+use super::args::ArgsCheck;
 use super::writer::Lane;
 use super::{Engine, EngineError, Phase};
+use crate::fast_hash::FastMap;
 use crate::lock;
 
 /// Why a registration was refused.
@@ -32,6 +36,15 @@ pub enum RegisterError {
     /// The tool's schema is not a JSON object.
     #[error("the schema of tool {0:?} must be a JSON object")]
     SchemaNotObject(String),
+    /// The tool's schema is not a valid JSON Schema (the engine checks every
+    /// call's arguments against it).
+    #[error("the schema of tool {name:?} is not a valid JSON Schema: {message}")]
+    InvalidSchema {
+        /// The tool.
+        name: String,
+        /// What is wrong with the schema.
+        message: String,
+    },
     /// Not one of the four interceptable events.
     #[error("{0:?} cannot be intercepted (only before_agent_start, tool_call, turn_start, assistant_message)")]
     NotInterceptable(String),
@@ -47,6 +60,8 @@ pub enum RegisterError {
 pub(crate) struct Registry {
     pub(crate) commands: Vec<RegisterCommand>,
     pub(crate) tools: Vec<RegisterTool>,
+    /// The compiled argument check of each tool in `tools`, by name.
+    pub(crate) checks: FastMap<String, Arc<ArgsCheck>>,
     pub(crate) events: Vec<String>,
     /// In [`INTERCEPTABLE_EVENT_NAMES`] order.
     pub(crate) intercepts: [bool; 4],
@@ -159,7 +174,13 @@ impl Engine {
         if !tool.schema.is_object() {
             return Err(RegisterError::SchemaNotObject(tool.name));
         }
+        let check =
+            ArgsCheck::compile(&tool.schema).map_err(|message| RegisterError::InvalidSchema {
+                name: tool.name.clone(),
+                message,
+            })?;
         self.register(|r| {
+            r.checks.insert(tool.name.clone(), check);
             match r.tools.iter_mut().find(|t| t.name == tool.name) {
                 Some(t) => *t = tool.clone(),
                 None => r.tools.push(tool.clone()),

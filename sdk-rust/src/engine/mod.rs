@@ -95,6 +95,7 @@
 //! # });
 //! ```
 
+mod args;
 mod call_tool;
 mod cancel;
 mod diagnostics;
@@ -128,6 +129,7 @@ use zot_protocol::{
     Frame, Hello, HelloAck, NotifyLevel, PanelClose, PanelRender, PanelSpec, Submit, ToolResult,
 };
 
+pub use args::MAX_EXACT_INTEGER;
 pub use call_tool::{CallRequest, CallToolError, CallToolFuture};
 pub use cancel::CancelToken;
 pub use diagnostics::RepeatLimit;
@@ -334,6 +336,9 @@ pub(crate) struct State {
     pub(crate) ids: request_ids::RequestIds,
     /// Interceptions whose deadline passed while their handler still runs.
     pub(crate) expired: FastSet<u64>,
+    /// Jobs the engine answered itself when the session began closing
+    /// (their handlers' answers are dropped).
+    pub(crate) answered_at_close: FastSet<u64>,
     pub(crate) calls: FastMap<String, call_tool::PendingCall>,
     pub(crate) close_reason: Option<CloseReason>,
     /// Event and panel jobs read but not answered yet (see
@@ -576,6 +581,7 @@ impl Engine {
                 jobs: FastMap::default(),
                 ids: request_ids::RequestIds::default(),
                 expired: FastSet::default(),
+                answered_at_close: FastSet::default(),
                 calls: FastMap::default(),
                 close_reason: None,
                 serial_open: 0,
@@ -815,6 +821,9 @@ impl Engine {
         }
         if st.expired.remove(&job.0) {
             return Ok(Err(Completion::Dropped(DropReason::Expired)));
+        }
+        if st.answered_at_close.remove(&job.0) {
+            return Ok(Err(Completion::Dropped(DropReason::Closed)));
         }
         if st.phase == Phase::Finished {
             return Ok(Err(Completion::Dropped(DropReason::Closed)));

@@ -360,7 +360,15 @@ impl Lines {
                 super::reject::too_deep(inner, line);
                 return Flow::Continue;
             }
-            Ok(line) => HostFrame::decode(line),
+            Ok(line) => match HostFrame::decode(line) {
+                // SDK-50: logged and skipped, but a request whose id can be
+                // read still gets its one reply (see `reject`).
+                Err(e) if self.handshaken => {
+                    super::reject::undecodable(inner, line, &e);
+                    return Flow::Continue;
+                }
+                other => other,
+            },
             Err(CodecError::Io(e)) if self.handshaken => {
                 inner.diag(&format!("reading stdin failed: {e}; treating it as EOF"));
                 return Flow::End(CloseReason::Eof);
@@ -405,13 +413,8 @@ impl Lines {
         }
         match frame {
             Ok(frame) => handle(inner, frame, batch),
-            // SDK-50: logged and skipped.
-            Err(e) => {
-                inner.diag_repeated(Repeated::MalformedFrame, || {
-                    format!("malformed host frame skipped: {e}")
-                });
-                Flow::Continue
-            }
+            // Answered above.
+            Err(_) => Flow::Continue,
         }
     }
 }
@@ -568,7 +571,11 @@ fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) 
             }),
         );
     }
-    let Some(interactive) = st.registry.tool(&t.name).map(|r| r.interactive) else {
+    let Some((interactive, check)) = st
+        .registry
+        .tool(&t.name)
+        .map(|r| (r.interactive, st.registry.checks.get(&r.name).cloned()))
+    else {
         drop(st);
         // SDK-20.
         return reply(
@@ -584,6 +591,26 @@ fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) 
             }),
         );
     };
+    // The arguments are checked once, here, for every SDK (see `args`).
+    let mut args = t.args;
+    if let Some(check) = check {
+        match check.check(&args) {
+            Ok(Some(normalised)) => args = normalised,
+            Ok(None) => {}
+            Err(text) => {
+                drop(st);
+                return reply(
+                    inner,
+                    ExtFrame::ToolResult(ToolResult {
+                        id: t.id,
+                        content: vec![ContentBlock::text(text)],
+                        is_error: true,
+                        ..ToolResult::default()
+                    }),
+                );
+            }
+        }
+    }
     // The token exists from here on, before any handler runs (§8), so a
     // tool_cancel that overtakes the dispatcher is recorded.
     let (id, job) = open(inner, OpenKind::Tool, t.id.clone());
@@ -593,7 +620,7 @@ fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) 
         id: JobId(id),
         invocation: t.id,
         name: t.name,
-        args: t.args,
+        args,
         interactive,
     }));
 }
@@ -607,6 +634,11 @@ fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: 
         let msg = duplicate(inner, "event_intercept", req.id());
         let resp = super::intercept::failure(req.id(), &InterceptKind::of(&req), &msg);
         return reply(inner, ExtFrame::EventInterceptResponse(resp));
+    }
+    if let Some(problem) = super::reject::bad_intercept_field(&req) {
+        let guarded = st.registry.intercepts(req.name());
+        drop(st);
+        return super::reject::refuse_intercept(inner, &req, guarded, &problem);
     }
     if !st.registry.intercepts(req.name()) {
         drop(st);

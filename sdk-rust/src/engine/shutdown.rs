@@ -2,7 +2,10 @@
 //! handshake or a local close all take one path (SDK-24, SDK-48, SDK-49):
 //!
 //! 1. every open job is cancelled ([`Job::Cancel`]) and every outstanding
-//!    `call_tool` fails (OP-29); [`Job::Shutdown`] tells the dispatcher;
+//!    `call_tool` fails (OP-29); [`Job::Shutdown`] tells the dispatcher. A
+//!    command or interception waiting on a `call_tool` is answered here, by
+//!    the engine, the same in every SDK (see
+//!    `Inner::answer_waiting_on_calls`);
 //! 2. handlers get a short grace (`EngineConfig::shutdown_grace`, 500 ms)
 //!    to send their last frames, ending early once every open job has been
 //!    answered;
@@ -73,8 +76,11 @@ impl Inner {
                     jobs.push(Job::Cancel { id: JobId(id) });
                 }
             }
-            self.fail_all_calls(&mut st)
+            let waiting = self.take_waiting_on_calls(&mut st);
+            (waiting, self.fail_all_calls(&mut st))
         };
+        let (waiting, calls) = calls;
+        self.answer_waiting_on_calls(&reason, waiting);
         self.session.cancel();
         if !matches!(reason, CloseReason::Handshake(_)) {
             jobs.push(Job::Shutdown);
@@ -87,6 +93,60 @@ impl Inner {
             }
         }
         true
+    }
+
+    /// Takes out the open commands and interceptions that wait on a
+    /// `call_tool`: the call can no longer be answered, so the engine
+    /// answers them itself (below) and drops what their handlers answer
+    /// later (a tool job sends nothing once cancelled anyway, SDK-23).
+    fn take_waiting_on_calls(&self, st: &mut super::State) -> Vec<super::OpenJob> {
+        let mut ids: Vec<u64> = st
+            .jobs
+            .iter()
+            .filter(|(_, j)| {
+                !j.children.is_empty()
+                    && matches!(j.kind, OpenKind::Command | OpenKind::Intercept(_))
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        ids.into_iter()
+            .filter_map(|id| {
+                st.answered_at_close.insert(id);
+                self.take_job(st, id)
+            })
+            .collect()
+    }
+
+    /// One outcome for a request whose handler waits on a `call_tool` at
+    /// shutdown or EOF, whatever the SDK: the Rust handler would go on and
+    /// report the failed call, Python's would be cancelled and Node's might
+    /// be cut off by the exit. A command gets `noop` with an error, an
+    /// interception the verdict of a failed interceptor.
+    fn answer_waiting_on_calls(&self, reason: &CloseReason, jobs: Vec<super::OpenJob>) {
+        let why = match reason {
+            CloseReason::Shutdown => "the host shut down",
+            CloseReason::Eof => "the host closed stdin",
+            _ => "the session ended",
+        };
+        let message = format!("cancelled: {why} while call_tool was pending");
+        for job in jobs {
+            let frame = match &job.kind {
+                OpenKind::Command => {
+                    let mut r = zot_protocol::CommandResponse::new(
+                        &job.invocation,
+                        zot_protocol::CommandAction::Noop,
+                    );
+                    r.error = message.clone();
+                    ExtFrame::CommandResponse(r)
+                }
+                OpenKind::Intercept(k) => ExtFrame::EventInterceptResponse(
+                    super::intercept::failure(&job.invocation, k, &message),
+                ),
+                _ => continue,
+            };
+            super::reader::reply(self, frame);
+        }
     }
 
     /// Finishes closing: grace, flush, `shutdown_ack`, [`Job::Finished`].
@@ -110,6 +170,7 @@ impl Inner {
             st.serial_open = 0;
             st.ids.clear();
             st.expired.clear();
+            st.answered_at_close.clear();
         }
         self.queue.push(Job::Finished {
             error: reason.error(),

@@ -27,6 +27,27 @@ export const PNG = Buffer.from(
 /** The panel of the `panel` command. */
 const PANEL = "conf-panel";
 
+/**
+ * Every input is bounded by the schema, which the engine checks before a
+ * handler runs (the same answer in every language): `ms` within what a timer
+ * can wait (2^31 - 1 ms; setTimeout fires at once beyond), `bytes` within
+ * 4 MiB (no reply carries more: a frame is at most 4 MiB), every field required.
+ */
+const SLEEP_SCHEMA = {
+  type: "object",
+  properties: { ms: { type: "integer", minimum: 0, maximum: 2147483647 } },
+  required: ["ms"],
+};
+const COMPOSE_SCHEMA = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };
+const BIG_SCHEMA = {
+  type: "object",
+  properties: { bytes: { type: "integer", minimum: 0, maximum: 4194304 } },
+  required: ["bytes"],
+};
+
+/** `add`'s answer when the sum leaves the exact integer range. */
+const SUM_OUT_OF_RANGE = "sum out of range: a + b is beyond ±9007199254740991";
+
 /** `callecho` gives up before the host's 30 s command deadline. */
 const CALLECHO_TIMEOUT_MS = 20_000;
 
@@ -122,7 +143,7 @@ export function extension() {
       {
         name: "add",
         description: "Add two integers",
-        schema: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } } },
+        schema: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"] },
         outputSchema: one("sum", "integer"),
         namespace: "math",
         namespaceDescription: "Arithmetic",
@@ -130,14 +151,19 @@ export function extension() {
         exposure: "codemode",
       },
       ({ a, b }) => {
+        // The engine bounds a and b to ±(2^53 - 1); the sum must fit there
+        // too, or it would be rounded.
         const sum = integer(a, "a") + integer(b, "b");
+        if (!Number.isSafeInteger(sum)) {
+          return ToolOutput.error(SUM_OUT_OF_RANGE);
+        }
         return ToolOutput.text(`sum=${sum}`).withStructured({ sum });
       },
     )
     .tool({ name: "fail", description: "Always fail", schema: object() }, () => {
       throw new Error("boom");
     })
-    .tool({ name: "sleep", description: "Sleep for ms milliseconds", schema: one("ms", "integer") }, async (args, ctx) => {
+    .tool({ name: "sleep", description: "Sleep for ms milliseconds", schema: SLEEP_SCHEMA }, async (args, ctx) => {
       const ms = integer(args.ms, "ms");
       if (await sleep(ms, ctx.signal)) {
         return ToolOutput.text(`slept ${ms}`);
@@ -153,7 +179,7 @@ export function extension() {
         return ToolOutput.text("ask cancelled"); // not sent
       },
     )
-    .tool({ name: "compose", description: "Call echo through call_tool", schema: one("text", "string") }, async ({ text }, ctx) => {
+    .tool({ name: "compose", description: "Call echo through call_tool", schema: COMPOSE_SCHEMA }, async ({ text }, ctx) => {
       if (typeof text !== "string") {
         throw new Error("invalid text: expected a string");
       }
@@ -171,7 +197,7 @@ export function extension() {
     .tool({ name: "image", description: "Return a 1x1 PNG", schema: object() }, () =>
       ToolOutput.text("image").withImage("image/png", PNG),
     )
-    .tool({ name: "big", description: "Return bytes times x", schema: one("bytes", "integer") }, ({ bytes }) =>
+    .tool({ name: "big", description: "Return bytes times x", schema: BIG_SCHEMA }, ({ bytes }) =>
       ToolOutput.text("x".repeat(integer(bytes, "bytes"))),
     );
 

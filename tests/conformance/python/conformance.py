@@ -49,6 +49,27 @@ CALLECHO_TIMEOUT = 20.0
 OBJECT = {"type": "object"}
 
 
+#: Every input is bounded by the schema, which the engine checks before a
+#: handler runs (the same answer in every language): `ms` within what a Node
+#: timer can wait (2^31 - 1 ms), `bytes` within 4 MiB (no reply carries more: a
+#: frame is at most 4 MiB), every field required.
+SLEEP_SCHEMA = {
+    "type": "object",
+    "properties": {"ms": {"type": "integer", "minimum": 0, "maximum": 2147483647}},
+    "required": ["ms"],
+}
+COMPOSE_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+BIG_SCHEMA = {
+    "type": "object",
+    "properties": {"bytes": {"type": "integer", "minimum": 0, "maximum": 4194304}},
+    "required": ["bytes"],
+}
+
+#: `add`'s answer when the sum leaves the exact integer range.
+SUM_OUT_OF_RANGE = "sum out of range: a + b is beyond ±9007199254740991"
+MAX_EXACT_INTEGER = 2**53 - 1
+
+
 def one(name: str, ty: str) -> dict[str, object]:
     """An object schema with one property of the given JSON type."""
     return {"type": "object", "properties": {name: {"type": ty}}}
@@ -165,7 +186,11 @@ def build() -> Extension:
     @ext.tool(
         "add",
         "Add two integers",
-        schema={"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}},
+        schema={
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"],
+        },
         output_schema=one("sum", "integer"),
         namespace="math",
         namespace_description="Arithmetic",
@@ -173,14 +198,18 @@ def build() -> Extension:
         exposure="codemode",
     )
     def add(args: AddArgs) -> ToolOutput:
+        # The engine bounds a and b to ±(2^53 - 1); the sum must fit there
+        # too, or a Node copy could not give it exactly.
         total = args["a"] + args["b"]
+        if abs(total) > MAX_EXACT_INTEGER:
+            return ToolOutput.error(SUM_OUT_OF_RANGE)
         return ToolOutput.text(f"sum={total}").with_structured({"sum": total})
 
     @ext.tool("fail", "Always fail", schema=OBJECT)
     def fail(args: dict[str, object]) -> ToolOutput:
         raise RuntimeError("boom")
 
-    @ext.tool("sleep", "Sleep for ms milliseconds", schema=one("ms", "integer"))
+    @ext.tool("sleep", "Sleep for ms milliseconds", schema=SLEEP_SCHEMA)
     async def sleep(args: SleepArgs, ctx: Ctx) -> ToolOutput:
         ms = args["ms"]
         try:
@@ -199,7 +228,7 @@ def build() -> Extension:
             raise
         return ToolOutput.text("unreachable")
 
-    @ext.tool("compose", "Call echo through call_tool", schema=one("text", "string"))
+    @ext.tool("compose", "Call echo through call_tool", schema=COMPOSE_SCHEMA)
     async def compose(args: TextArgs, ctx: Ctx) -> ToolOutput:
         try:
             r = await ctx.call_tool("echo", {"text": f"inner:{args['text']}"})
@@ -221,7 +250,7 @@ def build() -> Extension:
     def image(args: dict[str, object]) -> ToolOutput:
         return ToolOutput.text("image").with_image_bytes("image/png", PNG)
 
-    @ext.tool("big", "Return bytes times x", schema=one("bytes", "integer"))
+    @ext.tool("big", "Return bytes times x", schema=BIG_SCHEMA)
     def big(args: BigArgs) -> ToolOutput:
         return ToolOutput.text("x" * args["bytes"])
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::json;
+use zot_ext::engine::MAX_EXACT_INTEGER;
 use zot_ext::{
     CallOptions, Ctx, Extension, MessageVerdict, PromptVerdict, Response, ToolCallVerdict,
     ToolOutput, ToolSpec, TurnVerdict,
@@ -27,6 +28,18 @@ pub const PNG: [u8; 70] = [
 
 /// The panel of the `panel` command.
 const PANEL: &str = "conf-panel";
+
+/// Every input is bounded by the schema, which the engine checks before a
+/// handler runs (the same answer in every language): `ms` within what a
+/// Node timer can wait (2^31 - 1 ms), `bytes` within 4 MiB (no reply
+/// carries more: a frame is at most 4 MiB), every field required.
+const SLEEP_SCHEMA: &str = r#"{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":2147483647}},"required":["ms"]}"#;
+const COMPOSE_SCHEMA: &str =
+    r#"{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}"#;
+const BIG_SCHEMA: &str = r#"{"type":"object","properties":{"bytes":{"type":"integer","minimum":0,"maximum":4194304}},"required":["bytes"]}"#;
+
+/// `add`'s answer when the sum leaves the exact integer range.
+const SUM_OUT_OF_RANGE: &str = "sum out of range: a + b is beyond ±9007199254740991";
 
 /// `callecho` gives up before the host's 30 s command deadline.
 const CALLECHO_TIMEOUT: Duration = Duration::from_secs(20);
@@ -131,20 +144,25 @@ pub fn extension() -> Extension {
         )
         .tool_with(
             ToolSpec::new("add", "Add two integers")
-                .schema(&raw(r#"{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}"#))
+                .schema(&raw(r#"{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}"#))
                 .output_schema(&one("sum", "integer"))
                 .namespace("math")
                 .namespace_description("Arithmetic")
                 .namespace_instructions("Integers only")
                 .exposure(Exposure::Codemode),
             |args: AddArgs, _ctx| async move {
+                // The engine bounds a and b to ±(2^53 - 1); the sum must fit
+                // there too, or a Node copy could not give it exactly.
                 let sum = args.a + args.b;
+                if sum.unsigned_abs() > MAX_EXACT_INTEGER.unsigned_abs() {
+                    return ToolOutput::error(SUM_OUT_OF_RANGE);
+                }
                 ToolOutput::text(format!("sum={sum}")).with_structured(&json!({ "sum": sum }))
             },
         )
         .tool_raw(ToolSpec::new("fail", "Always fail").schema(&object()), |_args, _ctx| async move { boom() })
         .tool_with(
-            ToolSpec::new("sleep", "Sleep for ms milliseconds").schema(&one("ms", "integer")),
+            ToolSpec::new("sleep", "Sleep for ms milliseconds").schema(&raw(SLEEP_SCHEMA)),
             |args: SleepArgs, ctx| async move {
                 tokio::select! {
                     _ = tokio::time::sleep(Duration::from_millis(args.ms)) => ToolOutput::text(format!("slept {}", args.ms)),
@@ -164,7 +182,7 @@ pub fn extension() -> Extension {
             },
         )
         .tool_with(
-            ToolSpec::new("compose", "Call echo through call_tool").schema(&one("text", "string")),
+            ToolSpec::new("compose", "Call echo through call_tool").schema(&raw(COMPOSE_SCHEMA)),
             |args: TextArgs, ctx| async move { compose(&args.text, &ctx).await },
         )
         .tool_raw(ToolSpec::new("lazy", "A deferred tool").schema(&object()).deferred(), |_args, _ctx| async move {
@@ -177,7 +195,7 @@ pub fn extension() -> Extension {
             ToolOutput::text("image").with_image_bytes("image/png", &PNG)
         })
         .tool_with(
-            ToolSpec::new("big", "Return bytes times x").schema(&one("bytes", "integer")),
+            ToolSpec::new("big", "Return bytes times x").schema(&raw(BIG_SCHEMA)),
             |args: BigArgs, _ctx| async move { ToolOutput::text("x".repeat(args.bytes)) },
         );
 

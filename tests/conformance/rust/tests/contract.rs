@@ -63,7 +63,7 @@ async fn handshake_registers_everything_in_order() {
     );
     assert_eq!(
         host.transcript()[15],
-        r#"{"type":"register_tool","name":"add","description":"Add two integers","schema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}}},"output_schema":{"type":"object","properties":{"sum":{"type":"integer"}}},"namespace":"math","namespace_description":"Arithmetic","namespace_instructions":"Integers only","exposure":"codemode"}"#
+        r#"{"type":"register_tool","name":"add","description":"Add two integers","schema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},"output_schema":{"type":"object","properties":{"sum":{"type":"integer"}}},"namespace":"math","namespace_description":"Arithmetic","namespace_instructions":"Integers only","exposure":"codemode"}"#
     );
     assert!(reg.tools[4].interactive && reg.tools[6].deferred);
 }
@@ -148,11 +148,18 @@ async fn tools() {
             .as_text(),
         Some("hi")
     );
-    for bad in [json!({}), json!({"text": 5})] {
+    // The engine checks the arguments against the schema first.
+    for (bad, why) in [
+        (json!({}), "missing field `text`"),
+        (
+            json!({"text": 5}),
+            r#"field `text`: 5 is not of type "string""#,
+        ),
+    ] {
         let r = host.tool("echo", bad).await.unwrap();
         assert_eq!(
             (r.is_error, r.content[0].as_text()),
-            (true, Some("missing text"))
+            (true, Some(format!("invalid arguments: {why}").as_str()))
         );
     }
     let r = host.tool("add", json!({"a": 2, "b": 40})).await.unwrap();

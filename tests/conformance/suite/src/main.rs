@@ -17,11 +17,17 @@
 //!
 //! `--bless` rewrites the expected transcripts from the first language given.
 //!
+//! `--differential [--seed N] [--cases N]` runs the differential test
+//! instead (see `differential`): the regression cases of issue 18 and `N`
+//! random frame sequences (30 by default, seed 1) straight into every
+//! language's conformance extension, outputs compared.
+//!
 //! `--examples` checks the examples' parity instead: each language's
 //! `quickstart` (the README's), `weather`, `guard`, `ask-user` and `composer`
 //! (`examples/<lang>/<name>/`) run their shared `session.json` and must show
 //! the user the same session as the first language given.
 
+mod differential;
 mod normalize;
 
 use std::path::{Path, PathBuf};
@@ -40,6 +46,9 @@ struct Options {
     examples: bool,
     /// Extension directories that replace `tests/conformance/<lang>`.
     ext_dirs: Vec<(String, PathBuf)>,
+    differential: bool,
+    seed: u64,
+    cases: usize,
 }
 
 /// The examples every language implements alike (issue 7); `quickstart` is
@@ -65,6 +74,9 @@ fn parse_args() -> Result<Options, String> {
         bless: false,
         examples: false,
         ext_dirs: Vec::new(),
+        differential: false,
+        seed: 1,
+        cases: 30,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -82,8 +94,21 @@ fn parse_args() -> Result<Options, String> {
             }
             "--bless" => o.bless = true,
             "--examples" => o.examples = true,
+            "--differential" => o.differential = true,
+            "--seed" => {
+                let v = value("--seed")?;
+                o.seed = v
+                    .parse()
+                    .map_err(|_| format!("--seed needs a number, not {v:?}"))?;
+            }
+            "--cases" => {
+                let v = value("--cases")?;
+                o.cases = v
+                    .parse()
+                    .map_err(|_| format!("--cases needs a number, not {v:?}"))?;
+            }
             "-h" | "--help" => {
-                println!("usage: zot-conformance [--host PATH] [--lang rust,node,python] [--only SCRIPT,...] [--ext LANG=DIR] [--bless] [--examples]");
+                println!("usage: zot-conformance [--host PATH] [--lang rust,node,python] [--only SCRIPT,...] [--ext LANG=DIR] [--bless] [--examples] [--differential [--seed N] [--cases N]]");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other:?} (see --help)")),
@@ -217,6 +242,20 @@ fn main() -> ExitCode {
     }
     if o.examples {
         return examples_parity(&o);
+    }
+    if o.differential {
+        let d = differential::DiffOptions {
+            seed: o.seed,
+            cases: o.cases,
+            langs: o.langs.clone(),
+            ext_dirs: o.ext_dirs.clone(),
+        };
+        let ok = differential::run(&d, &root().join("tests/conformance"));
+        return if ok {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
     }
     let base = root().join("tests/conformance");
     let mut scripts: Vec<PathBuf> = std::fs::read_dir(base.join("scripts"))
