@@ -177,6 +177,22 @@ fn canonical_lines_take_the_fast_path_and_are_still_fully_checked() {
         ext_kind(r#"{"type":"submit","text":"x"} trailing"#),
         "invalid_json"
     );
+    // ...also when a field before the syntax error has the wrong type
+    // (invalid_json is checked before invalid_field, tests/vectors), as the
+    // same line with a leading blank (the general path) says. Found by the
+    // codec fuzz target (fuzz/regressions/codec/fast-path-field-before-bad-json).
+    for line in [
+        r#"{"type":"register_tool","name":3,"schema":{"type":"objectject"}}"}}"#,
+        r#"{"type":"submit","text":1} trailing"#,
+        r#"{"type":"submit","text":1"#,
+    ] {
+        assert_eq!(ext_kind(line), "invalid_json", "{line}");
+        assert_eq!(ext_kind(&format!(" {line}")), "invalid_json", "{line}");
+    }
+    assert_eq!(
+        kind(r#"{"type":"event","event":"turn_start","step":"x"},"#),
+        "invalid_json"
+    );
     // A payload-less frame is never taken on its tag alone.
     assert_eq!(ext_kind(r#"{"type":"ready"garbage"#), "invalid_json");
     assert_eq!(kind(r#"{"type":"shutdown"}"#), "shutdown");
