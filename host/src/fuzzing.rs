@@ -38,9 +38,10 @@ pub struct IntakeOptions {
     pub mode: HostMode,
     /// Continuous mode (`call_tool` needs parents and keys, §9.5).
     pub continuous: bool,
-    /// The bytes arrive in pieces of this size, as from a pipe, so that
-    /// reading and handling interleave.
-    pub piece: usize,
+    /// The sizes of the first writes to the stream, as a pipe delivers
+    /// bytes, so that reading and handling interleave; the rest of the
+    /// bytes follow in one write.
+    pub writes: Vec<usize>,
 }
 
 /// How a request the host was waiting on ended.
@@ -104,12 +105,15 @@ pub async fn ext_output(stdout: &[u8], opts: &IntakeOptions) -> Intake {
 
     let (mut pipe, stdout_end) = tokio::io::duplex(64 * 1024);
     let data = stdout.to_vec();
-    let piece = opts.piece.max(1);
+    let writes = opts.writes.clone();
     let writer = tokio::spawn(async move {
-        for chunk in data.chunks(piece) {
-            if pipe.write_all(chunk).await.is_err() {
+        let mut rest = &data[..];
+        for n in writes.into_iter().chain([usize::MAX]) {
+            let (chunk, more) = rest.split_at(n.min(rest.len()));
+            if chunk.is_empty() || pipe.write_all(chunk).await.is_err() {
                 break;
             }
+            rest = more;
             tokio::task::yield_now().await;
         }
     });
