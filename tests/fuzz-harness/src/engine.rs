@@ -369,3 +369,52 @@ fn requests(wire: &[u8]) -> Option<Requests> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wire(lines: &[&str]) -> Vec<u8> {
+        let mut w = format!("{HELLO_ACK}\n").into_bytes();
+        for l in lines {
+            w.extend_from_slice(l.as_bytes());
+            w.push(b'\n');
+        }
+        w
+    }
+
+    const HELLO: &str = r#"{"type":"hello","name":"x","version":"1"}"#;
+    const CALL: &str = r#"{"type":"tool_call","id":"t1","name":"raw","args":{}}"#;
+
+    #[test]
+    #[should_panic(expected = "no tool_result for request id \"t1\"")]
+    fn an_unanswered_request_fails_the_check() {
+        check_output(&wire(&[CALL]), &[HELLO.to_owned()]);
+    }
+
+    #[test]
+    fn a_cancelled_call_or_a_shutdown_owes_nothing() {
+        let cancel = r#"{"type":"tool_cancel","id":"t1"}"#;
+        check_output(&wire(&[CALL, cancel]), &[HELLO.to_owned()]);
+        check_output(
+            &wire(&[r#"{"type":"shutdown"}"#, CALL]),
+            &[HELLO.to_owned()],
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "invalid frame")]
+    fn an_invalid_frame_from_the_extension_fails_the_check() {
+        check_output(&wire(&[]), &[HELLO.to_owned(), "{".to_owned()]);
+    }
+
+    #[test]
+    fn both_paths_answer_a_session() {
+        for options in [ACK, ACK | FED, ACK | 7 << 2, ACK | FED | 7 << 2] {
+            let mut data = vec![options];
+            data.extend_from_slice(CALL.as_bytes());
+            data.push(b'\n');
+            check(&data);
+        }
+    }
+}

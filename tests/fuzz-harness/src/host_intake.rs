@@ -96,3 +96,49 @@ pub fn check(data: &[u8]) {
         assert_eq!(read, lines, "lines read vs. wire log records");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hook runs the real intake: replies reach the requests they
+    /// answer, and every line is logged.
+    #[test]
+    fn replies_reach_the_waiting_requests() {
+        let stdout = format!(
+            "{HELLO_LINE}\n{}\n{}\n{}\n",
+            r#"{"type":"command_response","id":"1","action":"noop"}"#,
+            r#"{"type":"tool_result","id":"2","content":[]}"#,
+            r#"{"type":"tool_result","id":"3","content":[]}"#,
+        );
+        let opts = IntakeOptions {
+            mode: HostMode::Interactive,
+            continuous: false,
+            writes: vec![7; 10],
+        };
+        let rt = crate::paused_runtime();
+        let intake = rt.block_on(ext_output(stdout.as_bytes(), &opts));
+        let ends: Vec<_> = intake
+            .requests
+            .iter()
+            .map(|(id, e)| (id.as_str(), *e))
+            .collect();
+        // "3" waits for an event_intercept_response: a tool_result with its
+        // id is no answer to it (HOST-46), so it fails at the disconnect.
+        assert_eq!(
+            ends,
+            [
+                ("1", RequestEnd::Answered),
+                ("2", RequestEnd::Answered),
+                ("3", RequestEnd::Failed)
+            ]
+        );
+        assert_eq!(intake.disconnect.as_deref(), Some("stdout closed"));
+        let read = intake
+            .wire
+            .iter()
+            .filter(|r| r["dir"] == "ext->host")
+            .count();
+        assert_eq!(read, 4);
+    }
+}
