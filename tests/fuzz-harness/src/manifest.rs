@@ -3,7 +3,8 @@
 //! The input is the file's bytes. `load_manifest` reads the file as UTF-8
 //! (a file that is not is a read error, before parsing), so only UTF-8
 //! inputs reach the parser. Properties:
-//! - what parses is valid: a non-blank `name`, and a kind that matches
+//! - what parses is valid: a plain `name` (one the host may build a path
+//!   from, [`zot_host::name::check_plain_name`]), and a kind that matches
 //!   (`exec` → process, else `skills` → skills-only; the directory does not
 //!   exist, so it has no theme);
 //! - a parsed manifest written back as JSON (as `ext list --json` does)
@@ -22,7 +23,10 @@ pub fn check(data: &[u8]) {
     let dir = Path::new("/nonexistent/zot-fuzz/extension");
     match parse_manifest(dir, text) {
         Ok((m, kind)) => {
-            assert!(!m.name.trim().is_empty(), "accepted a blank name: {m:?}");
+            assert!(
+                zot_host::name::is_plain_name(m.name.as_str()),
+                "accepted a name that is not plain: {m:?}"
+            );
             let expected = if !m.exec.is_empty() {
                 ManifestKind::Process
             } else {
