@@ -6,8 +6,8 @@ use tokio::io::BufReader;
 use zot_protocol::codec::blocking;
 use zot_protocol::limits::MAX_FRAME_BYTES;
 use zot_protocol::{
-    encode_frame, CodecError, ContentBlock, ExtFrame, FrameReader, FrameWriter, HostFrame, Notify,
-    NotifyLevel, ToolResult,
+    encode_frame, CodecError, ContentBlock, ExtFrame, Frame, FrameReader, FrameWriter, HostFrame,
+    Notify, NotifyLevel, ToolResult,
 };
 
 /// A 5 MiB line, then a valid frame.
@@ -281,4 +281,33 @@ async fn a_cancelled_read_gives_back_the_line_it_had_begun() {
     }
     let (partial, _reader) = lines.into_parts();
     assert_eq!(partial, b"{\"type\":\"no");
+}
+
+/// A raw JSON value is written into its frame as is: one built from
+/// pretty-printed text (or a frame decoded from text with line feeds)
+/// still encodes to one line, which decodes to an equal frame. Found by the
+/// codec fuzz target (fuzz/regressions/codec/raw-json-with-a-line-feed).
+#[test]
+fn raw_json_with_line_feeds_encodes_to_one_line() {
+    let pretty = "{\n  \"type\": \"object\",\n  \"required\": [\"a\\nb\"]\n}".to_owned();
+    let schema = zot_protocol::RawJson::from_string(pretty).unwrap();
+    assert_eq!(
+        schema.to_value(),
+        serde_json::json!({"type": "object", "required": ["a\nb"]}),
+        "the value is unchanged"
+    );
+    let mut tool: zot_protocol::RegisterTool =
+        serde_json::from_str(r#"{"type":"register_tool","name":"t"}"#).unwrap();
+    tool.schema = schema;
+    let frame = ExtFrame::RegisterTool(tool);
+    let line = encode_frame(&frame).unwrap();
+    assert_eq!(line.iter().filter(|b| **b == b'\n').count(), 1, "one line");
+    assert_eq!(ExtFrame::decode(&line[..line.len() - 1]).unwrap(), frame);
+
+    // A frame the host reader does not know is kept raw.
+    let text = b"{\"type\":\n\"event_intercept_response\",\"id\":\"1\",\"block\":false}";
+    let frame = HostFrame::decode(text).unwrap();
+    let line = encode_frame(&frame).unwrap();
+    assert_eq!(line.iter().filter(|b| **b == b'\n').count(), 1, "one line");
+    assert_eq!(HostFrame::decode(&line[..line.len() - 1]).unwrap(), frame);
 }
