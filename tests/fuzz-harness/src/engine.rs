@@ -89,7 +89,10 @@ async fn sdk(wire: &[u8], piece: usize) -> Vec<String> {
         }
         tokio::task::yield_now().await;
     }
-    answer_calls(&mut host, &mut out).await;
+    // The host's replies to `call_tool` go after the input: end a last
+    // line the input left open first, or the first reply would extend it.
+    let open_line = wire.last().is_some_and(|b| *b != b'\n');
+    answer_calls(&mut host, &mut out, open_line).await;
     host.close_input();
     // `Err` is a failed handshake or a broken session: fine; a panic is not.
     let ended = session.await;
@@ -102,7 +105,7 @@ async fn sdk(wire: &[u8], piece: usize) -> Vec<String> {
 
 /// Collects what the extension wrote once it is idle, answering its
 /// `call_tool`s (the `compose` tool's) until none is left.
-async fn answer_calls(host: &mut MemoryHost, out: &mut Vec<String>) {
+async fn answer_calls(host: &mut MemoryHost, out: &mut Vec<String>, mut open_line: bool) {
     loop {
         settle().await;
         let mut calls = Vec::new();
@@ -114,6 +117,9 @@ async fn answer_calls(host: &mut MemoryHost, out: &mut Vec<String>) {
         }
         if calls.is_empty() {
             return;
+        }
+        if std::mem::take(&mut open_line) {
+            let _ = host.send_bytes(b"\n").await;
         }
         for id in calls {
             let reply = serde_json::json!({
