@@ -9,9 +9,11 @@ use std::sync::{Arc, Mutex};
 use tokio::io::AsyncBufRead;
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
+use zot_protocol::depth::exceeds_depth;
+use zot_protocol::limits::MAX_FRAME_DEPTH;
 use zot_protocol::{
-    Capability, CodecError, CommandResponse, EventInterceptResponse, ExtFrame, Frame, Hello,
-    LineReader, ToolResult,
+    Capability, CodecError, CommandResponse, EventInterceptResponse, ExtFrame, Frame, FrameTags,
+    Hello, LineReader, ToolResult,
 };
 
 use crate::discovery::Source;
@@ -490,6 +492,34 @@ impl Extension {
         self.reader_done.cancel();
     }
 
+    /// A frame nested deeper than [`MAX_FRAME_DEPTH`] is malformed: it is
+    /// not decoded (a typed decode stops at that depth anyway, with a less
+    /// clear error), and a reply whose `type` and `id` can be read without
+    /// decoding it fails its request at once, as any malformed reply does.
+    fn too_deep(self: &Arc<Self>, shared: &Arc<Shared>, line: &[u8]) {
+        let problem =
+            format!("frame nested deeper than {MAX_FRAME_DEPTH} levels, the most a frame may have");
+        let text = String::from_utf8_lossy(line);
+        self.diagnose(
+            shared,
+            &format!(
+                "malformed json from extension: {problem}: {}",
+                crate::util::ellipsize(&text, 200)
+            ),
+        );
+        if let Ok(tags) = FrameTags::read(line) {
+            let ty = tags.frame_type.as_str();
+            if matches!(
+                ty,
+                "command_response" | "tool_result" | "event_intercept_response"
+            ) {
+                if let Some(id) = &tags.id {
+                    self.deliver(id, Reply::Malformed(problem), ty);
+                }
+            }
+        }
+    }
+
     fn report_registration(
         &self,
         shared: &Shared,
@@ -507,6 +537,10 @@ impl Extension {
     }
 
     fn handle_line(self: &Arc<Self>, shared: &Arc<Shared>, line: &[u8]) {
+        if exceeds_depth(line, MAX_FRAME_DEPTH) {
+            self.too_deep(shared, line);
+            return;
+        }
         let frame = match ExtFrame::decode(line) {
             Ok(f) => f,
             Err(e) => {
