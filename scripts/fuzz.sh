@@ -7,7 +7,7 @@
 # tests/vectors and kept between runs), crashers in
 # target/fuzz/artifacts/<target>. See fuzz/README.md.
 #
-#   scripts/fuzz.sh smoke [SECONDS]              every target for SECONDS (default 60) each
+#   scripts/fuzz.sh smoke [SECONDS]              every target for SECONDS (default 30) each
 #   scripts/fuzz.sh run TARGET SECONDS [FLAGS]   one target; FLAGS go to libFuzzer
 #
 # Exit status: 0 no crash, 1 a crash, timeout or out-of-memory (or a failed
@@ -46,16 +46,14 @@ ensure_tools() {
   if ! rustup run "$FUZZ_TOOLCHAIN" rustc --version >/dev/null 2>&1; then
     note "installing $FUZZ_TOOLCHAIN (minimal profile)"
     if ! rustup toolchain install "$FUZZ_TOOLCHAIN" --profile minimal >"$FUZZ_DIR/rustup.log" 2>&1; then
-      tail -3 "$FUZZ_DIR/rustup.log" >&2
-      skip "cannot install $FUZZ_TOOLCHAIN (no network?); fuzzing needs a nightly toolchain"
+      skip "cannot install $FUZZ_TOOLCHAIN (no network? rustup's output: $FUZZ_DIR/rustup.log); fuzzing needs a nightly toolchain"
     fi
   fi
   if [ "$("$TOOLS/bin/cargo-fuzz" --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
     note "installing cargo-fuzz $CARGO_FUZZ_VERSION into $TOOLS"
     if ! cargo install --locked --quiet --version "$CARGO_FUZZ_VERSION" --root "$TOOLS" \
       --target-dir "$FUZZ_DIR/install" cargo-fuzz >"$FUZZ_DIR/install.log" 2>&1; then
-      tail -3 "$FUZZ_DIR/install.log" >&2
-      skip "cannot install cargo-fuzz $CARGO_FUZZ_VERSION (no network?)"
+      skip "cannot install cargo-fuzz $CARGO_FUZZ_VERSION (no network? cargo's output: $FUZZ_DIR/install.log)"
     fi
     rm -rf "$FUZZ_DIR/install" # 100+ MB of build products, not needed again
   fi
@@ -128,7 +126,7 @@ summarize() {
 cmd="${1:-}"
 case "$cmd" in
   smoke)
-    seconds="${2:-${FUZZ_SECONDS:-60}}"
+    seconds="${2:-${FUZZ_SECONDS:-30}}"
     prepare
     failed=0
     for t in "${TARGETS[@]}"; do

@@ -1,4 +1,4 @@
-# Fuzzing smoke run: every cargo-fuzz target in fuzz/ for 60 s
+# Fuzzing smoke run: every cargo-fuzz target in fuzz/ for 30 s
 # (FUZZ_SECONDS to change it; long runs: ./dev fuzz TARGET SECONDS). Fails
 # on a crash, a timeout or running out of memory; skips, saying why, where
 # the pinned nightly or cargo-fuzz cannot be installed (no network). The
@@ -8,7 +8,7 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
 status=0
-bash scripts/fuzz.sh smoke "${FUZZ_SECONDS:-60}" || status=$?
+bash scripts/fuzz.sh smoke "${FUZZ_SECONDS:-30}" || status=$?
 if [ "$status" -eq 3 ]; then
   exit 0 # skipped; fuzz.sh said why
 fi
