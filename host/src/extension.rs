@@ -6,15 +6,17 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use tokio::io::AsyncBufRead;
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
+use zot_protocol::depth::exceeds_depth;
+use zot_protocol::limits::MAX_FRAME_DEPTH;
 use zot_protocol::{
-    Capability, CodecError, CommandResponse, EventInterceptResponse, ExtFrame, Frame, Hello,
-    ToolResult,
+    Capability, CodecError, CommandResponse, EventInterceptResponse, ExtFrame, Frame, FrameTags,
+    Hello, LineReader, ToolResult,
 };
 
 use crate::discovery::Source;
-use crate::handshake::StdoutLines;
 use crate::manager::Shared;
 use crate::manifest::Manifest;
 use crate::outbound::Outbound;
@@ -104,8 +106,9 @@ pub struct Extension {
     pub host_calls: Mutex<HashMap<String, HostCall>>,
     /// Outstanding `call_tool`s of this extension by id.
     pub ext_calls: Mutex<HashMap<String, CancellationToken>>,
-    /// The process, watched by the read loop for its exit.
-    process: Supervised,
+    /// The process, watched by the read loop for its exit (`None`: the
+    /// fuzzing hook's peer, which has none).
+    process: Option<Supervised>,
     /// The same, taken by whoever stops it (shutdown or the disconnect reaper).
     child: tokio::sync::Mutex<Option<Supervised>>,
     diagnostics: Mutex<Diagnostics>,
@@ -174,8 +177,8 @@ pub struct NewExtension {
     pub log: Arc<ExtLog>,
     /// Outbound queue.
     pub outbound: Outbound,
-    /// The process.
-    pub process: Supervised,
+    /// The process (`None` for a peer without one: the fuzzing hook's).
+    pub process: Option<Supervised>,
 }
 
 impl Extension {
@@ -199,7 +202,7 @@ impl Extension {
             disconnect_reason: Mutex::default(),
             host_calls: Mutex::default(),
             ext_calls: Mutex::default(),
-            child: tokio::sync::Mutex::new(Some(n.process.clone())),
+            child: tokio::sync::Mutex::new(n.process.clone()),
             process: n.process,
             diagnostics: Mutex::default(),
             registrations: Default::default(),
@@ -417,9 +420,14 @@ impl Extension {
         }
     }
 
-    /// Runs the read loop until EOF, the process's exit, an oversize line,
-    /// an I/O error or a disconnect, then takes the disconnect path.
-    pub async fn read_loop(self: Arc<Self>, shared: Arc<Shared>, mut lines: StdoutLines) {
+    /// Runs the read loop over the extension's stdout (after `hello`) until
+    /// EOF, the process's exit, an oversize line, an I/O error or a
+    /// disconnect, then takes the disconnect path.
+    pub async fn read_loop<R: AsyncBufRead + Unpin>(
+        self: Arc<Self>,
+        shared: Arc<Shared>,
+        mut lines: LineReader<R>,
+    ) {
         let idle = shared.cfg.timeouts.auto_ready_idle;
         let closed = self.outbound.closed_token();
         let mut idle_deadline = tokio::time::Instant::now() + idle;
@@ -436,7 +444,7 @@ impl Extension {
                     break self.outbound.close_reason().unwrap_or_else(|| "outbound queue closed".into());
                 }
                 _ = self.gone.cancelled() => break "disconnected".into(),
-                status = self.process.died(), if exited.is_none() => {
+                status = died(self.process.as_ref()), if exited.is_none() => {
                     let why = status.map_or_else(|| "process exited".into(), exit_reason);
                     let until = tokio::time::Instant::now() + shared.cfg.timeouts.exit_before_hello;
                     exited = Some((why, until));
@@ -453,7 +461,7 @@ impl Extension {
                             h.on_line(&self, &line);
                         }
                     }
-                    Ok(None) => break match (exited, self.process.exit_status()) {
+                    Ok(None) => break match (exited, self.process.as_ref().and_then(Supervised::exit_status)) {
                         (Some((why, _)), _) => why,
                         (None, Some(status)) => exit_reason(status),
                         (None, None) => "stdout closed".into(),
@@ -484,6 +492,34 @@ impl Extension {
         self.reader_done.cancel();
     }
 
+    /// A frame nested deeper than [`MAX_FRAME_DEPTH`] is malformed: it is
+    /// not decoded (a typed decode stops at that depth anyway, with a less
+    /// clear error), and a reply whose `type` and `id` can be read without
+    /// decoding it fails its request at once, as any malformed reply does.
+    fn too_deep(self: &Arc<Self>, shared: &Arc<Shared>, line: &[u8]) {
+        let problem =
+            format!("frame nested deeper than {MAX_FRAME_DEPTH} levels, the most a frame may have");
+        let text = String::from_utf8_lossy(line);
+        self.diagnose(
+            shared,
+            &format!(
+                "malformed json from extension: {problem}: {}",
+                crate::util::ellipsize(&text, 200)
+            ),
+        );
+        if let Ok(tags) = FrameTags::read(line) {
+            let ty = tags.frame_type.as_str();
+            if matches!(
+                ty,
+                "command_response" | "tool_result" | "event_intercept_response"
+            ) {
+                if let Some(id) = &tags.id {
+                    self.deliver(id, Reply::Malformed(problem), ty);
+                }
+            }
+        }
+    }
+
     fn report_registration(
         &self,
         shared: &Shared,
@@ -501,6 +537,10 @@ impl Extension {
     }
 
     fn handle_line(self: &Arc<Self>, shared: &Arc<Shared>, line: &[u8]) {
+        if exceeds_depth(line, MAX_FRAME_DEPTH) {
+            self.too_deep(shared, line);
+            return;
+        }
         let frame = match ExtFrame::decode(line) {
             Ok(f) => f,
             Err(e) => {
@@ -593,6 +633,14 @@ impl Extension {
 async fn sleep_opt(deadline: Option<tokio::time::Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Waits for the process's exit; never resolves without a process.
+async fn died(process: Option<&Supervised>) -> Option<std::process::ExitStatus> {
+    match process {
+        Some(p) => p.died().await,
         None => std::future::pending().await,
     }
 }

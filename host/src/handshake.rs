@@ -95,23 +95,34 @@ pub async fn read_hello(
             "line of {len} bytes exceeds the {limit}-byte frame limit"
         )),
         Ok(Err(e)) => HandshakeError::Io(e.to_string()),
-        Ok(Ok(Some(line))) => {
-            if let Some(w) = wire {
-                w.line(ext_name, Dir::ExtToHost, line);
-            }
-            match ExtFrame::decode(line) {
-                Ok(ExtFrame::Hello(h)) if !h.name.trim().is_empty() => return Ok(h),
-                Ok(ExtFrame::Hello(_)) => HandshakeError::EmptyName,
-                Ok(other) => HandshakeError::NotHello(other.type_name().to_owned()),
-                Err(_) if !matches!(line.trim_ascii_start().first(), Some(b'{' | b'[')) => {
-                    HandshakeError::NotJson(line_start(line))
-                }
-                Err(e) => HandshakeError::Malformed(e.to_string()),
-            }
-        }
+        Ok(Ok(Some(line))) => match first_line(ext_name, line, wire) {
+            Ok(h) => return Ok(h),
+            Err(e) => e,
+        },
     };
     process.kill_and_wait().await;
     Err(err)
+}
+
+/// Logs the extension's first line and requires it to be a `hello` with a
+/// non-empty name (HOST-21).
+pub fn first_line(
+    ext_name: &str,
+    line: &[u8],
+    wire: Option<&WireLog>,
+) -> Result<Hello, HandshakeError> {
+    if let Some(w) = wire {
+        w.line(ext_name, Dir::ExtToHost, line);
+    }
+    match ExtFrame::decode(line) {
+        Ok(ExtFrame::Hello(h)) if !h.name.trim().is_empty() => Ok(h),
+        Ok(ExtFrame::Hello(_)) => Err(HandshakeError::EmptyName),
+        Ok(other) => Err(HandshakeError::NotHello(other.type_name().to_owned())),
+        Err(_) if !matches!(line.trim_ascii_start().first(), Some(b'{' | b'[')) => {
+            Err(HandshakeError::NotJson(line_start(line)))
+        }
+        Err(e) => Err(HandshakeError::Malformed(e.to_string())),
+    }
 }
 
 /// The first 80 characters of a line (lossy UTF-8), for an error message.

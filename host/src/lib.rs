@@ -39,6 +39,9 @@ pub mod discovery;
 pub mod durable;
 pub mod events;
 pub mod extension;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod handshake;
 #[cfg(feature = "inspect")]
 pub mod inspect;

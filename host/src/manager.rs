@@ -174,6 +174,16 @@ impl Manager {
         &self.shared.cfg
     }
 
+    /// Adds an extension handshaken elsewhere (the fuzzing hook's, which
+    /// has no process) to the loaded set.
+    #[cfg(feature = "fuzzing")]
+    pub(crate) fn adopt(&self, ext: Arc<Extension>) {
+        self.exts
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(ext);
+    }
+
     /// Loaded extensions (connected or not), in load order.
     pub fn extensions(&self) -> Vec<Arc<Extension>> {
         self.exts.read().unwrap_or_else(|e| e.into_inner()).clone()
@@ -475,7 +485,7 @@ async fn load_one(
         hello,
         log,
         outbound,
-        process: sp.process,
+        process: Some(sp.process),
     });
     if ext.hello.name != name {
         // OP-6: the manifest name is the identity; the mismatch is a diagnostic.

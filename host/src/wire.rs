@@ -114,13 +114,36 @@ impl WireLog {
 pub struct MemoryWire(Arc<Mutex<Vec<u8>>>);
 
 impl MemoryWire {
-    /// The records written so far, parsed.
+    /// The records written so far, parsed. A frame that is valid JSON but
+    /// that `serde_json::Value` cannot hold (a lone UTF-16 surrogate such as
+    /// `"\ud800"`, as an extension may write) is given as its text under
+    /// `frame_text` instead of `frame`: every record is there.
     pub fn lines(&self) -> Vec<serde_json::Value> {
         let buf = self.0.lock().unwrap_or_else(|e| e.into_inner());
         String::from_utf8_lossy(&buf)
             .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|_| loose_record(l)))
             .collect()
+    }
+}
+
+/// A record whose frame `serde_json::Value` refused (see
+/// [`MemoryWire::lines`]).
+fn loose_record(line: &str) -> serde_json::Value {
+    #[derive(serde::Deserialize)]
+    struct Loose<'a> {
+        ext: String,
+        dir: String,
+        #[serde(borrow)]
+        frame: Option<&'a RawValue>,
+    }
+    match serde_json::from_str::<Loose<'_>>(line) {
+        Ok(r) => serde_json::json!({
+            "ext": r.ext,
+            "dir": r.dir,
+            "frame_text": r.frame.map(RawValue::get),
+        }),
+        Err(_) => serde_json::json!({ "unreadable": line }),
     }
 }
 

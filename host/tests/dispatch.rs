@@ -758,3 +758,21 @@ async fn compaction_events_carry_the_bytes_over_four_token_estimate() {
         ]
     );
 }
+
+/// The in-memory wire log gives back every record, also one whose frame is
+/// valid JSON that `serde_json::Value` cannot hold (a lone surrogate an
+/// extension wrote): it used to drop it silently. Found by the host_intake
+/// fuzz target (fuzz/regressions/host_intake/lone-surrogate-in-the-wire-log).
+#[test]
+fn memory_wire_log_keeps_a_frame_with_a_lone_surrogate() {
+    use zot_host::wire::{Dir, WireLog};
+    let (wire, mem) = WireLog::memory();
+    let odd = br#"{"type":"submit","te\ud800xt":"hi"}"#;
+    wire.line("odd", Dir::ExtToHost, odd);
+    wire.line("odd", Dir::ExtToHost, br#"{"type":"ready"}"#);
+    let records = mem.lines();
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert_eq!(records[0]["dir"], "ext->host");
+    assert_eq!(records[0]["frame_text"], std::str::from_utf8(odd).unwrap());
+    assert_eq!(records[1]["frame"]["type"], "ready");
+}

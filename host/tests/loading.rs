@@ -103,6 +103,45 @@ async fn silent_extension_hits_the_hello_bound() {
     assert!(msg.contains("no hello within"), "{msg}");
 }
 
+/// A frame nested deeper than `MAX_FRAME_DEPTH` (128) is malformed: named
+/// so in one diagnostic, and a reply that is one fails its call at once
+/// instead of leaving it to wait out its deadline (the typed decode gave up
+/// with "recursion limit exceeded" and the reply was never correlated).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_nested_too_deeply_fails_its_call_at_once() {
+    let env = Env::new();
+    let mut deep = json!(1);
+    for _ in 0..200 {
+        deep = json!([deep]);
+    }
+    let a = env.ext(
+        "deep",
+        json!({
+            "on_ack": [tool("nest"), ready()],
+            "on": {"tool_call:nest": [{"send": {"type": "tool_result", "id": "$in.id",
+                "content": [{"type": "text", "text": "x"}], "structured_content": {"v": deep}}}]}
+        }),
+    );
+    let r = env
+        .run(&[a], json!({"confirm": "yolo", "timeouts": {"tool_reply_ms": 20000}, "steps": [
+            {"prompt": "go", "replies": [{"tool_calls": [{"name": "nest", "args": {}}]}, {"text": "done"}]}
+        ]}))
+        .await;
+    let res = r.tool_results();
+    assert_eq!(res.len(), 1, "{res:?}");
+    assert_eq!(res[0]["status"], "failed", "{}", res[0]);
+    let text = res[0]["text"].as_str().unwrap();
+    assert!(text.contains("nested deeper than 128 levels"), "{text}");
+    assert!(
+        r.kinds("diagnostic").iter().any(|d| d["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("malformed json from extension: frame nested deeper than 128 levels")),
+        "{:?}",
+        r.kinds("diagnostic")
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn garbage_and_unknown_frames_are_reported_and_skipped() {
     let env = Env::new();

@@ -251,6 +251,12 @@ fn decode_struct<T: DeserializeOwned>(
         // Only reachable after the fast peek, which does not scan the line.
         Err(e) if (e.is_syntax() || e.is_eof()) && !lone_surrogate(&e) => Err(invalid_json(&e)),
         Err(first) => {
+            // After the fast peek the line was not scanned: a syntax error
+            // behind the field at fault still makes it invalid JSON, the
+            // kind that comes first (as the full peek would have said).
+            if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(line) {
+                return Err(invalid_json(&e));
+            }
             let mut de = serde_json::Deserializer::from_str(line);
             let (path, message) = match serde_path_to_error::deserialize::<_, T>(&mut de) {
                 Ok(_) => (String::new(), strip_position(&first.to_string())),

@@ -17,18 +17,37 @@ use serde_json::value::RawValue;
 ///
 /// Equality compares the text, so `{"a":1}` and `{ "a": 1 }` differ: this type
 /// is about preserving bytes, not about JSON semantics.
+///
+/// One exception: the text never holds a line feed. Frames are lines, and
+/// the text is written into them as is, so a pretty-printed value would
+/// split its frame in two. In valid JSON a raw LF can only be whitespace
+/// (inside a string it is escaped), so each one is kept as a space: the
+/// value is the same.
 #[derive(Clone)]
 pub struct RawJson(Box<RawValue>);
 
 impl RawJson {
     /// Wraps text that must be one valid JSON value.
     pub fn from_string(json: String) -> Result<Self, serde_json::Error> {
-        RawValue::from_string(json).map(Self)
+        RawValue::from_string(json).map(Self::one_line)
     }
 
     /// Serializes any value to its compact JSON text.
     pub fn from_value<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
-        serde_json::value::to_raw_value(value).map(Self)
+        serde_json::value::to_raw_value(value).map(Self::one_line)
+    }
+
+    /// Wraps validated text, its line feeds (whitespace) made spaces.
+    fn one_line(raw: Box<RawValue>) -> Self {
+        if memchr::memchr(b'\n', raw.get().as_bytes()).is_none() {
+            return Self(raw);
+        }
+        // Replacing whitespace keeps the JSON valid; were it refused, the
+        // original is still a valid value.
+        match RawValue::from_string(raw.get().replace('\n', " ")) {
+            Ok(one) => Self(one),
+            Err(_) => Self(raw),
+        }
     }
 
     /// `{}`.
@@ -117,7 +136,7 @@ impl Serialize for RawJson {
 
 impl<'de> Deserialize<'de> for RawJson {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(d).map(Self)
+        Box::<RawValue>::deserialize(d).map(Self::one_line)
     }
 }
 

@@ -6,8 +6,8 @@ use tokio::io::BufReader;
 use zot_protocol::codec::blocking;
 use zot_protocol::limits::MAX_FRAME_BYTES;
 use zot_protocol::{
-    encode_frame, CodecError, ContentBlock, ExtFrame, FrameReader, FrameWriter, HostFrame, Notify,
-    NotifyLevel, ToolResult,
+    encode_frame, CodecError, ContentBlock, ExtFrame, Frame, FrameReader, FrameWriter, HostFrame,
+    Notify, NotifyLevel, ToolResult,
 };
 
 /// A 5 MiB line, then a valid frame.
@@ -177,6 +177,22 @@ fn canonical_lines_take_the_fast_path_and_are_still_fully_checked() {
         ext_kind(r#"{"type":"submit","text":"x"} trailing"#),
         "invalid_json"
     );
+    // ...also when a field before the syntax error has the wrong type
+    // (invalid_json is checked before invalid_field, tests/vectors), as the
+    // same line with a leading blank (the general path) says. Found by the
+    // codec fuzz target (fuzz/regressions/codec/fast-path-field-before-bad-json).
+    for line in [
+        r#"{"type":"register_tool","name":3,"schema":{"type":"objectject"}}"}}"#,
+        r#"{"type":"submit","text":1} trailing"#,
+        r#"{"type":"submit","text":1"#,
+    ] {
+        assert_eq!(ext_kind(line), "invalid_json", "{line}");
+        assert_eq!(ext_kind(&format!(" {line}")), "invalid_json", "{line}");
+    }
+    assert_eq!(
+        kind(r#"{"type":"event","event":"turn_start","step":"x"},"#),
+        "invalid_json"
+    );
     // A payload-less frame is never taken on its tag alone.
     assert_eq!(ext_kind(r#"{"type":"ready"garbage"#), "invalid_json");
     assert_eq!(kind(r#"{"type":"shutdown"}"#), "shutdown");
@@ -265,4 +281,33 @@ async fn a_cancelled_read_gives_back_the_line_it_had_begun() {
     }
     let (partial, _reader) = lines.into_parts();
     assert_eq!(partial, b"{\"type\":\"no");
+}
+
+/// A raw JSON value is written into its frame as is: one built from
+/// pretty-printed text (or a frame decoded from text with line feeds)
+/// still encodes to one line, which decodes to an equal frame. Found by the
+/// codec fuzz target (fuzz/regressions/codec/raw-json-with-a-line-feed).
+#[test]
+fn raw_json_with_line_feeds_encodes_to_one_line() {
+    let pretty = "{\n  \"type\": \"object\",\n  \"required\": [\"a\\nb\"]\n}".to_owned();
+    let schema = zot_protocol::RawJson::from_string(pretty).unwrap();
+    assert_eq!(
+        schema.to_value(),
+        serde_json::json!({"type": "object", "required": ["a\nb"]}),
+        "the value is unchanged"
+    );
+    let mut tool: zot_protocol::RegisterTool =
+        serde_json::from_str(r#"{"type":"register_tool","name":"t"}"#).unwrap();
+    tool.schema = schema;
+    let frame = ExtFrame::RegisterTool(tool);
+    let line = encode_frame(&frame).unwrap();
+    assert_eq!(line.iter().filter(|b| **b == b'\n').count(), 1, "one line");
+    assert_eq!(ExtFrame::decode(&line[..line.len() - 1]).unwrap(), frame);
+
+    // A frame the host reader does not know is kept raw.
+    let text = b"{\"type\":\n\"event_intercept_response\",\"id\":\"1\",\"block\":false}";
+    let frame = HostFrame::decode(text).unwrap();
+    let line = encode_frame(&frame).unwrap();
+    assert_eq!(line.iter().filter(|b| **b == b'\n').count(), 1, "one line");
+    assert_eq!(HostFrame::decode(&line[..line.len() - 1]).unwrap(), frame);
 }

@@ -1,0 +1,195 @@
+//! **Not API.** The entry point of the `host_intake` fuzz target (`fuzz/`),
+//! compiled only with the `fuzzing` feature and hidden from the docs; it may
+//! change or go away at any time.
+//!
+//! [`ext_output`] does with bytes what the host does with an extension's
+//! stdout, without a process: the first line goes through the handshake
+//! check, every later line through the extension's own read loop, into the
+//! manager (registry, reply routing) and the session engine (notes,
+//! panels, `submit`, `call_tool`), with the wire log on. It reports what
+//! came of it; `zot-fuzz-harness` checks the properties.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::sync::oneshot::error::TryRecvError;
+use zot_protocol::{Hello, LineReader};
+
+use crate::config::{HostConfig, HostMode};
+use crate::discovery::{DiscoveryOptions, Source};
+use crate::extension::{Extension, NewExtension, ReplyKind};
+use crate::handshake::{first_line, HandshakeError};
+use crate::manager::{FrameHandler, Manager};
+use crate::manifest::Manifest;
+use crate::name::ExtName;
+use crate::outbound::Outbound;
+use crate::script::Script;
+use crate::session::Engine;
+use crate::shutdown::StopBy;
+use crate::spawn::ExtLog;
+use crate::transcript::Transcript;
+use crate::wire::WireLog;
+
+/// How [`ext_output`] runs.
+#[derive(Debug, Clone)]
+pub struct IntakeOptions {
+    /// The host mode (decides what spontaneous frames do, §14.4).
+    pub mode: HostMode,
+    /// Continuous mode (`call_tool` needs parents and keys, §9.5).
+    pub continuous: bool,
+    /// The sizes of the first writes to the stream, as a pipe delivers
+    /// bytes, so that reading and handling interleave; the rest of the
+    /// bytes follow in one write.
+    pub writes: Vec<usize>,
+}
+
+/// How a request the host was waiting on ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestEnd {
+    /// A reply (or a malformed reply naming its id) was routed to it.
+    Answered,
+    /// It was failed (the extension disconnected).
+    Failed,
+    /// Still waiting after the extension is gone: a request that would
+    /// wait out its whole deadline.
+    Waiting,
+}
+
+/// What [`ext_output`] saw.
+#[derive(Debug)]
+pub struct Intake {
+    /// The handshake's verdict on the first line; `None` when there was no
+    /// line at all.
+    pub hello: Option<Result<Hello, HandshakeError>>,
+    /// Why the read loop ended (`None` when the handshake failed).
+    pub disconnect: Option<String>,
+    /// The requests the host had sent before reading (a command, a tool
+    /// call and an interception, ids `"1"`, `"2"`, `"3"`), and how each
+    /// ended.
+    pub requests: Vec<(String, RequestEnd)>,
+    /// The wire log's records.
+    pub wire: Vec<serde_json::Value>,
+    /// The extension's diagnostics (what `ext doctor` shows).
+    pub diagnostics: Vec<String>,
+}
+
+/// The extension's manifest name in the report.
+pub const NAME: &str = "fuzzed";
+
+/// Runs `stdout` through the host's intake (see the module docs). Call it
+/// on a current-thread runtime with the clock paused, so that deadlines
+/// pass at once and a run is deterministic.
+pub async fn ext_output(stdout: &[u8], opts: &IntakeOptions) -> Intake {
+    let nowhere = PathBuf::from("/nonexistent/zot-fuzz");
+    let mut cfg = HostConfig::new(nowhere.clone(), nowhere.clone());
+    cfg.mode = opts.mode;
+    cfg.continuous = opts.continuous;
+    let (wire, records) = WireLog::memory();
+    let discovery = DiscoveryOptions {
+        cwd: nowhere.clone(),
+        zot_home: nowhere.clone(),
+        explicit: Vec::new(),
+        no_discovery: true,
+    };
+    let mgr = Manager::new(
+        cfg.clone(),
+        discovery,
+        Some(wire.clone()),
+        Transcript::new(),
+    );
+    let engine = Engine::new(mgr.clone(), &Script::default());
+    let handler: Arc<dyn FrameHandler> = engine.clone();
+    mgr.set_handler(Arc::downgrade(&handler));
+    let shared = mgr.shared().clone();
+
+    let (mut pipe, stdout_end) = tokio::io::duplex(64 * 1024);
+    let data = stdout.to_vec();
+    let writes = opts.writes.clone();
+    let writer = tokio::spawn(async move {
+        let mut rest = &data[..];
+        for n in writes.into_iter().chain([usize::MAX]) {
+            let (chunk, more) = rest.split_at(n.min(rest.len()));
+            if chunk.is_empty() || pipe.write_all(chunk).await.is_err() {
+                break;
+            }
+            rest = more;
+            tokio::task::yield_now().await;
+        }
+    });
+    let mut lines = LineReader::new(BufReader::new(stdout_end));
+    let first = match lines.next_line().await {
+        Ok(Some(line)) => Some(first_line(NAME, line, shared.wire.as_ref())),
+        Ok(None) => None,
+        Err(e) => Some(Err(HandshakeError::Malformed(e.to_string()))),
+    };
+    let hello = match first {
+        Some(Ok(hello)) => hello,
+        other => {
+            writer.abort();
+            return Intake {
+                hello: other,
+                disconnect: None,
+                requests: Vec::new(),
+                wire: records.lines(),
+                diagnostics: Vec::new(),
+            };
+        }
+    };
+
+    let outbound = Outbound::start(NAME, tokio::io::sink(), cfg.queue, Some(wire));
+    let name = ExtName::new(NAME).expect("a plain name");
+    let ext = Extension::new(NewExtension {
+        name: NAME.to_owned(),
+        dir: nowhere.clone(),
+        manifest: Manifest {
+            name: name.clone(),
+            version: String::new(),
+            exec: "fuzzed".to_owned(),
+            args: Vec::new(),
+            language: String::new(),
+            description: String::new(),
+            skills: Vec::new(),
+            enabled: None,
+        },
+        source: Source::Explicit,
+        rank: 0,
+        hello: hello.clone(),
+        log: Arc::new(ExtLog::discard(&cfg.log_path(&name))),
+        outbound,
+        process: None,
+    });
+    mgr.adopt(ext.clone());
+    let waiting: Vec<_> = [ReplyKind::Command, ReplyKind::Tool, ReplyKind::Intercept]
+        .into_iter()
+        .map(|kind| {
+            let id = shared.next_id();
+            let rx = ext.expect_reply(&id, kind);
+            (id, rx)
+        })
+        .collect();
+    if !matches!(cfg.mode, HostMode::Print | HostMode::Json) {
+        engine.start_session();
+    }
+    ext.clone().read_loop(shared.clone(), lines).await;
+    let _ = writer.await;
+    let requests = waiting
+        .into_iter()
+        .map(|(id, mut rx)| {
+            let end = match rx.try_recv() {
+                Ok(_) => RequestEnd::Answered,
+                Err(TryRecvError::Closed) => RequestEnd::Failed,
+                Err(TryRecvError::Empty) => RequestEnd::Waiting,
+            };
+            (id, end)
+        })
+        .collect();
+    engine.shutdown_by(StopBy::Eof).await;
+    Intake {
+        hello: Some(Ok(hello)),
+        disconnect: ext.disconnect_reason(),
+        requests,
+        wire: records.lines(),
+        diagnostics: ext.diagnostics(),
+    }
+}
