@@ -101,8 +101,8 @@ done
 ok "sdists"
 # In publish order; packaged together, each verified against the others
 # (cargo's local overlay of the not yet published dependencies).
-CARGO_TARGET_DIR="$builds/crates" nice -n 10 cargo package --quiet --locked -p zot-protocol -p zot-ext -p zot-host
-for crate in zot-protocol zot-ext zot-host; do
+CARGO_TARGET_DIR="$builds/crates" nice -n 10 cargo package --quiet --locked -p zot-protocol -p zot-ext-engine -p zot-ext -p zot-host
+for crate in zot-protocol zot-ext-engine zot-ext zot-host; do
   cp "$builds/crates/package/$crate-$version.crate" "$out/crates/"
 done
 ok "crates"
