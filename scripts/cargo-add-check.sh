@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The Rust quick start as a new user meets it: `cargo package` zot-protocol
-# and zot-ext, then, in a fresh crate outside the repository, run the
+# The Rust quick start as a new user meets it: `cargo package` zot-protocol,
+# zot-ext-engine and zot-ext, then, in a fresh crate outside the repository, run the
 # README's `cargo add zot-ext ...` line and build the README's Rust block as
 # src/main.rs (for README.md and for sdk-rust/README.md, the page crates.io
 # shows), and run it for one handshake. `cargo add` resolves from a registry
 # that holds the packaged crates and their dependencies (a directory source:
-# `cargo vendor` of the versions in Cargo.lock, plus the two .crate files), so
+# `cargo vendor` of the versions in Cargo.lock, plus the packaged .crate files), so
 # what is built is what would be published, and nothing is downloaded once
 # the cargo cache has the crates. The dependencies build once into
 # target/cargo-add-check/ and are reused by later runs.
@@ -13,13 +13,13 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-crates=(zot-protocol zot-ext)
+crates=(zot-protocol zot-ext-engine zot-ext)
 version="$(cargo metadata --format-version 1 --no-deps --locked |
   python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "zot-ext"))')"
 work="$CARGO_TARGET_DIR/cargo-add-check"
 # --allow-dirty: the working tree is what is checked. --no-verify: verifying
-# builds each crate against crates.io, where zot-protocol is not published
-# yet; the build below is the verification.
+# builds each crate against crates.io, where zot-protocol and zot-ext-engine
+# are not published yet; the build below is the verification.
 CARGO_TARGET_DIR="$work/package" cargo package --quiet --locked --no-verify --allow-dirty \
   "${crates[@]/#/--package=}"
 
@@ -31,7 +31,7 @@ trap 'rm -rf "$tmp" "$registry"' EXIT
 case "$tmp/" in "$ROOT"/*) fail "$tmp is inside the repository"; exit 1 ;; esac
 
 # The registry: every dependency at its Cargo.lock version, vendored for a
-# crate that depends on the unpacked zot-ext, then the two packaged crates.
+# crate that depends on the unpacked zot-ext, then the packaged crates.
 rm -rf "$registry"
 for c in "${crates[@]}"; do
   tar -xzf "$work/package/package/$c-$version.crate" -C "$tmp"
@@ -52,6 +52,7 @@ serde = "1"
 
 [patch.crates-io]
 zot-protocol = { path = "$tmp/zot-protocol-$version" }
+zot-ext-engine = { path = "$tmp/zot-ext-engine-$version" }
 TOML
 cp Cargo.lock "$tmp/deps/"
 (cd "$tmp/deps" && cargo vendor --quiet --versioned-dirs "$registry" >/dev/null)
@@ -72,7 +73,7 @@ rust_block() {
 
 export CARGO_TARGET_DIR="$work/target" CARGO_PROFILE_DEV_DEBUG=false
 # A registry crate counts as immutable (its version is its fingerprint), but
-# these two change between runs: the first crate rebuilds them.
+# these change between runs: the first crate rebuilds them.
 clean=("${crates[@]/#/--package=}")
 for readme in README.md sdk-rust/README.md; do
   dir="$(dirname "$readme")"

@@ -112,8 +112,8 @@ ok "sdists"
 # changed since an earlier run at the same version would be verified
 # against its old sources (it failed so: a zot-protocol of before schemars 1).
 rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/zot-*-"$version"
-CARGO_TARGET_DIR="$builds/crates" nice -n 10 cargo package --quiet --locked -p zot-protocol -p zot-ext -p zot-host
-for crate in zot-protocol zot-ext zot-host; do
+CARGO_TARGET_DIR="$builds/crates" nice -n 10 cargo package --quiet --locked -p zot-protocol -p zot-ext-engine -p zot-ext -p zot-host
+for crate in zot-protocol zot-ext-engine zot-ext zot-host; do
   cp "$builds/crates/package/$crate-$version.crate" "$out/crates/"
 done
 ok "crates"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Publishes what ./dev dist put in target/dist, in dependency order:
-#   1. crates: zot-protocol, then zot-ext and zot-host (which depend on it);
+#   1. crates: zot-protocol, zot-ext-engine (on zot-protocol), then zot-ext
+#      (on both) and zot-host (on zot-protocol);
 #   2. npm: every platform package, then the main packages zot-ext and
 #      zot-host (whose optionalDependencies name them);
 #   3. PyPI: the wheels and sdists (twine).
@@ -33,7 +34,7 @@ if [ "$execute" = 1 ]; then dry=(); fi
 section "crates.io"
 # One command publishes them in dependency order, waiting for each to be in
 # the index before the next (cargo >= 1.90).
-cargo publish --locked "${dry[@]}" -p zot-protocol -p zot-ext -p zot-host
+cargo publish --locked "${dry[@]}" -p zot-protocol -p zot-ext-engine -p zot-ext -p zot-host
 
 section "npm"
 mapfile -t tarballs < <(ls "$dist"/npm/*.tgz)

@@ -18,10 +18,10 @@ use zot_protocol::{
     ToolResultEvent, ToolStatus, TurnEndEvent, TurnStartEvent, UserPromptSubmitEvent,
 };
 
-use crate::extension::Extension;
+use crate::extension::LoadedExtension;
 use crate::intercept::{self, MessageVerdict, PromptPass, ToolCallVerdict};
 use crate::script::{Answer, CancelOn, ConfirmPolicy, Turn};
-use crate::session::{Engine, Message};
+use crate::session::{Message, SessionEngine};
 use crate::tools::{Invocation, ToolOutput};
 use crate::transcript::Observation;
 
@@ -89,7 +89,7 @@ pub struct ToolRun {
     pub output: ToolOutput,
 }
 
-impl Engine {
+impl SessionEngine {
     /// Presses the scripted keys of a running tool call, once its extension
     /// has opened a panel; each key may wait for a frame before the next.
     async fn press_keys(&self, keys: &[crate::script::KeyPress], ext: &str, from: u64) {
@@ -165,7 +165,7 @@ impl Engine {
     /// usual path, the paired call/result recorded, then the model turn.
     pub async fn run_tool_prompt(
         &self,
-        ext: &Arc<Extension>,
+        ext: &Arc<LoadedExtension>,
         prompt: String,
         tool: String,
         args: RawJson,
@@ -801,7 +801,7 @@ impl Engine {
     }
 }
 
-impl Engine {
+impl SessionEngine {
     /// A tool called the way a codemode script calls it (§7.3, HOST-73,
     /// HOST-75): `model-only` tools are not callable; the script gets
     /// `structured_content` when the tool declared an `output_schema` and

@@ -10,8 +10,8 @@ use zot_protocol::limits::MAX_TOOL_CALL_CHAIN;
 use zot_protocol::{CallTool, Capability, ContentBlock, HostFrame, HostToolResult, ToolStatus};
 
 use crate::agent::{ProposedArgs, ToolRequest};
-use crate::extension::Extension;
-use crate::session::Engine;
+use crate::extension::LoadedExtension;
+use crate::session::SessionEngine;
 
 /// Error texts of the validation rules (§9.1).
 pub mod errors {
@@ -38,7 +38,7 @@ pub mod errors {
 }
 
 fn reply(
-    ext: &Extension,
+    ext: &LoadedExtension,
     id: &str,
     name: &str,
     content: Vec<ContentBlock>,
@@ -55,7 +55,7 @@ fn reply(
     let _ = ext.outbound.send(&frame);
 }
 
-fn refuse(ext: &Extension, req: &CallTool, text: &str) {
+fn refuse(ext: &LoadedExtension, req: &CallTool, text: &str) {
     reply(
         ext,
         &req.id,
@@ -68,7 +68,7 @@ fn refuse(ext: &Extension, req: &CallTool, text: &str) {
 
 /// Validates a `call_tool` (on the read loop, so rules see a consistent
 /// state) and, when accepted, runs it in its own task.
-pub fn accept(engine: Arc<Engine>, ext: Arc<Extension>, req: CallTool) {
+pub fn accept(engine: Arc<SessionEngine>, ext: Arc<LoadedExtension>, req: CallTool) {
     if req.id.is_empty() {
         ext.record("call_tool without id ignored");
         return;

@@ -1,12 +1,12 @@
 //! Invoking an extension slash command (§10.1, HOST-44..47, OP-31).
 //! Applying the response's action is the session's job
-//! ([`crate::session::Engine`]), because it depends on the host mode.
+//! ([`crate::session::SessionEngine`]), because it depends on the host mode.
 
 use std::sync::Arc;
 
 use zot_protocol::{CommandInvoked, CommandResponse, HostFrame};
 
-use crate::extension::{Extension, Reply};
+use crate::extension::{LoadedExtension, Reply};
 use crate::manager::Shared;
 use crate::outbound::Expired;
 
@@ -23,7 +23,7 @@ pub fn split_command(input: &str) -> (String, String) {
 /// holds the status-line error text.
 pub async fn invoke(
     shared: &Arc<Shared>,
-    ext: &Arc<Extension>,
+    ext: &Arc<LoadedExtension>,
     canonical: &str,
     args: &str,
 ) -> Result<CommandResponse, String> {

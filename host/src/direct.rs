@@ -19,7 +19,7 @@ use zot_protocol::{
 use crate::agent::{ToolRequest, ToolRun};
 use crate::intercept::{self, MessageVerdict, PromptPass, ToolCallVerdict};
 use crate::script::{CancelOn, StubAnswer, ToolCallSpec};
-use crate::session::Engine;
+use crate::session::SessionEngine;
 use crate::tools::ToolOutput;
 use crate::transcript::Observation;
 
@@ -109,7 +109,7 @@ pub struct Verdict {
     pub result: Option<Value>,
 }
 
-impl Engine {
+impl SessionEngine {
     /// Runs a direct tool call through the whole pipeline (interception,
     /// confirmation, execution, `tool_result`), announced like a call that
     /// is not part of a model turn. It does not enter the conversation.

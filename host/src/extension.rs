@@ -78,7 +78,7 @@ pub struct HostCall {
 }
 
 /// One loaded extension.
-pub struct Extension {
+pub struct LoadedExtension {
     /// Manifest name: the extension's identity (HOST-24).
     pub name: String,
     /// Extension directory.
@@ -139,9 +139,9 @@ impl Diagnostics {
     }
 }
 
-impl std::fmt::Debug for Extension {
+impl std::fmt::Debug for LoadedExtension {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Extension")
+        f.debug_struct("LoadedExtension")
             .field("name", &self.name)
             .finish()
     }
@@ -159,7 +159,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The pieces [`Extension::new`] needs.
+/// The pieces [`LoadedExtension::new`] needs.
 pub struct NewExtension {
     /// Manifest name.
     pub name: String,
@@ -181,7 +181,7 @@ pub struct NewExtension {
     pub process: Option<Supervised>,
 }
 
-impl Extension {
+impl LoadedExtension {
     /// Wraps a handshaken extension.
     pub fn new(n: NewExtension) -> Arc<Self> {
         Arc::new(Self {

@@ -18,14 +18,14 @@ use zot_protocol::{Hello, LineReader};
 
 use crate::config::{HostConfig, HostMode};
 use crate::discovery::{DiscoveryOptions, Source};
-use crate::extension::{Extension, NewExtension, ReplyKind};
+use crate::extension::{LoadedExtension, NewExtension, ReplyKind};
 use crate::handshake::{first_line, HandshakeError};
 use crate::manager::{FrameHandler, Manager};
 use crate::manifest::Manifest;
 use crate::name::ExtName;
 use crate::outbound::Outbound;
 use crate::script::Script;
-use crate::session::Engine;
+use crate::session::SessionEngine;
 use crate::shutdown::StopBy;
 use crate::spawn::ExtLog;
 use crate::transcript::Transcript;
@@ -98,7 +98,7 @@ pub async fn ext_output(stdout: &[u8], opts: &IntakeOptions) -> Intake {
         Some(wire.clone()),
         Transcript::new(),
     );
-    let engine = Engine::new(mgr.clone(), &Script::default());
+    let engine = SessionEngine::new(mgr.clone(), &Script::default());
     let handler: Arc<dyn FrameHandler> = engine.clone();
     mgr.set_handler(Arc::downgrade(&handler));
     let shared = mgr.shared().clone();
@@ -139,7 +139,7 @@ pub async fn ext_output(stdout: &[u8], opts: &IntakeOptions) -> Intake {
 
     let outbound = Outbound::start(NAME, tokio::io::sink(), cfg.queue, Some(wire));
     let name = ExtName::new(NAME).expect("a plain name");
-    let ext = Extension::new(NewExtension {
+    let ext = LoadedExtension::new(NewExtension {
         name: NAME.to_owned(),
         dir: nowhere.clone(),
         manifest: Manifest {

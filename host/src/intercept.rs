@@ -12,7 +12,7 @@ use zot_protocol::{
     InterceptRequest, RawJson, ToolCallIntercept, TurnStartIntercept,
 };
 
-use crate::extension::{Extension, Reply};
+use crate::extension::{LoadedExtension, Reply};
 use crate::manager::Manager;
 use crate::outbound::Expired;
 use crate::transcript::Observation;
@@ -38,7 +38,7 @@ pub enum MessageVerdict {
 /// Asks one extension; `Err` is a failure that counts as "allow".
 async fn ask(
     mgr: &Manager,
-    ext: &Arc<Extension>,
+    ext: &Arc<LoadedExtension>,
     req: InterceptRequest,
     deadline: Duration,
     deadline_includes_write: bool,
@@ -114,14 +114,14 @@ async fn ask(
     }
 }
 
-fn warn(mgr: &Manager, ext: &Extension, text: String) {
+fn warn(mgr: &Manager, ext: &LoadedExtension, text: String) {
     ext.log.line(&text);
     mgr.shared().transcript.push(Observation::Warning {
         text: format!("[{}] {text}", ext.name),
     });
 }
 
-fn subscribers(mgr: &Manager, event: &str) -> Vec<Arc<Extension>> {
+fn subscribers(mgr: &Manager, event: &str) -> Vec<Arc<LoadedExtension>> {
     mgr.connected()
         .into_iter()
         .filter(|e| e.intercepts(event))

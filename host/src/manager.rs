@@ -12,7 +12,7 @@ use zot_protocol::{Capability, ExtFrame, HelloAck, HostFrame, LineReader};
 
 use crate::config::HostConfig;
 use crate::discovery::{discover, Discovery, DiscoveryOptions, Entry};
-use crate::extension::{Extension, NewExtension};
+use crate::extension::{LoadedExtension, NewExtension};
 use crate::handshake::{read_hello, LoadError};
 use crate::manifest::ManifestKind;
 use crate::outbound::Outbound;
@@ -26,11 +26,11 @@ use crate::wire::WireLog;
 /// frames, `call_tool`, `call_tool_cancel`; and disconnect notices.
 pub trait FrameHandler: Send + Sync {
     /// A frame from `ext` (called on its read loop, in arrival order).
-    fn on_frame(&self, ext: &Arc<Extension>, frame: ExtFrame);
+    fn on_frame(&self, ext: &Arc<LoadedExtension>, frame: ExtFrame);
     /// `ext` disconnected.
-    fn on_disconnect(&self, ext: &Arc<Extension>);
+    fn on_disconnect(&self, ext: &Arc<LoadedExtension>);
     /// Every line read from `ext` after the handshake (for scripted waits).
-    fn on_line(&self, _ext: &Arc<Extension>, _line: &[u8]) {}
+    fn on_line(&self, _ext: &Arc<LoadedExtension>, _line: &[u8]) {}
 }
 
 /// State shared by the manager, the read loops and the session engine.
@@ -119,7 +119,7 @@ pub struct LoadStats {
 /// The extension manager.
 pub struct Manager {
     shared: Arc<Shared>,
-    exts: RwLock<Vec<Arc<Extension>>>,
+    exts: RwLock<Vec<Arc<LoadedExtension>>>,
     discovery: Mutex<DiscoveryOptions>,
     load_errors: Mutex<Vec<LoadError>>,
     passive: Mutex<Vec<String>>,
@@ -177,7 +177,7 @@ impl Manager {
     /// Adds an extension handshaken elsewhere (the fuzzing hook's, which
     /// has no process) to the loaded set.
     #[cfg(feature = "fuzzing")]
-    pub(crate) fn adopt(&self, ext: Arc<Extension>) {
+    pub(crate) fn adopt(&self, ext: Arc<LoadedExtension>) {
         self.exts
             .write()
             .unwrap_or_else(|e| e.into_inner())
@@ -185,12 +185,12 @@ impl Manager {
     }
 
     /// Loaded extensions (connected or not), in load order.
-    pub fn extensions(&self) -> Vec<Arc<Extension>> {
+    pub fn extensions(&self) -> Vec<Arc<LoadedExtension>> {
         self.exts.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Connected extensions in load order.
-    pub fn connected(&self) -> Vec<Arc<Extension>> {
+    pub fn connected(&self) -> Vec<Arc<LoadedExtension>> {
         self.extensions()
             .into_iter()
             .filter(|e| e.is_connected())
@@ -198,7 +198,7 @@ impl Manager {
     }
 
     /// An extension by manifest name.
-    pub fn get(&self, name: &str) -> Option<Arc<Extension>> {
+    pub fn get(&self, name: &str) -> Option<Arc<LoadedExtension>> {
         self.extensions().into_iter().find(|e| e.name == name)
     }
 
@@ -422,7 +422,7 @@ async fn load_one(
     shared: Arc<Shared>,
     entry: Entry,
     rank: usize,
-) -> Result<Arc<Extension>, LoadError> {
+) -> Result<Arc<LoadedExtension>, LoadError> {
     let Some(manifest) = entry.manifest.clone() else {
         // Entries to load always carry a (checked) manifest.
         return Err(LoadError::new(
@@ -476,7 +476,7 @@ async fn load_one(
         sp.process.kill_and_wait().await;
         return Err(err("could not write hello_ack".into()));
     }
-    let ext = Extension::new(NewExtension {
+    let ext = LoadedExtension::new(NewExtension {
         name: name.clone(),
         dir: entry.dir.clone(),
         manifest,

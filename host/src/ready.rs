@@ -2,13 +2,13 @@
 //! 3 s startup grace, and "the read loop ended".
 //!
 //! The `ready` frame and the idle rule are applied by the read loop
-//! ([`crate::extension::Extension::read_loop`]); this module holds the states
+//! ([`crate::extension::LoadedExtension::read_loop`]); this module holds the states
 //! and the parallel wait with its grace.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::extension::Extension;
+use crate::extension::LoadedExtension;
 
 /// How an extension became ready.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -28,7 +28,7 @@ pub enum ReadyState {
 
 /// Waits, in parallel, for every extension to leave [`ReadyState::Pending`],
 /// at most `grace`; laggards are marked [`ReadyState::TimedOut`] (HOST-32).
-pub async fn wait_all(exts: &[Arc<Extension>], grace: Duration) {
+pub async fn wait_all(exts: &[Arc<LoadedExtension>], grace: Duration) {
     let deadline = tokio::time::Instant::now() + grace;
     let waits = exts.iter().map(|e| {
         let mut rx = e.ready_watch();

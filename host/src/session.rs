@@ -21,7 +21,7 @@ use zot_protocol::{
 
 use crate::config::{HostConfig, HostMode, QueueLimits, Timeouts};
 use crate::discovery::DiscoveryOptions;
-use crate::extension::Extension;
+use crate::extension::LoadedExtension;
 use crate::manager::{FrameHandler, Manager};
 use crate::notes::Notes;
 use crate::panels::Panels;
@@ -171,10 +171,10 @@ pub enum StepOutput {
 }
 
 /// The session engine.
-pub struct Engine {
+pub struct SessionEngine {
     /// The extension manager.
     pub mgr: Arc<Manager>,
-    me: Weak<Engine>,
+    me: Weak<SessionEngine>,
     pub(crate) st: Mutex<State>,
     pub(crate) model_turns: Mutex<VecDeque<Turn>>,
     pub(crate) answers: Mutex<VecDeque<Answer>>,
@@ -310,7 +310,7 @@ pub async fn run_script(script: &Script, opts: RunOptions) -> RunOutcome {
 /// Loads the extensions and starts the session of a script's settings
 /// (not its steps): what [`run_script`] and a live session
 /// ([`crate::live`]) share. The caller runs steps and shuts down.
-pub async fn open_session(script: &Script, opts: &RunOptions) -> Arc<Engine> {
+pub async fn open_session(script: &Script, opts: &RunOptions) -> Arc<SessionEngine> {
     let mut cfg = HostConfig::new(opts.cwd.clone(), opts.zot_home.clone());
     cfg.mode = script.mode.unwrap_or(HostMode::Interactive);
     cfg.continuous = script.continuous;
@@ -358,7 +358,7 @@ pub async fn open_session(script: &Script, opts: &RunOptions) -> Arc<Engine> {
             .flat_map(|e| e.contains.iter().chain(&e.not_contains))
             .cloned(),
     );
-    let engine = Engine::with_store(mgr.clone(), script, durable);
+    let engine = SessionEngine::with_store(mgr.clone(), script, durable);
     let handler: Arc<dyn FrameHandler> = engine.clone();
     mgr.set_handler(Arc::downgrade(&handler));
     mgr.load(cfg.timeouts.ready_grace).await;
@@ -368,7 +368,7 @@ pub async fn open_session(script: &Script, opts: &RunOptions) -> Arc<Engine> {
     engine
 }
 
-impl Engine {
+impl SessionEngine {
     /// A new engine for a script's settings.
     pub fn new(mgr: Arc<Manager>, script: &Script) -> Arc<Self> {
         Self::with_store(mgr, script, None)
@@ -435,7 +435,7 @@ impl Engine {
     }
 
     /// A strong handle to this engine.
-    pub(crate) fn arc(&self) -> Option<Arc<Engine>> {
+    pub(crate) fn arc(&self) -> Option<Arc<SessionEngine>> {
         self.me.upgrade()
     }
 
@@ -623,7 +623,7 @@ impl Engine {
     }
 
     /// The position of the next frame read (a reference point for
-    /// [`Engine::wait_for`]).
+    /// [`SessionEngine::wait_for`]).
     pub fn seen_mark(&self) -> u64 {
         lock(&self.seen).mark()
     }
@@ -747,7 +747,7 @@ impl Engine {
     }
 
     /// Applies a `command_response` by mode (§10.2, §14.4, HOST-48..61).
-    async fn apply_response(&self, ext: &Arc<Extension>, cmd: &str, r: CommandResponse) {
+    async fn apply_response(&self, ext: &Arc<LoadedExtension>, cmd: &str, r: CommandResponse) {
         if !r.error.is_empty() {
             // OP-7: show the error, do not apply the action.
             return self.status("error", format!("/{cmd}: {}", r.error));
@@ -816,7 +816,7 @@ impl Engine {
         }
     }
 
-    fn open_panel(&self, ext: &Arc<Extension>, spec: zot_protocol::PanelSpec) {
+    fn open_panel(&self, ext: &Arc<LoadedExtension>, spec: zot_protocol::PanelSpec) {
         let (displaced, shown) = {
             let mut p = lock(&self.panels);
             let d = p.open(&ext.name, spec);
@@ -1060,7 +1060,7 @@ impl Engine {
     /// What the engine holds in memory now (see [`Retained`]).
     pub fn retained(&self) -> Retained {
         let exts = self.mgr.extensions();
-        let sum = |f: &dyn Fn(&Extension) -> usize| exts.iter().map(|e| f(e)).sum();
+        let sum = |f: &dyn Fn(&LoadedExtension) -> usize| exts.iter().map(|e| f(e)).sum();
         Retained {
             observations: self.mgr.shared().transcript.retained(),
             wait_frames: lock(&self.seen).len(),
@@ -1078,7 +1078,7 @@ impl Engine {
     /// Queues a `submit` / `submit_slash`, unless [`MAX_QUEUED_PROMPTS`]
     /// wait already: then it is refused (the first refusal is a diagnostic
     /// of `ext`, the count a warning once the queue has run empty).
-    fn queue_prompt(&self, ext: &Arc<Extension>, item: Inbox) {
+    fn queue_prompt(&self, ext: &Arc<LoadedExtension>, item: Inbox) {
         let queued = lock(&self.followups).len() + lock(&self.inbox).len();
         if queued >= MAX_QUEUED_PROMPTS {
             if self.refused_submits.fetch_add(1, Ordering::SeqCst) == 0 {
@@ -1092,7 +1092,7 @@ impl Engine {
         lock(&self.inbox).push_back(item);
     }
 
-    fn notify(&self, ext: &Arc<Extension>, level: &NotifyLevel, message: &str) {
+    fn notify(&self, ext: &Arc<LoadedExtension>, level: &NotifyLevel, message: &str) {
         match self.mode() {
             HostMode::Interactive => {
                 lock(&self.notes).push(&ext.name, message);
@@ -1112,8 +1112,8 @@ impl Engine {
     }
 }
 
-impl FrameHandler for Engine {
-    fn on_frame(&self, ext: &Arc<Extension>, frame: ExtFrame) {
+impl FrameHandler for SessionEngine {
+    fn on_frame(&self, ext: &Arc<LoadedExtension>, frame: ExtFrame) {
         let mode = self.mode();
         let interactive = mode.is_interactive();
         match frame {
@@ -1216,11 +1216,11 @@ impl FrameHandler for Engine {
         }
     }
 
-    fn on_disconnect(&self, ext: &Arc<Extension>) {
+    fn on_disconnect(&self, ext: &Arc<LoadedExtension>) {
         lock(&self.panels).drop_ext(&ext.name);
     }
 
-    fn on_line(&self, ext: &Arc<Extension>, line: &[u8]) {
+    fn on_line(&self, ext: &Arc<LoadedExtension>, line: &[u8]) {
         lock(&self.seen).offer(&ext.name, line);
         self.seen_notify.notify_waiters();
     }

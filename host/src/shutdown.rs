@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use zot_protocol::HostFrame;
 
 use crate::config::Timeouts;
-use crate::extension::Extension;
+use crate::extension::LoadedExtension;
 use crate::spawn::{SIGKILL, SIGTERM};
 use crate::supervise::Supervised;
 
@@ -42,7 +42,7 @@ pub struct Ending {
 /// Stops every extension with one shared `grace` deadline and reports how
 /// each process ended (extensions without a process are left out).
 pub async fn shutdown_all(
-    exts: &[Arc<Extension>],
+    exts: &[Arc<LoadedExtension>],
     t: &Timeouts,
     grace: Duration,
     how: StopBy,
@@ -66,7 +66,7 @@ pub async fn shutdown_all(
 }
 
 async fn stop_one(
-    ext: &Arc<Extension>,
+    ext: &Arc<LoadedExtension>,
     t: &Timeouts,
     deadline: Instant,
     how: StopBy,
@@ -99,7 +99,7 @@ async fn stop_one(
 /// always reaped, its leftovers killed. Returns how it ended (`None` only if
 /// the exit status could not be read).
 pub async fn stop_process(
-    ext: &Extension,
+    ext: &LoadedExtension,
     child: &Supervised,
     t: &Timeouts,
     grace: Duration,

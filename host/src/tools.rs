@@ -11,7 +11,7 @@ use zot_protocol::{
     Capability, ContentBlock, HostFrame, RawJson, ToolCall, ToolCancel, ToolResult, ToolStatus,
 };
 
-use crate::extension::{Extension, HostCall, Reply};
+use crate::extension::{HostCall, LoadedExtension, Reply};
 use crate::manager::Shared;
 use crate::outbound::{Expired, Withdraw};
 
@@ -81,7 +81,7 @@ impl ToolOutput {
 /// One invocation of an extension tool.
 pub struct Invocation {
     /// The owning extension.
-    pub ext: Arc<Extension>,
+    pub ext: Arc<LoadedExtension>,
     /// Tool name.
     pub tool: String,
     /// Effective arguments (an object).
@@ -232,7 +232,7 @@ pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> ToolOutput {
     outcome
 }
 
-fn remove_call(ext: &Extension, id: &str, token: &CancellationToken) {
+fn remove_call(ext: &LoadedExtension, id: &str, token: &CancellationToken) {
     ext.host_calls
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -254,7 +254,7 @@ async fn sleep_opt(deadline: Option<tokio::time::Instant>) {
 /// advertised it (HOST-77), without waiting (HOST-81).
 async fn abandon(
     shared: &Arc<Shared>,
-    ext: &Arc<Extension>,
+    ext: &Arc<LoadedExtension>,
     id: &str,
     ticket: crate::outbound::Ticket,
     written: bool,

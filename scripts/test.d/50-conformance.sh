@@ -10,7 +10,7 @@ build_rust_bins
 # The Node and Python SDKs as they ship (no-ops when 30-node / 40-python
 # already built them in this run).
 bash scripts/node-sdk-build.sh
-if [ ! -x target/python-sdk-venv/bin/python ] || [ -n "$(find sdk-python sdk-rust protocol -newer target/python-sdk-venv/bin/python -name '*.rs' -o -newer target/python-sdk-venv/bin/python -name '*.py' | head -1)" ]; then
+if [ ! -x target/python-sdk-venv/bin/python ] || [ -n "$(find sdk-python engine protocol -newer target/python-sdk-venv/bin/python -name '*.rs' -o -newer target/python-sdk-venv/bin/python -name '*.py' | head -1)" ]; then
   bash scripts/python-sdk-venv.sh
 fi
 log="$(mktemp)"

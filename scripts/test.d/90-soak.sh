@@ -10,7 +10,7 @@ source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
 # The Node and Python SDKs as they ship (no-ops when already built).
 bash scripts/node-sdk-build.sh
-if [ ! -x target/python-sdk-venv/bin/python ] || [ -n "$(find sdk-python sdk-rust protocol -newer target/python-sdk-venv/bin/python -name '*.rs' -o -newer target/python-sdk-venv/bin/python -name '*.py' | head -1)" ]; then
+if [ ! -x target/python-sdk-venv/bin/python ] || [ -n "$(find sdk-python engine protocol -newer target/python-sdk-venv/bin/python -name '*.rs' -o -newer target/python-sdk-venv/bin/python -name '*.py' | head -1)" ]; then
   bash scripts/python-sdk-venv.sh
 fi
 # Builds the release host, conformance-rust and bench-floor itself.

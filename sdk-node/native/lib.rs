@@ -3,7 +3,7 @@
 //!
 //! This module is private to the package: users import the TypeScript facade
 //! (`sdk-node/src/*.ts`), never these classes. It is a thin layer over
-//! [`zot_ext::engine::Engine`] and keeps the engine's pull model:
+//! [`zot_ext_engine::Engine`] and keeps the engine's pull model:
 //!
 //! - [`NativeEngine::jobs_ready`] is an `async fn`: JavaScript awaits it,
 //!   then takes the queued jobs with [`NativeEngine::try_next_jobs`] (a JSON
@@ -25,7 +25,7 @@
 //! Everything crosses the boundary as JSON text or plain numbers; every
 //! protocol decision (ids, deadlines, cancellation, call matching, writing)
 //! stays in the engine. [`NativeTestHost`] exposes the engine's in-process
-//! harness ([`zot_ext::testing::TestHost`]) for `zot-ext/testing`.
+//! harness ([`zot_ext_engine::testing::HostHarness`]) for `zot-ext/testing`.
 
 #![deny(clippy::all)]
 #![warn(missing_docs)]
@@ -37,11 +37,11 @@ use napi::bindgen_prelude::within_runtime_if_available;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 use serde::Deserialize;
-use zot_ext::engine::{
+use zot_ext_engine::testing::{default_hello_ack, HostHarness, TestError};
+use zot_ext_engine::{
     CallId, CallRequest, Completion, DropReason, Engine, EngineConfig, Job, JobId, MemoryHost,
     Transport,
 };
-use zot_ext::testing::{default_hello_ack, TestError, TestHost};
 use zot_protocol::validate::{validate_command_name, validate_exposure, validate_tool_name};
 use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
 use zot_protocol::{
@@ -146,7 +146,7 @@ pub struct FeedOutput {
     pub ended: bool,
 }
 
-fn feed_output(f: zot_ext::engine::FeedResult) -> FeedOutput {
+fn feed_output(f: zot_ext_engine::FeedResult) -> FeedOutput {
     FeedOutput {
         jobs: batch_json(&f.jobs),
         paused: f.paused,
@@ -273,12 +273,12 @@ impl NativeEngine {
     /// `{"content":[{"type":"text","text":…}]}` otherwise).
     #[napi(catch_unwind)]
     pub fn complete_text(&self, job: f64, text: String) -> Result<String> {
-        let outcome = zot_ext::engine::ToolOutcome {
+        let outcome = zot_ext_engine::ToolOutcome {
             content: vec![zot_protocol::ContentBlock::text(text)],
             ..Default::default()
         };
         self.engine
-            .complete(job_id(job)?, zot_ext::engine::Outcome::Tool(outcome))
+            .complete(job_id(job)?, zot_ext_engine::Outcome::Tool(outcome))
             .map(completion_name)
             .map(str::to_owned)
             .map_err(err)
@@ -532,9 +532,9 @@ fn frames_json(frames: &[ExtFrame]) -> Result<String> {
     serde_json::to_string(frames).map_err(err)
 }
 
-type Shared = Arc<tokio::sync::Mutex<Option<TestHost>>>;
+type Shared = Arc<tokio::sync::Mutex<Option<HostHarness>>>;
 
-/// The host side of an in-memory session: [`TestHost`] for
+/// The host side of an in-memory session: [`HostHarness`] for
 /// `zot-ext/testing`. Frames cross as JSON text.
 #[napi]
 pub struct NativeTestHost {
@@ -542,18 +542,18 @@ pub struct NativeTestHost {
     host: Shared,
 }
 
-/// The connected [`TestHost`], locked for one operation.
-struct Connected(tokio::sync::OwnedMutexGuard<Option<TestHost>>);
+/// The connected [`HostHarness`], locked for one operation.
+struct Connected(tokio::sync::OwnedMutexGuard<Option<HostHarness>>);
 
 impl std::ops::Deref for Connected {
-    type Target = TestHost;
-    fn deref(&self) -> &TestHost {
+    type Target = HostHarness;
+    fn deref(&self) -> &HostHarness {
         self.0.as_ref().expect("checked when locked")
     }
 }
 
 impl std::ops::DerefMut for Connected {
-    fn deref_mut(&mut self) -> &mut TestHost {
+    fn deref_mut(&mut self) -> &mut HostHarness {
         self.0.as_mut().expect("checked when locked")
     }
 }
@@ -596,7 +596,7 @@ impl NativeTestHost {
         let memory = lock(&self.pending)
             .take()
             .ok_or_else(|| err("handshake was already done"))?;
-        let host = TestHost::connect(memory, ack).await.map_err(test_err)?;
+        let host = HostHarness::connect(memory, ack).await.map_err(test_err)?;
         let reg = host.registration();
         // Written field by field: the frames keep their wire key order (and
         // the schemas their bytes), which a `json!` map would sort.

@@ -128,7 +128,7 @@ export declare class NativeEngine {
 }
 
 /**
- * The host side of an in-memory session: [`TestHost`] for
+ * The host side of an in-memory session: [`HostHarness`] for
  * `zot-ext/testing`. Frames cross as JSON text.
  */
 export declare class NativeTestHost {

@@ -3,13 +3,13 @@
 //! This module is deliberately thin. Every protocol decision (handshake,
 //! ids, dispatch, deadlines, cancellation, `call_tool` correlation, the
 //! interception rules, writing, shutdown) stays in the Rust engine
-//! ([`zot_ext::engine`]); the Python facade (`zot_ext`) only runs user
+//! ([`zot_ext_engine`]); the Python facade (`zot_ext`) only runs user
 //! handlers. The two sides talk through a *pull model*:
 //!
 //! - the facade pulls batches of jobs (`Engine.try_next_jobs()`, woken by
 //!   `Engine.wake_fd()` through `loop.add_reader`, or the blocking
 //!   `Engine.next_jobs()` that releases the GIL), each job one JSON object
-//!   (`zot_ext::engine::Job::to_json`);
+//!   (`zot_ext_engine::Job::to_json`);
 //! - and answers each with `Engine.complete()` (the outcome as JSON) or
 //!   `Engine.fail()`.
 //!
@@ -43,11 +43,11 @@ use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyTimeoutError, P
 use pyo3::prelude::*;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
-use zot_ext::engine::{
-    CallId, CallRequest, CallToolError, Completion, DropReason, Engine as CoreEngine, EngineConfig,
-    Job, JobId, Transport,
+use zot_ext_engine::testing::{default_hello_ack, HostHarness, TestError};
+use zot_ext_engine::{
+    CallId, CallRequest, CallToolError, Completion, DropReason, Engine, EngineConfig, Job, JobId,
+    Transport,
 };
-use zot_ext::testing::{default_hello_ack, TestError, TestHost};
 use zot_protocol::{CallTool, ExtFrame, HelloAck, RawJson, RegisterCommand, RegisterTool};
 
 create_exception!(
@@ -188,7 +188,7 @@ fn runtime_running() -> bool {
 }
 
 /// The `hello_ack` the test harness sends by default, as JSON (see
-/// `zot_ext::testing::default_hello_ack`).
+/// `zot_ext_engine::testing::default_hello_ack`).
 #[pyfunction]
 fn default_hello_ack_json() -> PyResult<String> {
     guard(|| {
@@ -212,19 +212,19 @@ fn batch_json(jobs: &[Job]) -> String {
 // ---------------------------------------------------------------------------
 // The engine
 
-/// One engine session (a running [`zot_ext::engine::Engine`]).
+/// One engine session (a running [`zot_ext_engine::Engine`]).
 ///
 /// Created with `Engine.stdio(name, version)` (the real stdin/stdout, stdout
 /// protected) or `Engine.memory(name, version, hello_ack_json)` (in-process,
 /// with the test harness as its host).
 #[pyclass(frozen, name = "Engine", module = "zot_ext._native")]
-pub struct Engine {
-    engine: CoreEngine,
+pub struct NativeEngine {
+    engine: Engine,
     handle: Handle,
     pid: u32,
 }
 
-impl Engine {
+impl NativeEngine {
     fn check(&self) -> PyResult<()> {
         if self.pid != std::process::id() {
             return Err(forked_error());
@@ -234,7 +234,7 @@ impl Engine {
 
     fn start(name: &str, version: &str, transport: Transport, handle: Handle) -> PyResult<Self> {
         let config = EngineConfig::new(name, version);
-        let engine = CoreEngine::start_on(&handle, config, transport)
+        let engine = Engine::start_on(&handle, config, transport)
             .map_err(|e| EngineError::new_err(e.to_string()))?;
         Ok(Self {
             engine,
@@ -249,7 +249,7 @@ fn register_err(e: impl std::fmt::Display) -> PyErr {
 }
 
 #[pymethods]
-impl Engine {
+impl NativeEngine {
     /// Starts a session over the process's stdin/stdout and writes `hello`.
     ///
     /// stdout is the wire: the engine keeps private duplicates of
@@ -331,7 +331,7 @@ impl Engine {
             let handle = runtime()?;
             let (transport, host) = Transport::memory();
             let engine = Self::start(name, version, transport, handle.clone())?;
-            let connect = handle.spawn(TestHost::connect(host, ack));
+            let connect = handle.spawn(HostHarness::connect(host, ack));
             let harness = Harness {
                 state: Arc::new(tokio::sync::Mutex::new(HarnessState::Connecting(connect))),
                 handle,
@@ -485,13 +485,13 @@ impl Engine {
         let text = text.to_owned();
         detached(py, || {
             self.check()?;
-            let outcome = zot_ext::engine::ToolOutcome {
+            let outcome = zot_ext_engine::ToolOutcome {
                 content: vec![zot_protocol::ContentBlock::text(text)],
                 ..Default::default()
             };
             completion(
                 self.engine
-                    .complete(JobId(job), zot_ext::engine::Outcome::Tool(outcome)),
+                    .complete(JobId(job), zot_ext_engine::Outcome::Tool(outcome)),
             )
         })
     }
@@ -599,7 +599,7 @@ impl Engine {
     }
 }
 
-fn completion(r: Result<Completion, zot_ext::engine::CompleteError>) -> PyResult<&'static str> {
+fn completion(r: Result<Completion, zot_ext_engine::CompleteError>) -> PyResult<&'static str> {
     match r {
         Ok(Completion::Sent) => Ok("sent"),
         Ok(Completion::Done) => Ok("done"),
@@ -618,14 +618,14 @@ fn call_error(e: &CallToolError) -> PyErr {
 // The test harness
 
 enum HarnessState {
-    Connecting(JoinHandle<Result<TestHost, TestError>>),
-    Ready(Box<TestHost>),
+    Connecting(JoinHandle<Result<HostHarness, TestError>>),
+    Ready(Box<HostHarness>),
     Failed(String),
 }
 
 impl HarnessState {
     /// Finishes the handshake if it is still running.
-    async fn connect(&mut self) -> Result<&mut TestHost, TestError> {
+    async fn connect(&mut self) -> Result<&mut HostHarness, TestError> {
         if let HarnessState::Connecting(jh) = self {
             let next = match jh.await {
                 Ok(Ok(host)) => HarnessState::Ready(Box::new(host)),
@@ -645,7 +645,7 @@ impl HarnessState {
 type Shared = Arc<tokio::sync::Mutex<HarnessState>>;
 
 /// The host side of an in-process session (wraps
-/// [`zot_ext::testing::TestHost`]). Every method waits with the GIL
+/// [`zot_ext_engine::testing::HostHarness`]). Every method waits with the GIL
 /// released, at most `timeout` seconds (default 10; `math.inf`: no limit),
 /// and raises `TimeoutError` when that passes.
 #[pyclass(frozen, name = "Harness", module = "zot_ext._native")]
@@ -700,7 +700,7 @@ impl Harness {
     }
 }
 
-fn host(g: &mut HarnessState) -> &mut TestHost {
+fn host(g: &mut HarnessState) -> &mut HostHarness {
     match g {
         HarnessState::Ready(h) => h,
         _ => unreachable!("connected before use"),
@@ -967,7 +967,7 @@ impl Harness {
 #[pyo3(name = "_native")]
 fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add_class::<Engine>()?;
+    m.add_class::<NativeEngine>()?;
     m.add_class::<Harness>()?;
     m.add("EngineError", py.get_type::<EngineError>())?;
     m.add("CallError", py.get_type::<CallError>())?;

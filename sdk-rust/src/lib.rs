@@ -1,13 +1,14 @@
 //! # zot-ext
 //!
-//! Write extensions for zot in Rust, and the shared engine that the Node and
-//! Python SDKs wrap.
+//! Write extensions for zot in Rust, on the shared engine (the crate
+//! `zot-ext-engine`, re-exported as [`engine`]) that the Node and Python
+//! SDKs drive too.
 //!
 //! An extension is a subprocess that speaks newline-delimited JSON frames
-//! with its host over stdin/stdout (PROTOCOL.md). This crate has two layers:
+//! with its host over stdin/stdout (PROTOCOL.md). Two layers:
 //!
-//! - [`engine`]: one implementation of every extension-side rule of the
-//!   protocol (handshake, dispatch decisions, ids, deadlines, cancellation,
+//! - [`engine`] (the crate `zot-ext-engine`): one implementation of every
+//!   extension-side rule of the protocol (handshake, dispatch decisions, ids, deadlines, cancellation,
 //!   `call_tool` correlation, interception rules, the single writer,
 //!   stdout protection, shutdown). Its interface carries plain data and
 //!   opaque ids, so bindings for other languages drive it directly.
@@ -143,10 +144,9 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
-pub mod engine;
-mod fast_hash;
-mod log;
-mod panic;
+/// The shared extension engine (the crate `zot-ext-engine`), which this
+/// SDK and the Node and Python bindings drive.
+pub use zot_ext_engine as engine;
 mod sdk;
 pub mod testing;
 

@@ -6,10 +6,11 @@
 //! the extension's `call_tool`s, and reads every frame the extension wrote.
 //! No process is spawned and no host is needed.
 //!
-//! The harness speaks the protocol, not Rust: [`TestHost::connect`] drives
-//! any engine over a [`MemoryHost`], and [`TestHost::send_json`] /
-//! [`TestHost::next_frame_json`] / [`TestHost::transcript`] carry JSON, so
-//! the Node and Python testing helpers wrap this same type.
+//! The host side is the engine's protocol-level harness
+//! ([`HostHarness`], which the Node and Python testing helpers wrap too);
+//! every one of its methods is callable on a [`TestHost`]. [`TestHost`] adds
+//! what only a Rust extension has: starting an [`Extension`] and waiting for
+//! its `run` to return.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -25,104 +26,54 @@
 //! # });
 //! ```
 
-use std::collections::VecDeque;
+use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
-use serde::Serialize;
 use tokio::task::JoinHandle;
-use zot_protocol::{
-    CallTool, Capability, CommandInvoked, CommandResponse, ContentBlock, EventInterceptResponse,
-    ExtFrame, Frame, Hello, HelloAck, HostFrame, HostToolResult, InterceptRequest, LifecycleEvent,
-    PanelClose, PanelKey, RawJson, RegisterCommand, RegisterTool, ToolCall, ToolCancel, ToolResult,
-};
+use zot_protocol::HelloAck;
 
+pub use crate::engine::testing::{default_hello_ack, HostHarness, Registration, TestError};
 use crate::engine::{MemoryHost, Transport};
 use crate::{Extension, HostInfo, RunError};
-
-/// What the harness could not do.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum TestError {
-    /// The extension closed its output before the expected frame came.
-    #[error("the extension closed its output")]
-    Closed,
-    /// The extension wrote something that is not a valid frame.
-    #[error("malformed frame from the extension: {0}")]
-    Malformed(String),
-    /// The handshake went wrong.
-    #[error("handshake: {0}")]
-    Handshake(String),
-    /// Writing to the extension failed.
-    #[error("i/o: {0}")]
-    Io(String),
-    /// An argument was not valid JSON.
-    #[error("invalid JSON: {0}")]
-    Json(String),
-}
-
-/// What the extension announced during the handshake.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Registration {
-    /// Its `hello`.
-    pub hello: Hello,
-    /// `register_command` frames, in order.
-    pub commands: Vec<RegisterCommand>,
-    /// `register_tool` frames, in order.
-    pub tools: Vec<RegisterTool>,
-    /// `subscribe.events`, accumulated in order.
-    pub events: Vec<String>,
-    /// `subscribe.intercept`, accumulated in order.
-    pub intercepts: Vec<String>,
-    /// How many `subscribe` frames were sent.
-    pub subscribe_frames: usize,
-}
-
-/// The `hello_ack` the harness sends by default: protocol 1, capability
-/// `call_tool`, `zot_version`/`provider`/`model` = `test`, `cwd` and
-/// `extension_dir` = the current directory, `data_dir` = the temp directory.
-pub fn default_hello_ack() -> HelloAck {
-    let cwd = std::env::current_dir()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
-    HelloAck {
-        protocol_version: zot_protocol::limits::PROTOCOL_VERSION,
-        capabilities: vec![Capability::CallTool],
-        zot_version: "test".into(),
-        provider: "test".into(),
-        model: "test".into(),
-        cwd: cwd.clone(),
-        extension_dir: cwd,
-        data_dir: std::env::temp_dir().display().to_string(),
-    }
-}
 
 /// A [`HostInfo`] for unit-testing code that takes one.
 pub fn host_info(ack: HelloAck) -> HostInfo {
     HostInfo(Arc::new(ack))
 }
 
-/// The host side of an in-process extension.
+/// The host side of an in-process extension: a [`HostHarness`] (every
+/// method of it, through `Deref`) plus the extension's `run` task.
 ///
-/// The waiting helpers ([`TestHost::command`], [`TestHost::tool`],
-/// [`TestHost::expect_call_tool`], [`TestHost::wait_for`]...) read until the
-/// frame they want and keep every other frame, in order, for
-/// [`TestHost::next_frame`] and [`TestHost::drain`]; so a frame written
-/// earlier (a render, a note) may come before the one a test expects next.
-/// [`TestHost::transcript`] has every line in write order.
+/// The waiting helpers ([`HostHarness::command`], [`HostHarness::tool`],
+/// [`HostHarness::expect_call_tool`], [`HostHarness::wait_for`]...) read
+/// until the frame they want and keep every other frame, in order, for
+/// [`HostHarness::next_frame`] and [`HostHarness::drain`]; so a frame
+/// written earlier (a render, a note) may come before the one a test
+/// expects next. [`HostHarness::transcript`] has every line in write order.
 pub struct TestHost {
-    host: MemoryHost,
-    /// Lines read but not consumed yet.
-    backlog: VecDeque<String>,
-    transcript: Vec<String>,
-    registration: Registration,
+    harness: HostHarness,
     task: Option<JoinHandle<Result<(), RunError>>>,
-    next_id: u64,
 }
 
 impl std::fmt::Debug for TestHost {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TestHost")
-            .field("registration", &self.registration)
+            .field("registration", self.harness.registration())
             .finish_non_exhaustive()
+    }
+}
+
+impl Deref for TestHost {
+    type Target = HostHarness;
+
+    fn deref(&self) -> &HostHarness {
+        &self.harness
+    }
+}
+
+impl DerefMut for TestHost {
+    fn deref_mut(&mut self) -> &mut HostHarness {
+        &mut self.harness
     }
 }
 
@@ -147,331 +98,10 @@ impl TestHost {
     /// `hello` (which must be the first line), sends `ack`, and reads the
     /// registrations up to `ready`.
     pub async fn connect(host: MemoryHost, ack: HelloAck) -> Result<Self, TestError> {
-        let mut me = Self {
-            host,
-            backlog: VecDeque::new(),
-            transcript: Vec::new(),
-            registration: Registration::default(),
+        Ok(Self {
+            harness: HostHarness::connect(host, ack).await?,
             task: None,
-            next_id: 1,
-        };
-        let first = me
-            .read_line()
-            .await
-            .map_err(|_| TestError::Handshake("no hello".into()))?;
-        match ExtFrame::decode_str(&first) {
-            Ok(ExtFrame::Hello(h)) => me.registration.hello = h,
-            other => {
-                return Err(TestError::Handshake(format!(
-                    "first line is not hello: {other:?}"
-                )))
-            }
-        }
-        me.send(&HostFrame::HelloAck(ack)).await?;
-        loop {
-            let line = me
-                .read_line()
-                .await
-                .map_err(|_| TestError::Handshake("closed before ready".into()))?;
-            match ExtFrame::decode_str(&line) {
-                Ok(ExtFrame::RegisterCommand(c)) => me.registration.commands.push(c),
-                Ok(ExtFrame::RegisterTool(t)) => me.registration.tools.push(t),
-                Ok(ExtFrame::Subscribe(s)) => {
-                    me.registration.subscribe_frames += 1;
-                    me.registration.events.extend(s.events);
-                    me.registration.intercepts.extend(s.intercept);
-                }
-                Ok(ExtFrame::Ready) => break,
-                Ok(other) => {
-                    return Err(TestError::Handshake(format!(
-                        "unexpected {:?} before ready",
-                        other.type_name()
-                    )))
-                }
-                Err(e) => return Err(TestError::Malformed(e.to_string())),
-            }
-        }
-        Ok(me)
-    }
-
-    /// What the extension announced.
-    pub fn registration(&self) -> &Registration {
-        &self.registration
-    }
-
-    /// Every line the extension wrote so far, in order (`hello` first).
-    pub fn transcript(&self) -> &[String] {
-        &self.transcript
-    }
-
-    async fn read_line(&mut self) -> Result<String, TestError> {
-        let line = self.host.recv_line().await.ok_or(TestError::Closed)?;
-        self.transcript.push(line.clone());
-        Ok(line)
-    }
-
-    fn fresh_id(&mut self, prefix: &str) -> String {
-        let id = format!("{prefix}-{}", self.next_id);
-        self.next_id += 1;
-        id
-    }
-
-    /// Sends a host frame.
-    pub async fn send(&mut self, frame: &HostFrame) -> Result<(), TestError> {
-        self.host
-            .send(frame)
-            .await
-            .map_err(|e| TestError::Io(e.to_string()))
-    }
-
-    /// Sends one line as is (any JSON, valid or not).
-    pub async fn send_json(&mut self, line: &str) -> Result<(), TestError> {
-        self.host
-            .send_line(line)
-            .await
-            .map_err(|e| TestError::Io(e.to_string()))
-    }
-
-    /// The next frame the extension wrote (frames skipped by the waiting
-    /// helpers come first), as its JSON line.
-    pub async fn next_frame_json(&mut self) -> Result<String, TestError> {
-        match self.backlog.pop_front() {
-            Some(l) => Ok(l),
-            None => self.read_line().await,
-        }
-    }
-
-    /// The next frame the extension wrote, decoded.
-    pub async fn next_frame(&mut self) -> Result<ExtFrame, TestError> {
-        let line = self.next_frame_json().await?;
-        ExtFrame::decode_str(&line).map_err(|e| TestError::Malformed(e.to_string()))
-    }
-
-    /// The next frame if one was already written (never waits).
-    pub fn try_next_frame(&mut self) -> Option<ExtFrame> {
-        let line = match self.backlog.pop_front() {
-            Some(l) => l,
-            None => {
-                let l = self.host.try_recv_line()?;
-                self.transcript.push(l.clone());
-                l
-            }
-        };
-        ExtFrame::decode_str(&line).ok()
-    }
-
-    /// Reads until `pick` accepts a frame; other frames stay queued for
-    /// [`TestHost::next_frame`].
-    pub async fn wait_for<T>(
-        &mut self,
-        mut pick: impl FnMut(&ExtFrame) -> Option<T>,
-    ) -> Result<T, TestError> {
-        for i in 0..self.backlog.len() {
-            if let Ok(f) = ExtFrame::decode_str(&self.backlog[i]) {
-                if let Some(v) = pick(&f) {
-                    self.backlog.remove(i);
-                    return Ok(v);
-                }
-            }
-        }
-        loop {
-            let line = self.read_line().await?;
-            let frame =
-                ExtFrame::decode_str(&line).map_err(|e| TestError::Malformed(e.to_string()))?;
-            if let Some(v) = pick(&frame) {
-                return Ok(v);
-            }
-            self.backlog.push_back(line);
-        }
-    }
-
-    /// Invokes a command and waits for its response.
-    pub async fn command(&mut self, name: &str, args: &str) -> Result<CommandResponse, TestError> {
-        let id = self.fresh_id("cmd");
-        self.send(&HostFrame::CommandInvoked(CommandInvoked {
-            id: id.clone(),
-            name: name.to_owned(),
-            args: args.to_owned(),
-        }))
-        .await?;
-        self.command_response(&id).await
-    }
-
-    /// Waits for the `command_response` to `id`.
-    pub async fn command_response(&mut self, id: &str) -> Result<CommandResponse, TestError> {
-        self.wait_for(|f| match f {
-            ExtFrame::CommandResponse(r) if r.id == id => Some(r.clone()),
-            _ => None,
         })
-        .await
-    }
-
-    /// Sends a `tool_call` without waiting; returns its id.
-    pub async fn start_tool<A: Serialize>(
-        &mut self,
-        name: &str,
-        args: A,
-    ) -> Result<String, TestError> {
-        let id = self.fresh_id("tool");
-        self.start_tool_with_id(&id, name, args).await?;
-        Ok(id)
-    }
-
-    /// Sends a `tool_call` with a chosen id.
-    pub async fn start_tool_with_id<A: Serialize>(
-        &mut self,
-        id: &str,
-        name: &str,
-        args: A,
-    ) -> Result<(), TestError> {
-        let args = RawJson::from_value(&args).map_err(|e| TestError::Json(e.to_string()))?;
-        self.send(&HostFrame::ToolCall(ToolCall {
-            id: id.to_owned(),
-            name: name.to_owned(),
-            args,
-        }))
-        .await
-    }
-
-    /// Calls a tool and waits for its result.
-    pub async fn tool<A: Serialize>(
-        &mut self,
-        name: &str,
-        args: A,
-    ) -> Result<ToolResult, TestError> {
-        let id = self.start_tool(name, args).await?;
-        self.tool_result(&id).await
-    }
-
-    /// Waits for the `tool_result` to `id`.
-    pub async fn tool_result(&mut self, id: &str) -> Result<ToolResult, TestError> {
-        self.wait_for(|f| match f {
-            ExtFrame::ToolResult(r) if r.id == id => Some(r.clone()),
-            _ => None,
-        })
-        .await
-    }
-
-    /// Sends `tool_cancel` for `id`.
-    pub async fn cancel_tool(&mut self, id: &str) -> Result<(), TestError> {
-        self.send(&HostFrame::ToolCancel(ToolCancel { id: id.to_owned() }))
-            .await
-    }
-
-    /// Sends an interception and waits for its response.
-    pub async fn intercept(
-        &mut self,
-        request: &InterceptRequest,
-    ) -> Result<EventInterceptResponse, TestError> {
-        self.send(&HostFrame::EventIntercept(request.clone()))
-            .await?;
-        self.intercept_response(request.id()).await
-    }
-
-    /// Sends an `event_intercept` given as JSON and waits for its response.
-    pub async fn intercept_json(
-        &mut self,
-        line: &str,
-    ) -> Result<EventInterceptResponse, TestError> {
-        #[derive(serde::Deserialize)]
-        struct Id {
-            id: String,
-        }
-        let id: Id = serde_json::from_str(line).map_err(|e| TestError::Json(e.to_string()))?;
-        self.send_json(line).await?;
-        self.intercept_response(&id.id).await
-    }
-
-    /// Waits for the `event_intercept_response` to `id`.
-    pub async fn intercept_response(
-        &mut self,
-        id: &str,
-    ) -> Result<EventInterceptResponse, TestError> {
-        self.wait_for(|f| match f {
-            ExtFrame::EventInterceptResponse(r) if r.id == id => Some(r.clone()),
-            _ => None,
-        })
-        .await
-    }
-
-    /// Sends a lifecycle event.
-    pub async fn event(&mut self, event: &LifecycleEvent) -> Result<(), TestError> {
-        self.send(&HostFrame::Event(event.clone())).await
-    }
-
-    /// Sends a `panel_key` (`key` is a key name such as `up` or `rune`).
-    pub async fn panel_key(
-        &mut self,
-        panel_id: &str,
-        key: &str,
-        text: &str,
-    ) -> Result<(), TestError> {
-        self.send(&HostFrame::PanelKey(PanelKey {
-            panel_id: panel_id.to_owned(),
-            key: key.into(),
-            text: text.to_owned(),
-        }))
-        .await
-    }
-
-    /// Sends the host's `panel_close`.
-    pub async fn panel_close(&mut self, panel_id: &str) -> Result<(), TestError> {
-        self.send(&HostFrame::PanelClose(PanelClose {
-            panel_id: panel_id.to_owned(),
-        }))
-        .await
-    }
-
-    /// Waits for the extension's next `call_tool`.
-    pub async fn expect_call_tool(&mut self) -> Result<CallTool, TestError> {
-        self.wait_for(|f| match f {
-            ExtFrame::CallTool(c) => Some(c.clone()),
-            _ => None,
-        })
-        .await
-    }
-
-    /// Answers a `call_tool` with one text block.
-    pub async fn answer_call(
-        &mut self,
-        call: &CallTool,
-        text: &str,
-        is_error: bool,
-    ) -> Result<(), TestError> {
-        self.send(&HostFrame::ToolResult(HostToolResult {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            content: vec![ContentBlock::text(text)],
-            is_error,
-            truncated: false,
-        }))
-        .await
-    }
-
-    /// Sends `shutdown` and reads everything the extension still writes
-    /// until its output closes (`shutdown_ack` last).
-    pub async fn shutdown(&mut self) -> Result<Vec<ExtFrame>, TestError> {
-        self.send(&HostFrame::Shutdown).await?;
-        self.drain().await
-    }
-
-    /// Closes the extension's stdin (EOF) and reads everything it still
-    /// writes until its output closes.
-    pub async fn close_stdin(&mut self) -> Result<Vec<ExtFrame>, TestError> {
-        self.host.close_input();
-        self.drain().await
-    }
-
-    /// Every remaining frame until the extension's output closes.
-    pub async fn drain(&mut self) -> Result<Vec<ExtFrame>, TestError> {
-        let mut out = Vec::new();
-        loop {
-            match self.next_frame().await {
-                Ok(f) => out.push(f),
-                Err(TestError::Closed) => return Ok(out),
-                Err(e) => return Err(e),
-            }
-        }
     }
 
     /// Waits for the in-process extension's `run` to return (after its

@@ -1,5 +1,6 @@
 //! `call_tool` (§9; SDK-26..SDK-34).
 
+#[path = "../../engine/tests/common/mod.rs"]
 mod common;
 
 use std::time::Duration;

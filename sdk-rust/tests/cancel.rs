@@ -1,5 +1,6 @@
 //! Cancellation (§8; SDK-19, SDK-22..SDK-24, SDK-53).
 
+#[path = "../../engine/tests/common/mod.rs"]
 mod common;
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -2,6 +2,7 @@
 //! be read gets its normal error reply, anything else is skipped, and no
 //! other frame of the same read is lost.
 
+#[path = "../../engine/tests/common/mod.rs"]
 mod common;
 
 use std::time::Duration;

@@ -2,6 +2,7 @@
 //! robustness (SDK-13..SDK-21, SDK-25, SDK-35..SDK-38, SDK-46, SDK-50,
 //! SDK-51, SDK-54, WIRE-4..WIRE-6).
 
+#[path = "../../engine/tests/common/mod.rs"]
 mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,5 +1,6 @@
 //! Handshake and registration order (SDK-1..SDK-12).
 
+#[path = "../../engine/tests/common/mod.rs"]
 mod common;
 
 use common::*;

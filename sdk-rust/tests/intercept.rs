@@ -1,5 +1,6 @@
 //! Interception (§11; SDK-39..SDK-45).
 
+#[path = "../../engine/tests/common/mod.rs"]
 mod common;
 
 use std::time::Duration;

@@ -1,6 +1,7 @@
 //! The writer, the frame limit, broken transports, the end of a session and
 //! the wake-up descriptor (SDK-48, SDK-49, SDK-52, WIRE-7).
 
+#[path = "../../engine/tests/common/mod.rs"]
 mod common;
 
 use std::io;

@@ -19,7 +19,7 @@ use crate::cli::staging::{sweep, Cleaned};
 use crate::cli::style::Style;
 use crate::cli::{list, CliError, Context, Outcome};
 use crate::discovery::{Entry, EntryState, Source};
-use crate::extension::Extension;
+use crate::extension::LoadedExtension;
 use crate::handshake::LoadError;
 use crate::manifest::ManifestKind;
 use crate::name::ExtName;
@@ -286,7 +286,7 @@ fn is_conflict(r: &Registration) -> bool {
 fn ext_report(
     cfg: &HostConfig,
     e: &Entry,
-    exts: &[Arc<Extension>],
+    exts: &[Arc<LoadedExtension>],
     errors: &[LoadError],
     records: &[RegRecord],
 ) -> ExtReport {
@@ -353,7 +353,7 @@ fn ext_report(
 fn loaded_report(
     r: &mut ExtReport,
     e: &Entry,
-    exts: &[Arc<Extension>],
+    exts: &[Arc<LoadedExtension>],
     errors: &[LoadError],
     records: &[RegRecord],
     log_path: Option<std::path::PathBuf>,

@@ -1,7 +1,7 @@
 //! A live session: the host's session engine ([`crate::session`]) driven by
 //! a person one step at a time instead of by a script file. `zot-host
 //! inspect` drives it from a web page; every action is a script step
-//! (`host/SCRIPT.md`) run through [`crate::session::Engine::step`], so the
+//! (`host/SCRIPT.md`) run through [`crate::session::SessionEngine::step`], so the
 //! session can be exported as a script that `zot-host run` replays with the
 //! same transcript ([`recorder`]).
 //!
@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Map, Value};
 
 use crate::script::{Script, Step};
-use crate::session::{open_session, Engine, RunOptions, StepOutput};
+use crate::session::{open_session, RunOptions, SessionEngine, StepOutput};
 use crate::transcript::{Observation, Transcript};
 use feed::Feed;
 use recorder::Recorder;
@@ -63,7 +63,7 @@ pub enum LiveError {
 
 /// A live session.
 pub struct Live {
-    engine: Arc<Engine>,
+    engine: Arc<SessionEngine>,
     feed: Arc<Feed>,
     recorder: Arc<Mutex<Recorder>>,
     gate: tokio::sync::Mutex<()>,
@@ -166,7 +166,7 @@ impl Live {
     }
 
     /// The session engine.
-    pub fn engine(&self) -> &Arc<Engine> {
+    pub fn engine(&self) -> &Arc<SessionEngine> {
         &self.engine
     }
 

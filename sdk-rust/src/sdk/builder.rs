@@ -23,8 +23,8 @@ use super::results::{
     TurnVerdict,
 };
 use super::tool_spec::{schema_of, ToolSpec};
+use crate::engine::fast_hash::FastMap;
 use crate::engine::{EngineConfig, EventData, InterceptOutcome, Transport};
-use crate::fast_hash::FastMap;
 
 /// A lifecycle event as an event handler receives it.
 pub type Event = EventData;

@@ -19,8 +19,8 @@ use super::builder::{BoxFut, Extension, Registrar, Tables};
 use super::ctx::Ctx;
 use super::handle::{ExtHandle, HostInfo, PanelTarget, CURRENT_TOOL};
 use super::RunError;
+use crate::engine::panic::{self, CatchPanic};
 use crate::engine::{CancelToken, CompleteError, Completion, Engine, Job, JobId, Outcome};
-use crate::panic::{self, CatchPanic};
 
 pub(crate) async fn serve(
     ext: Extension,

@@ -11,9 +11,9 @@ use zot_protocol::{
     HelloAck, HostToolResult, NotifyLevel, PanelKey, PanelRender, PanelResize, PanelSpec, RawJson,
 };
 
+use crate::engine::panic;
 use crate::engine::{CallRequest, CallToolError, Engine, Job, JobId, SendError};
 use crate::lock;
-use crate::panic;
 
 tokio::task_local! {
     /// The tool job whose handler is running on this task: the parent of
@@ -220,7 +220,7 @@ impl ExtHandle {
 
     /// Writes `[<name>] message` to stderr (stdout is the wire).
     pub fn log(&self, message: impl AsRef<str>) {
-        crate::log::line(&self.shared.name, message.as_ref());
+        crate::engine::log::line(&self.shared.name, message.as_ref());
     }
 
     /// Calls a host tool. Inside a tool handler's task the call's

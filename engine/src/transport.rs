@@ -21,7 +21,7 @@ pub(crate) enum Source {
     #[cfg(unix)]
     Fd(std::os::fd::OwnedFd),
     /// Nothing to read: the binding hands the bytes over itself
-    /// ([`crate::engine::Engine::feed`]).
+    /// ([`crate::Engine::feed`]).
     Fed,
 }
 
@@ -30,7 +30,7 @@ pub struct Transport {
     pub(crate) source: Source,
     pub(crate) sink: Box<dyn FrameSink>,
     pub(crate) stdio: bool,
-    /// A binding may take over reading ([`crate::engine::Engine::take_wire`]).
+    /// A binding may take over reading ([`crate::Engine::take_wire`]).
     pub(crate) handover: bool,
 }
 
@@ -99,10 +99,10 @@ impl Transport {
     }
 
     /// Lets the binding take over reading once the session runs
-    /// ([`crate::engine::Engine::take_wire`]): the engine reads the
+    /// ([`crate::Engine::take_wire`]): the engine reads the
     /// handshake, then hands the pipe and the bytes it buffered to the
     /// binding, which reads on its own event loop and feeds
-    /// [`crate::engine::Engine::feed`] (Node's libuv: one thread hand-off
+    /// [`crate::Engine::feed`] (Node's libuv: one thread hand-off
     /// less per request). Only a pipe or socket read through the reactor can
     /// be handed over.
     pub fn with_handover(mut self) -> Self {
@@ -111,7 +111,7 @@ impl Transport {
     }
 
     /// An engine side whose input is handed over with
-    /// [`crate::engine::Engine::feed`], and the host side to read what the
+    /// [`crate::Engine::feed`], and the host side to read what the
     /// extension writes (its input end is unused), for tests of feeding.
     pub fn memory_fed() -> (Self, MemoryHost) {
         let (mut t, host) = Self::memory();
@@ -253,7 +253,7 @@ mod imp {
     use std::sync::atomic::{AtomicBool, Ordering};
 
     use super::{Source, Transport};
-    use crate::engine::writer::FdSink;
+    use crate::writer::FdSink;
 
     static TAKEN: AtomicBool = AtomicBool::new(false);
 
@@ -352,7 +352,7 @@ mod imp {
     use std::io;
 
     use super::Transport;
-    use crate::engine::writer::StdoutSink;
+    use crate::writer::StdoutSink;
 
     pub(super) fn stdio() -> io::Result<Transport> {
         Ok(Transport::new(tokio::io::stdin(), StdoutSink))

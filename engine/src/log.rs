@@ -5,7 +5,7 @@
 //! so that they always reach the host's per-extension log.
 
 /// Writes `[<name>] <message>` to stderr (the Go SDK's `Logf` format).
-pub(crate) fn line(name: &str, message: &str) {
+pub fn line(name: &str, message: &str) {
     use std::io::Write;
     let mut err = std::io::stderr().lock();
     for l in message.lines() {
@@ -17,7 +17,7 @@ pub(crate) fn line(name: &str, message: &str) {
 }
 
 /// An engine diagnostic (malformed frame, late answer, failed handler...).
-pub(crate) fn diag(name: &str, message: &str) {
+pub fn diag(name: &str, message: &str) {
     if tracing::dispatcher::has_been_set() {
         tracing::warn!(extension = name, "{message}");
     } else {

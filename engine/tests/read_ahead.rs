@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::json;
-use zot_ext::engine::{CallRequest, Job, JobId, Outcome, SERIAL_READ_AHEAD};
+use zot_ext_engine::{CallRequest, Job, JobId, Outcome, SERIAL_READ_AHEAD};
 use zot_protocol::{ExtFrame, HostFrame, HostToolResult, RawJson, RegisterTool};
 
 fn event_line(seq: usize) -> String {
@@ -32,7 +32,7 @@ fn sequence(job: &Job) -> u64 {
 }
 
 /// Pulls until the engine has nothing more to hand out.
-async fn pull_until_stalled(engine: &zot_ext::engine::Engine) -> Vec<Job> {
+async fn pull_until_stalled(engine: &zot_ext_engine::Engine) -> Vec<Job> {
     let mut all = Vec::new();
     while let Ok(batch) = tokio::time::timeout(Duration::from_secs(1), engine.next_jobs()).await {
         all.extend(batch);
@@ -40,7 +40,7 @@ async fn pull_until_stalled(engine: &zot_ext::engine::Engine) -> Vec<Job> {
     all
 }
 
-fn answer(engine: &zot_ext::engine::Engine, ids: impl IntoIterator<Item = JobId>) {
+fn answer(engine: &zot_ext_engine::Engine, ids: impl IntoIterator<Item = JobId>) {
     for id in ids {
         engine.complete(id, Outcome::Done).unwrap();
     }
@@ -106,7 +106,7 @@ async fn events_are_read_at_most_the_bound_ahead_of_their_handlers() {
     engine
         .complete(
             tool.id,
-            Outcome::Tool(zot_ext::engine::ToolOutcome::default()),
+            Outcome::Tool(zot_ext_engine::ToolOutcome::default()),
         )
         .unwrap();
     match recv(&mut host).await {

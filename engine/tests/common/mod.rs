@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use zot_ext::engine::{Engine, EngineConfig, Job, MemoryHost, Transport};
-use zot_ext::testing::default_hello_ack;
+use zot_ext_engine::testing::default_hello_ack;
+use zot_ext_engine::{Engine, EngineConfig, Job, MemoryHost, Transport};
 use zot_protocol::{encode_frame, Capability, ExtFrame, Frame, HelloAck, HostFrame};
 
 /// A `hello_ack` line with the given capabilities.

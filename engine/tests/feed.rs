@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use zot_ext::engine::{
+use zot_ext_engine::{
     Engine, EngineConfig, Job, JobId, MemoryHost, Outcome, Transport, SERIAL_READ_AHEAD,
 };
 use zot_protocol::{ExtFrame, RawJson, RegisterTool};
@@ -194,7 +194,7 @@ mod handover {
     use std::time::Instant;
 
     use super::*;
-    use zot_ext::engine::FrameSink;
+    use zot_ext_engine::FrameSink;
 
     #[derive(Clone, Default)]
     struct Out(Arc<Mutex<Vec<u8>>>);
@@ -408,7 +408,7 @@ async fn a_call_result_fed_comes_back_from_the_same_feed() {
     ));
     engine.hello_done().unwrap();
     let call = engine
-        .start_call(zot_ext::engine::CallRequest::new(
+        .start_call(zot_ext_engine::CallRequest::new(
             "echo",
             RawJson::from_value(&serde_json::json!({})).unwrap(),
         ))

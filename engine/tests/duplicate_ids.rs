@@ -5,11 +5,11 @@
 mod common;
 
 use common::*;
-use zot_ext::engine::{
+use zot_ext_engine::testing::default_hello_ack;
+use zot_ext_engine::{
     CommandOutcome, Completion, DropReason, Engine, InterceptOutcome, Job, MemoryHost, Outcome,
     ToolOutcome,
 };
-use zot_ext::testing::default_hello_ack;
 use zot_protocol::{CommandAction, ExtFrame, RawJson, RegisterCommand, RegisterTool, ToolResult};
 
 async fn started() -> (Engine, MemoryHost) {

@@ -1,12 +1,17 @@
-//! The extension engine: one implementation of every extension-side rule of
-//! the protocol, shared by the Rust SDK and the Node and Python bindings.
+//! # zot-ext-engine
+//!
+//! The zot extension engine: one implementation of every extension-side
+//! rule of the zot extension protocol (PROTOCOL.md), shared by three equal
+//! clients: the Rust SDK (crate `zot-ext`), the Node SDK's napi binding and
+//! the Python SDK's pyo3 binding. Extension authors use one of those SDKs;
+//! this crate is for SDK and binding authors.
 //!
 //! # Shape: a pull model
 //!
 //! The engine owns the transport, the handshake, ids, dispatch decisions,
 //! deadlines, cancellation, `call_tool` correlation, the writer and shutdown.
-//! It never calls user code. A dispatcher (the Rust SDK's
-//! [`crate::Extension`], or a binding's loop) *pulls* plain-data [`Job`]s
+//! It never calls user code. A dispatcher (the Rust SDK's `Extension`, or a
+//! binding's loop) *pulls* plain-data [`Job`]s
 //! with [`Engine::next_jobs`] and answers each with [`Engine::complete`] or
 //! [`Engine::fail`]. Cancellation is one more job ([`Job::Cancel`]).
 //!
@@ -58,7 +63,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use zot_ext::engine::{CommandOutcome, Engine, EngineConfig, Job, Outcome, Transport};
+//! use zot_ext_engine::{CommandOutcome, Engine, EngineConfig, Job, Outcome, Transport};
 //! use zot_protocol::{CommandAction, RegisterCommand};
 //!
 //! let (transport, mut host) = Transport::memory();
@@ -95,27 +100,33 @@
 //! # });
 //! ```
 
+#![warn(missing_docs)]
+
 mod args;
 mod call_tool;
 mod cancel;
 mod diagnostics;
+pub mod fast_hash;
 mod feed;
 mod handover;
 mod handshake;
 mod intercept;
 mod jobs;
+pub mod log;
 mod outcome;
+pub mod panic;
 mod reader;
 mod reject;
 mod request_ids;
 mod shutdown;
 mod task;
+pub mod testing;
 mod transport;
 mod wake;
 mod writer;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use tokio::runtime::Handle;
@@ -144,7 +155,6 @@ pub use transport::{MemoryHost, Transport};
 pub use writer::{FrameSink, WriteError};
 
 use crate::fast_hash::{FastMap, FastSet};
-use crate::lock;
 use handshake::Registry;
 use jobs::JobQueue;
 use shutdown::CloseReason;
@@ -162,6 +172,12 @@ use writer::{Lane, Writer};
 /// (shutdown, a panel key) behind a full backlog delays reading until its
 /// own deadline, exactly like a synchronous handler would.
 pub const SERIAL_READ_AHEAD: usize = 1024;
+
+/// Locks a mutex, ignoring poisoning: the engine's state stays consistent
+/// across a panicking user handler because handlers never hold its locks.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// How an engine behaves; the defaults are the spec's.
 #[derive(Debug, Clone)]

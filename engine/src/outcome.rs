@@ -6,7 +6,7 @@ use zot_protocol::{CommandAction, ContentBlock, PanelSpec, RawJson};
 
 use super::writer::WriteError;
 
-/// The answer to a [`crate::engine::Job::Command`]: the fields of
+/// The answer to a [`crate::Job::Command`]: the fields of
 /// `command_response` (§4.3.6) without `id`.
 ///
 /// The engine normalizes it: an empty action is sent as `noop` (SDK-17) and
@@ -47,7 +47,7 @@ impl Default for CommandOutcome {
     }
 }
 
-/// The answer to a [`crate::engine::Job::Tool`]: the fields of the
+/// The answer to a [`crate::Job::Tool`]: the fields of the
 /// extension's `tool_result` (§4.3.7) without `id`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
@@ -73,7 +73,7 @@ impl ToolOutcome {
     }
 }
 
-/// The answer to a [`crate::engine::Job::Intercept`]: the fields of
+/// The answer to a [`crate::Job::Intercept`]: the fields of
 /// `event_intercept_response` (§4.3.8) without `id`. The default allows,
 /// unchanged.
 ///
@@ -98,7 +98,7 @@ pub struct InterceptOutcome {
     pub system_prompt: Option<String>,
 }
 
-/// An answer to a job, for [`crate::engine::Engine::complete`].
+/// An answer to a job, for [`crate::Engine::complete`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     /// Answers a command job.

@@ -94,7 +94,7 @@ impl CallToolError {
 ///
 /// ```
 /// use std::time::Duration;
-/// use zot_ext::engine::CallRequest;
+/// use zot_ext_engine::CallRequest;
 /// use zot_protocol::RawJson;
 ///
 /// let req = CallRequest::new("echo", RawJson::from_value(&serde_json::json!({"text": "hi"})).unwrap())

@@ -15,7 +15,7 @@ use tokio::sync::Notify;
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// use zot_ext::engine::CancelToken;
+/// use zot_ext_engine::CancelToken;
 ///
 /// let token = CancelToken::new();
 /// let waiter = token.clone();

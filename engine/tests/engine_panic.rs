@@ -8,8 +8,8 @@
 mod common;
 
 use common::*;
-use zot_ext::engine::{Engine, EngineConfig, Job, Transport};
-use zot_ext::testing::default_hello_ack;
+use zot_ext_engine::testing::default_hello_ack;
+use zot_ext_engine::{Engine, EngineConfig, Job, Transport};
 use zot_protocol::{RawJson, RegisterTool};
 
 const CALL: &str = r#"{"type":"tool_call","id":"1","name":"t","args":{}}"#;

@@ -9,12 +9,12 @@
 //! interleave because a frame is appended whole under the lock (SDK-52).
 //!
 //! With deferred flushing (the Rust SDK's setting, see
-//! [`crate::engine::EngineConfig::deferred_flush`]) a write only appends and
+//! [`crate::EngineConfig::deferred_flush`]) a write only appends and
 //! schedules one flush task on the engine's runtime; every frame appended
 //! before that task runs leaves in the same `write(2)`.
 //!
 //! A binding that answers a whole batch of jobs in one turn of its event
-//! loop can hold its replies ([`crate::engine::Engine::hold_replies`]):
+//! loop can hold its replies ([`crate::Engine::hold_replies`]):
 //! replies then only append until the matching release, which flushes them
 //! in one `write(2)`. Every other frame (the engine's own replies, spontaneous
 //! frames, `call_tool`) still flushes at once, taking held replies along.
@@ -373,7 +373,7 @@ impl FrameSink for ClosedSink {
 }
 
 /// The real stdout, as a private descriptor (see
-/// [`crate::engine::Transport::stdio`]), written with a deadline.
+/// [`crate::Transport::stdio`]), written with a deadline.
 #[cfg(unix)]
 pub(crate) struct FdSink {
     fd: std::os::fd::OwnedFd,
@@ -387,8 +387,8 @@ impl FdSink {
     /// is left as it is, so the mode does not leak into the shell.
     pub(crate) fn new(fd: std::os::fd::OwnedFd) -> io::Result<Self> {
         use std::os::fd::AsRawFd;
-        if crate::engine::transport::is_pipe_or_socket(fd.as_raw_fd()) {
-            crate::engine::transport::set_nonblocking(fd.as_raw_fd())?;
+        if crate::transport::is_pipe_or_socket(fd.as_raw_fd()) {
+            crate::transport::set_nonblocking(fd.as_raw_fd())?;
         }
         Ok(Self { fd })
     }
@@ -452,7 +452,7 @@ impl FrameSink for StdoutSink {
 }
 
 /// A sink into an in-memory channel (the extension side of
-/// [`crate::engine::Transport::memory`]).
+/// [`crate::Transport::memory`]).
 pub(crate) struct ChannelSink {
     pub(crate) tx: tokio::sync::mpsc::UnboundedSender<Vec<u8>>,
 }

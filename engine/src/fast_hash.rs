@@ -11,13 +11,13 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A `HashMap` with [`FastHasher`].
-pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 /// A `HashSet` with [`FastHasher`].
-pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<FastHasher>>;
+pub type FastSet<K> = HashSet<K, BuildHasherDefault<FastHasher>>;
 
 /// Multiply-rotate hashing over 8-byte words.
 #[derive(Default, Clone, Copy)]
-pub(crate) struct FastHasher {
+pub struct FastHasher {
     hash: u64,
 }
 

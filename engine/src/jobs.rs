@@ -21,8 +21,8 @@ use super::wake::WakePipe;
 use crate::lock;
 
 /// The engine's handle for one request it handed out (a command, a tool call
-/// or an interception). Answer it with [`crate::engine::Engine::complete`] or
-/// [`crate::engine::Engine::fail`].
+/// or an interception). Answer it with [`crate::Engine::complete`] or
+/// [`crate::Engine::fail`].
 ///
 /// Ids count up from 1 and never reach 2^53, so they survive a round trip
 /// through a JavaScript number.
@@ -37,7 +37,7 @@ impl std::fmt::Display for JobId {
 }
 
 /// The handle of one outgoing `call_tool` started with
-/// [`crate::engine::Engine::start_call`]. Its result arrives as
+/// [`crate::Engine::start_call`]. Its result arrives as
 /// [`Job::CallResult`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
@@ -140,14 +140,14 @@ impl Serialize for EventData {
 #[derive(Debug, Clone)]
 pub enum Job {
     /// The host's `hello_ack`: run the on-hello hook, then call
-    /// [`crate::engine::Engine::hello_done`].
+    /// [`crate::Engine::hello_done`].
     Hello(Arc<HelloAck>),
     /// Run a command handler.
     Command(CommandJob),
     /// Run a tool handler.
     Tool(ToolJob),
     /// Run the event handler (in order, one at a time), then answer with
-    /// [`crate::engine::Outcome::Done`] (or `fail`).
+    /// [`crate::Outcome::Done`] (or `fail`).
     Event {
         /// Answer with this id once the handler returned.
         id: JobId,
@@ -187,7 +187,7 @@ pub enum Job {
         id: JobId,
     },
     /// The result of a call started with
-    /// [`crate::engine::Engine::start_call`]; exactly one per call.
+    /// [`crate::Engine::start_call`]; exactly one per call.
     CallResult {
         /// The call.
         call: CallId,
@@ -490,7 +490,7 @@ impl JobQueue {
         st.done.then(Vec::new)
     }
 
-    /// Waits for the next batch (see [`crate::engine::Engine::next_jobs`]).
+    /// Waits for the next batch (see [`crate::Engine::next_jobs`]).
     pub(crate) async fn next(&self) -> Vec<Job> {
         loop {
             if let Some(jobs) = self.try_take() {

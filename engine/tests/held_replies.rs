@@ -9,7 +9,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use zot_ext::engine::{Engine, Job, JobId, MemoryHost, Outcome, ToolOutcome};
+use zot_ext_engine::{Engine, Job, JobId, MemoryHost, Outcome, ToolOutcome};
 use zot_protocol::{ContentBlock, ExtFrame, RawJson, RegisterTool};
 
 /// An engine with tool `t`, and `n` tool jobs handed out (`c0`, `c1`, …).

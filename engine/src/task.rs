@@ -47,7 +47,7 @@ pub(crate) enum Task {
     CallDeadline,
     /// Bounds the wait for the on-hello hook of a fed session.
     HelloWait,
-    /// The Rust SDK's runner of event and panel handlers.
+    /// A client's runner of event and panel handlers (the Rust SDK's).
     SerialDispatcher,
 }
 
@@ -119,9 +119,10 @@ impl Inner {
 }
 
 impl Engine {
-    /// Spawns the Rust SDK's runner of event and panel handlers,
-    /// supervised like the engine's own tasks.
-    pub(crate) fn spawn_serial_dispatcher(&self, fut: impl Future<Output = ()> + Send + 'static) {
+    /// Spawns a client's runner of event and panel handlers (the Rust
+    /// SDK's) on the engine's runtime, supervised like the engine's own
+    /// tasks: a panic in it ends the session with one line naming it.
+    pub fn spawn_serial_dispatcher(&self, fut: impl Future<Output = ()> + Send + 'static) {
         self.inner.spawn(Task::SerialDispatcher, fut);
     }
 }

@@ -9,7 +9,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 /// The text of a panic payload (`panic!("boom")` → `boom`), if it has one.
-pub(crate) fn text(payload: &(dyn Any + Send)) -> Option<String> {
+pub fn text(payload: &(dyn Any + Send)) -> Option<String> {
     if let Some(s) = payload.downcast_ref::<&str>() {
         Some((*s).to_owned())
     } else {
@@ -18,25 +18,26 @@ pub(crate) fn text(payload: &(dyn Any + Send)) -> Option<String> {
 }
 
 /// The message of a handler's panic payload.
-pub(crate) fn message(payload: &(dyn Any + Send)) -> String {
+pub fn message(payload: &(dyn Any + Send)) -> String {
     text(payload).unwrap_or_else(|| "handler panicked".to_owned())
 }
 
 /// Runs `f`, turning a panic into `Err(message)`.
-pub(crate) fn call<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+pub fn call<R>(f: impl FnOnce() -> R) -> Result<R, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|p| message(&*p))
 }
 
 pin_project_lite::pin_project! {
     /// A future that turns a panic while polling into `Err(payload)`.
-    pub(crate) struct CatchPanic<F> {
+    pub struct CatchPanic<F> {
         #[pin]
         inner: F,
     }
 }
 
 impl<F> CatchPanic<F> {
-    pub(crate) fn new(inner: F) -> Self {
+    /// Wraps `inner`.
+    pub fn new(inner: F) -> Self {
         Self { inner }
     }
 }
