@@ -1,4 +1,5 @@
-//! The agent loop and the tool pipeline (§12.3 order, HOST-131..148).
+//! The agent loop (§12.3 order, HOST-131..148); each tool call goes
+//! through the pipeline of [`crate::tool_run`].
 //!
 //! One user input runs: `user_prompt_submit`, then per step `turn_start`
 //! (event, then the interception chain), the scripted model reply
@@ -13,16 +14,15 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 use zot_protocol::{
-    ContentBlock, Decision, DecisionSource, DecisionStage, EventResult, LifecycleEvent,
-    PermissionDecisionEvent, RawJson, ToolCallEvent, ToolConfirmationRequestedEvent,
-    ToolResultEvent, ToolStatus, TurnEndEvent, TurnStartEvent, UserPromptSubmitEvent,
+    LifecycleEvent, RawJson, ToolStatus, TurnEndEvent, TurnStartEvent, UserPromptSubmitEvent,
 };
 
 use crate::extension::LoadedExtension;
-use crate::intercept::{self, MessageVerdict, PromptPass, ToolCallVerdict};
-use crate::script::{Answer, CancelOn, ConfirmPolicy, Turn};
+use crate::intercept::{self, MessageVerdict, PromptPass};
+use crate::script::{Answer, CancelOn, Turn};
 use crate::session::{Message, SessionEngine};
-use crate::tools::{Invocation, ToolOutput};
+use crate::tool_run::WhileRunning;
+use crate::tools::ToolOutput;
 use crate::transcript::Observation;
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -92,7 +92,7 @@ pub struct ToolRun {
 impl SessionEngine {
     /// Presses the scripted keys of a running tool call, once its extension
     /// has opened a panel; each key may wait for a frame before the next.
-    async fn press_keys(&self, keys: &[crate::script::KeyPress], ext: &str, from: u64) {
+    pub(crate) async fn press_keys(&self, keys: &[crate::script::KeyPress], ext: &str, from: u64) {
         let opened = crate::script::WaitSpec {
             ext: Some(ext.to_owned()),
             frame_type: "open_panel".to_owned(),
@@ -353,7 +353,7 @@ impl SessionEngine {
                 };
                 let after_keys = c.cancel.as_ref().is_some_and(|cs| cs.on == CancelOn::Keys);
                 let run = self
-                    .run_tool_inner(
+                    .run_tool_while(
                         ToolRequest {
                             tool_id: id.clone(),
                             name: c.name.clone(),
@@ -368,9 +368,11 @@ impl SessionEngine {
                             via_call_tool: false,
                             durable_scope: String::new(),
                         },
-                        then_wait,
-                        keys,
-                        after_keys,
+                        WhileRunning {
+                            keys,
+                            cancel_after_keys: after_keys,
+                            then_wait,
+                        },
                     )
                     .await;
                 lock(&self.st).conversation.push(Message::ToolResult {
@@ -419,7 +421,7 @@ impl SessionEngine {
     /// The next queued confirmation answer, else the default one; with the
     /// default `wait`, waits for a `confirm` step (denied once shutdown
     /// begins).
-    async fn next_answer(&self) -> Answer {
+    pub(crate) async fn next_answer(&self) -> Answer {
         loop {
             let notified = self.answers_notify.notified();
             tokio::pin!(notified);
@@ -441,367 +443,6 @@ impl SessionEngine {
         }
     }
 
-    fn announce_tool_call(&self, id: &str, name: &str, args: &ProposedArgs, origin: &str) {
-        let (tool_args, tool_args_raw, shown) = match args {
-            ProposedArgs::Json(j) => (Some(j.clone()), None, j.to_value()),
-            ProposedArgs::Raw(r) => (None, Some(r.clone()), serde_json::Value::String(r.clone())),
-        };
-        self.observe(Observation::ToolCall {
-            tool_id: id.to_owned(),
-            name: name.to_owned(),
-            args: shown,
-            origin_extension: origin.to_owned(),
-        });
-        self.emit(LifecycleEvent::ToolCall(ToolCallEvent {
-            session_id: String::new(),
-            cwd: String::new(),
-            sequence: 0,
-            origin_extension: origin.to_owned(),
-            tool_id: id.to_owned(),
-            tool_name: name.to_owned(),
-            tool_args,
-            tool_args_raw,
-        }));
-    }
-
-    fn decision(
-        &self,
-        req: &ToolRequest,
-        decision: Decision,
-        source: DecisionSource,
-        stage: DecisionStage,
-        reason: &str,
-    ) {
-        self.emit(LifecycleEvent::PermissionDecision(
-            PermissionDecisionEvent {
-                session_id: String::new(),
-                cwd: String::new(),
-                sequence: 0,
-                reason: reason.to_owned(),
-                source,
-                decision,
-                stage,
-                origin_extension: req.origin_extension.clone(),
-                tool_id: req.tool_id.clone(),
-                tool_name: req.name.clone(),
-            },
-        ));
-    }
-
-    fn finish(&self, req: &ToolRequest, args: &ProposedArgs, output: ToolOutput) -> ToolRun {
-        let (observed, truncated) = crate::observe::observe(&output.content);
-        let (tool_args, tool_args_raw) = match args {
-            ProposedArgs::Json(j) => (Some(j.clone()), None),
-            ProposedArgs::Raw(r) => (None, Some(r.clone())),
-        };
-        self.emit(LifecycleEvent::ToolResult(ToolResultEvent {
-            session_id: String::new(),
-            cwd: String::new(),
-            sequence: 0,
-            status: output.status.clone(),
-            result: Some(EventResult {
-                content: observed,
-                is_error: output.is_error,
-                truncated,
-            }),
-            executed: Some(output.executed),
-            origin_extension: req.origin_extension.clone(),
-            tool_id: req.tool_id.clone(),
-            tool_name: req.name.clone(),
-            tool_args,
-            tool_args_raw,
-        }));
-        self.observe(Observation::ToolResult {
-            tool_id: req.tool_id.clone(),
-            name: req.name.clone(),
-            status: output.status.to_string(),
-            is_error: output.is_error,
-            text: crate::util::ellipsize(&output.joined_text(), 2000),
-        });
-        ToolRun { output }
-    }
-
-    /// Runs one tool call through the whole pipeline.
-    pub async fn run_tool(&self, req: ToolRequest) -> ToolRun {
-        self.run_tool_inner(req, None, Vec::new(), false).await
-    }
-
-    pub(crate) async fn run_tool_inner(
-        &self,
-        req: ToolRequest,
-        then_wait: Option<crate::script::WaitSpec>,
-        keys: Vec<crate::script::KeyPress>,
-        cancel_after_keys: bool,
-    ) -> ToolRun {
-        let wait_from = self.seen_mark();
-        // Each call emits a few events; calls run back to back (or many at
-        // once through call_tool): keep pace with the subscribers.
-        self.mgr.pace().await;
-        if req.announce {
-            self.announce_tool_call(&req.tool_id, &req.name, &req.args, &req.origin_extension);
-        }
-        let args = req.args.clone();
-        if req.cancel.is_cancelled() {
-            return self.finish(
-                &req,
-                &args,
-                ToolOutput::error("tool call cancelled", ToolStatus::Cancelled, false),
-            );
-        }
-        let json_args = match &args {
-            ProposedArgs::Json(j) => j.clone(),
-            ProposedArgs::Raw(r) => {
-                let msg = format!(
-                    "invalid tool arguments (not a JSON object): {}",
-                    crate::util::ellipsize(r, 200)
-                );
-                return self.finish(
-                    &req,
-                    &args,
-                    ToolOutput::error(msg, ToolStatus::Failed, false),
-                );
-            }
-        };
-        let builtin = crate::builtin::is_builtin(&req.name);
-        // A stub tool is answered by hand (`answer` steps); it shadows an
-        // extension tool of the same name, never a built-in.
-        let stub = !builtin && self.direct.is_stub(&req.name);
-        let ext_tool = if builtin || stub {
-            None
-        } else {
-            let reg = lock(&self.mgr.shared().registry);
-            let visible = if req.via_call_tool {
-                reg.in_agent(&req.name)
-            } else {
-                reg.model_callable(&req.name)
-            };
-            reg.tool(&req.name).filter(|_| visible).cloned()
-        };
-        if !builtin && !stub && ext_tool.is_none() {
-            return self.finish(
-                &req,
-                &args,
-                ToolOutput::error(
-                    format!("unknown tool {:?}", req.name),
-                    ToolStatus::Failed,
-                    false,
-                ),
-            );
-        }
-        // Interception (HOST-91, 104..110).
-        let effective = match intercept::tool_call(
-            &self.mgr,
-            &req.tool_id,
-            &req.name,
-            json_args.clone(),
-            &req.origin_extension,
-        )
-        .await
-        {
-            ToolCallVerdict::Block(reason) => {
-                let reason = if reason.is_empty() {
-                    "blocked by an extension".to_owned()
-                } else {
-                    reason
-                };
-                self.decision(
-                    &req,
-                    Decision::Denied,
-                    DecisionSource::Policy,
-                    DecisionStage::PreExecution,
-                    &reason,
-                );
-                return self.finish(
-                    &req,
-                    &args,
-                    ToolOutput::error(reason, ToolStatus::Blocked, false),
-                );
-            }
-            ToolCallVerdict::Allow(a) => a,
-        };
-        let eff_args = ProposedArgs::Json(effective.clone());
-        // Confirmation and permission (HOST-140, 141).
-        let (policy, remembered, interactive, cwd) = {
-            let st = lock(&self.st);
-            (
-                st.policy,
-                st.remembered.contains(&req.name),
-                st.mode.is_interactive(),
-                st.cwd.clone(),
-            )
-        };
-        let pre = DecisionStage::PreExecution;
-        if policy == ConfirmPolicy::Yolo {
-            self.decision(&req, Decision::Approved, DecisionSource::Yolo, pre, "");
-        } else if !crate::builtin::needs_confirmation(&req.name) {
-            self.decision(&req, Decision::Approved, DecisionSource::Policy, pre, "");
-        } else if remembered {
-            self.decision(
-                &req,
-                Decision::Approved,
-                DecisionSource::Remembered,
-                pre,
-                "",
-            );
-        } else if !interactive {
-            let reason = "no confirmer available";
-            self.decision(&req, Decision::Denied, DecisionSource::Policy, pre, reason);
-            return self.finish(
-                &req,
-                &eff_args,
-                ToolOutput::error(reason, ToolStatus::Blocked, false),
-            );
-        } else {
-            let preview = crate::builtin::preview(&req.name, &effective);
-            self.emit(LifecycleEvent::ToolConfirmationRequested(
-                ToolConfirmationRequestedEvent {
-                    session_id: String::new(),
-                    cwd: String::new(),
-                    sequence: 0,
-                    origin_extension: req.origin_extension.clone(),
-                    tool_id: req.tool_id.clone(),
-                    tool_name: req.name.clone(),
-                    tool_preview: preview.clone(),
-                },
-            ));
-            let answer = match req.confirm {
-                Some(a) => a,
-                None => self.next_answer().await,
-            };
-            self.observe(Observation::Confirmation {
-                tool_id: req.tool_id.clone(),
-                name: req.name.clone(),
-                preview,
-                answer: answer.as_str().into(),
-            });
-            match answer {
-                Answer::Deny => {
-                    self.decision(
-                        &req,
-                        Decision::Denied,
-                        DecisionSource::User,
-                        pre,
-                        "denied by the user",
-                    );
-                    return self.finish(
-                        &req,
-                        &eff_args,
-                        ToolOutput::error(
-                            "the user denied this tool call",
-                            ToolStatus::Blocked,
-                            false,
-                        ),
-                    );
-                }
-                Answer::Remember => {
-                    lock(&self.st).remembered.insert(req.name.clone());
-                    self.decision(&req, Decision::Approved, DecisionSource::User, pre, "");
-                }
-                Answer::Approve => {
-                    self.decision(&req, Decision::Approved, DecisionSource::User, pre, "")
-                }
-            }
-        }
-        // Execution.
-        let mut output = if let Some(t) = ext_tool {
-            match self.mgr.get(&t.ext) {
-                None => ToolOutput::error(
-                    format!("extension {} is not loaded", t.ext),
-                    ToolStatus::Failed,
-                    false,
-                ),
-                Some(ext) => {
-                    let mut chain = req.chain.clone();
-                    if chain.last() != Some(&req.name) {
-                        chain.push(req.name.clone());
-                    }
-                    let cancel = req.cancel.child_token();
-                    let deadline = req.exec_deadline;
-                    let inv = crate::tools::invoke(
-                        self.mgr.shared(),
-                        Invocation {
-                            ext: ext.clone(),
-                            tool: req.name.clone(),
-                            args: effective.clone(),
-                            interactive: t.def.interactive,
-                            host_interactive: interactive,
-                            chain,
-                            cancel: cancel.clone(),
-                            cancel_on_delivery: req.cancel_on_delivery,
-                            scope: if req.durable_scope.is_empty() {
-                                format!("{}/{}", lock(&self.st).session_id, req.tool_id)
-                            } else {
-                                req.durable_scope.clone()
-                            },
-                        },
-                    );
-                    let run = with_deadline(inv, deadline, &cancel);
-                    let out = if keys.is_empty() {
-                        run.await
-                    } else {
-                        // The user works the tool's panel while it waits.
-                        tokio::pin!(run);
-                        let user = self.press_keys(&keys, &ext.name, wait_from);
-                        tokio::pin!(user);
-                        let mut user_done = false;
-                        loop {
-                            tokio::select! {
-                                out = &mut run => break out,
-                                _ = &mut user, if !user_done => {
-                                    user_done = true;
-                                    if cancel_after_keys {
-                                        cancel.cancel();
-                                    }
-                                }
-                            }
-                        }
-                    };
-                    if let Some(w) = &then_wait {
-                        self.wait_for(w, wait_from).await;
-                    }
-                    out
-                }
-            }
-        } else if stub {
-            let cancel = req.cancel.child_token();
-            let out = self.stub_call(&req.name, &cancel, req.exec_deadline).await;
-            if let Some(w) = &then_wait {
-                self.wait_for(w, wait_from).await;
-            }
-            out
-        } else {
-            let cancel = req.cancel.child_token();
-            let run = crate::builtin::run(&req.name, &effective, &cwd, &cancel);
-            match req.exec_deadline {
-                None => run.await,
-                Some(d) => match tokio::time::timeout(d, run).await {
-                    Ok(o) => o,
-                    Err(_) => ToolOutput::error(
-                        format!("{} timed out after {d:?}", req.name),
-                        ToolStatus::TimedOut,
-                        true,
-                    ),
-                },
-            }
-        };
-        if let Some(reason) = output.local_refusal.clone() {
-            self.decision(
-                &req,
-                Decision::Denied,
-                DecisionSource::Policy,
-                DecisionStage::ToolExecution,
-                &reason,
-            );
-        }
-        if !output.activate_tools.is_empty() {
-            let names = std::mem::take(&mut output.activate_tools);
-            lock(&self.mgr.shared().registry).activate(&names);
-        }
-        self.finish(&req, &eff_args, output)
-    }
-}
-
-impl SessionEngine {
     /// A tool called the way a codemode script calls it (§7.3, HOST-73,
     /// HOST-75): `model-only` tools are not callable; the script gets
     /// `structured_content` when the tool declared an `output_schema` and
@@ -857,31 +498,5 @@ impl SessionEngine {
             value,
             error,
         });
-    }
-}
-
-/// Runs an extension invocation under an optional deadline: when it passes,
-/// the invocation is cancelled (so `tool_cancel` / withdrawal still happen)
-/// and the outcome becomes `timed_out`.
-async fn with_deadline(
-    inv: impl std::future::Future<Output = ToolOutput>,
-    deadline: Option<Duration>,
-    cancel: &CancellationToken,
-) -> ToolOutput {
-    let Some(d) = deadline else {
-        return inv.await;
-    };
-    tokio::pin!(inv);
-    tokio::select! {
-        out = &mut inv => out,
-        _ = tokio::time::sleep(d) => {
-            cancel.cancel();
-            let mut out = inv.await;
-            if out.status == ToolStatus::Cancelled {
-                out.status = ToolStatus::TimedOut;
-                out.content = vec![ContentBlock::text(format!("tool call timed out after {d:?}"))];
-            }
-            out
-        }
     }
 }

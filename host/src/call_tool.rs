@@ -3,14 +3,18 @@
 //! execution deadline, `call_tool_cancel`, the observation budget on the
 //! reply and `origin_extension` on everything the call causes.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, MutexGuard};
 
 use tokio_util::sync::CancellationToken;
 use zot_protocol::limits::MAX_TOOL_CALL_CHAIN;
-use zot_protocol::{CallTool, Capability, ContentBlock, HostFrame, HostToolResult, ToolStatus};
+use zot_protocol::{
+    CallTool, Capability, ContentBlock, HostFrame, HostToolResult, RawJson, ToolStatus,
+};
 
 use crate::agent::{ProposedArgs, ToolRequest};
-use crate::extension::LoadedExtension;
+use crate::extension::{HostCall, LoadedExtension};
 use crate::session::SessionEngine;
 
 /// Error texts of the validation rules (§9.1).
@@ -69,170 +73,231 @@ fn refuse(ext: &LoadedExtension, req: &CallTool, text: &str) {
 /// Validates a `call_tool` (on the read loop, so rules see a consistent
 /// state) and, when accepted, runs it in its own task.
 pub fn accept(engine: Arc<SessionEngine>, ext: Arc<LoadedExtension>, req: CallTool) {
-    if req.id.is_empty() {
-        ext.record("call_tool without id ignored");
+    if !has_fresh_id(&ext, &req) {
         return;
     }
-    if ext
-        .ext_calls
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .contains_key(&req.id)
-    {
-        // OP-27: keep ignoring, log a diagnostic.
+    let call = match admit(&engine, &ext, &req) {
+        Ok(call) => call,
+        Err(reason) => return refuse(&ext, &req, reason),
+    };
+    ext_calls(&ext).insert(req.id.clone(), call.cancel.clone());
+    tokio::spawn(run_and_reply(engine, ext, req, call));
+}
+
+/// A call that passed the rules of §9.1.
+struct Admitted {
+    /// The tool names from the top-level call down to this one.
+    chain: Vec<String>,
+    args: RawJson,
+    /// Continuous mode: the durable identity of the call (HOST-98..101).
+    entry: Option<String>,
+    /// A child of the parent's token: cancelling the parent cancels it.
+    cancel: CancellationToken,
+}
+
+fn ext_calls(ext: &LoadedExtension) -> MutexGuard<'_, HashMap<String, CancellationToken>> {
+    ext.ext_calls.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A call needs an id, and one not in use by another outstanding call
+/// (OP-27: keep ignoring it, log a diagnostic).
+fn has_fresh_id(ext: &LoadedExtension, req: &CallTool) -> bool {
+    if req.id.is_empty() {
+        ext.record("call_tool without id ignored");
+        return false;
+    }
+    if ext_calls(ext).contains_key(&req.id) {
         ext.record(&format!(
             "call_tool id {:?} reuses an outstanding id; ignored",
             req.id
         ));
-        return;
+        return false;
     }
-    // 1.
+    true
+}
+
+/// The validation rules in the order of §9.1 (the continuous-mode checks
+/// right after rule 1, OP-30); the first that fails names the refusal.
+fn admit(
+    engine: &SessionEngine,
+    ext: &LoadedExtension,
+    req: &CallTool,
+) -> Result<Admitted, &'static str> {
     if !ext.has_capability(&Capability::CallTool) {
-        return refuse(&ext, &req, errors::NOT_OPTED_IN);
+        return Err(errors::NOT_OPTED_IN);
     }
     let continuous = engine.mgr.cfg().continuous;
     if continuous {
         if req.parent_id.is_empty() {
-            return refuse(&ext, &req, errors::CONTINUOUS_PARENT);
+            return Err(errors::CONTINUOUS_PARENT);
         }
         if !req.key.is_empty() && zot_protocol::validate::validate_call_key(&req.key).is_err() {
-            return refuse(&ext, &req, errors::INVALID_KEY);
+            return Err(errors::INVALID_KEY);
         }
     }
-    let parent = {
-        let calls = ext.host_calls.lock().unwrap_or_else(|e| e.into_inner());
-        if req.parent_id.is_empty() {
-            // 3.
-            if !calls.is_empty() {
-                drop(calls);
-                return refuse(&ext, &req, errors::PARENT_REQUIRED);
-            }
-            None
-        } else {
-            // 2. Only outstanding calls to the same extension (OP-26).
-            match calls.get(&req.parent_id) {
-                Some(p) => Some(p.clone()),
-                None => {
-                    drop(calls);
-                    return refuse(&ext, &req, errors::UNKNOWN_PARENT);
-                }
-            }
-        }
-    };
-    let chain = match &parent {
-        Some(p) => {
-            // 4, 5.
-            if p.chain.iter().any(|n| n == &req.name) {
-                return refuse(&ext, &req, errors::CYCLE);
-            }
-            if p.chain.len() >= MAX_TOOL_CALL_CHAIN {
-                return refuse(&ext, &req, errors::DEPTH);
-            }
-            let mut c = p.chain.clone();
-            c.push(req.name.clone());
-            c
-        }
-        None => vec![req.name.clone()],
-    };
-    // 6.
+    let parent = find_parent(ext, req)?;
+    let chain = chain_below(parent.as_ref(), &req.name)?;
     if engine.is_closing() {
-        return refuse(&ext, &req, errors::UNAVAILABLE);
+        return Err(errors::UNAVAILABLE);
     }
-    // 7.
     let args = match &req.args {
         Some(a) if a.is_object() && !req.name.is_empty() => a.clone(),
-        _ => return refuse(&ext, &req, errors::BAD_REQUEST),
+        _ => return Err(errors::BAD_REQUEST),
     };
-    // Continuous mode: the durable identity of this call (HOST-98..101).
     let entry = match (&parent, continuous) {
-        (Some(p), true) => Some(if req.key.is_empty() {
-            let n = p.ordinal.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-            format!("{}/#{n}", p.scope)
-        } else {
-            format!("{}/{}", p.scope, req.key)
-        }),
+        (Some(p), true) => Some(durable_entry(p, &req.key)),
         _ => None,
     };
     let cancel = match &parent {
         Some(p) => p.cancel.child_token(),
         None => CancellationToken::new(),
     };
-    ext.ext_calls
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(req.id.clone(), cancel.clone());
-    tokio::spawn(async move {
-        if let (Some(entry), Some(store)) = (&entry, &engine.durable) {
-            match store.lookup(entry) {
-                Ok(Some(rec)) => {
-                    ext.ext_calls
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .remove(&req.id);
-                    if rec.tool != req.name || rec.args != crate::durable::canonical_args(&args) {
-                        return refuse(&ext, &req, errors::KEY_REUSED);
-                    }
-                    // A replayed parent gets the recorded result; nothing runs.
-                    engine.status(
-                        "info",
-                        format!("call_tool {} replayed from {entry}", req.name),
-                    );
-                    let (content, truncated) = crate::observe::observe(&rec.content);
-                    return reply(&ext, &req.id, &req.name, content, rec.is_error, truncated);
-                }
-                Ok(None) => {}
-                Err(e) => ext.record(&e.to_string()),
-            }
+    Ok(Admitted {
+        chain,
+        args,
+        entry,
+        cancel,
+    })
+}
+
+/// Rules 2 and 3: the parent is an outstanding call to the same extension
+/// (OP-26), and required while any is outstanding.
+fn find_parent(ext: &LoadedExtension, req: &CallTool) -> Result<Option<HostCall>, &'static str> {
+    let calls = ext.host_calls.lock().unwrap_or_else(|e| e.into_inner());
+    if req.parent_id.is_empty() {
+        return if calls.is_empty() {
+            Ok(None)
+        } else {
+            Err(errors::PARENT_REQUIRED)
+        };
+    }
+    calls
+        .get(&req.parent_id)
+        .cloned()
+        .map(Some)
+        .ok_or(errors::UNKNOWN_PARENT)
+}
+
+/// Rules 4 and 5: no tool twice in a chain, and chains bounded.
+fn chain_below(parent: Option<&HostCall>, name: &str) -> Result<Vec<String>, &'static str> {
+    let Some(p) = parent else {
+        return Ok(vec![name.to_owned()]);
+    };
+    if p.chain.iter().any(|n| n == name) {
+        return Err(errors::CYCLE);
+    }
+    if p.chain.len() >= MAX_TOOL_CALL_CHAIN {
+        return Err(errors::DEPTH);
+    }
+    let mut chain = p.chain.clone();
+    chain.push(name.to_owned());
+    Ok(chain)
+}
+
+/// The durable identity below the parent's scope: the call's key, or its
+/// ordinal among the parent's keyless calls.
+fn durable_entry(parent: &HostCall, key: &str) -> String {
+    if key.is_empty() {
+        let n = parent.ordinal.fetch_add(1, Ordering::SeqCst) + 1;
+        format!("{}/#{n}", parent.scope)
+    } else {
+        format!("{}/{key}", parent.scope)
+    }
+}
+
+/// Replays a recorded call or runs it through the pipeline, records a
+/// finished durable call, and answers with one terminal `tool_result`
+/// (OP-28: even after `call_tool_cancel`).
+async fn run_and_reply(
+    engine: Arc<SessionEngine>,
+    ext: Arc<LoadedExtension>,
+    req: CallTool,
+    call: Admitted,
+) {
+    if replay(&engine, &ext, &req, &call) {
+        return;
+    }
+    let run = engine
+        .run_tool(ToolRequest {
+            tool_id: format!("call_{}", engine.next_n()),
+            name: req.name.clone(),
+            args: ProposedArgs::Json(call.args.clone()),
+            origin_extension: ext.name.clone(),
+            chain: call.chain.clone(),
+            cancel: call.cancel.clone(),
+            confirm: None,
+            cancel_on_delivery: false,
+            exec_deadline: Some(engine.mgr.cfg().timeouts.call_tool),
+            announce: true,
+            via_call_tool: true,
+            durable_scope: call.entry.clone().unwrap_or_default(),
+        })
+        .await;
+    ext_calls(&ext).remove(&req.id);
+    record(&engine, &ext, &req, &call, &run.output);
+    let (content, truncated) = crate::observe::observe(&run.output.content);
+    reply(
+        &ext,
+        &req.id,
+        &req.name,
+        content,
+        run.output.is_error,
+        truncated,
+    );
+}
+
+/// Continuous mode: a call whose durable entry is recorded gets the
+/// recorded result and nothing runs (or a refusal when its key was reused
+/// for another tool or other arguments). Whether it answered.
+fn replay(engine: &SessionEngine, ext: &LoadedExtension, req: &CallTool, call: &Admitted) -> bool {
+    let (Some(entry), Some(store)) = (&call.entry, &engine.durable) else {
+        return false;
+    };
+    let rec = match store.lookup(entry) {
+        Ok(Some(rec)) => rec,
+        Ok(None) => return false,
+        Err(e) => {
+            ext.record(&e.to_string());
+            return false;
         }
-        let run_args = args.clone();
-        let tool_id = format!("call_{}", engine.next_n());
-        let deadline = engine.mgr.cfg().timeouts.call_tool;
-        let run = engine
-            .run_tool(ToolRequest {
-                tool_id,
-                name: req.name.clone(),
-                args: ProposedArgs::Json(args.clone()),
-                origin_extension: ext.name.clone(),
-                chain,
-                cancel: cancel.clone(),
-                confirm: None,
-                cancel_on_delivery: false,
-                exec_deadline: Some(deadline),
-                announce: true,
-                via_call_tool: true,
-                durable_scope: entry.clone().unwrap_or_default(),
-            })
-            .await;
-        ext.ext_calls
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&req.id);
-        if let (Some(entry), Some(store)) = (&entry, &engine.durable) {
-            let done = matches!(
-                run.output.status,
-                ToolStatus::Completed | ToolStatus::Failed
-            );
-            if done && run.output.executed {
-                let rec = crate::durable::Record {
-                    tool: req.name.clone(),
-                    args: crate::durable::canonical_args(&run_args),
-                    content: run.output.content.clone(),
-                    is_error: run.output.is_error,
-                };
-                if let Err(e) = store.record(entry, &rec) {
-                    ext.record(&e.to_string());
-                }
-            }
-        }
-        let (content, truncated) = crate::observe::observe(&run.output.content);
-        // OP-28: a terminal tool_result even after call_tool_cancel.
-        reply(
-            &ext,
-            &req.id,
-            &req.name,
-            content,
-            run.output.is_error,
-            truncated,
-        );
-    });
+    };
+    ext_calls(ext).remove(&req.id);
+    if rec.tool != req.name || rec.args != crate::durable::canonical_args(&call.args) {
+        refuse(ext, req, errors::KEY_REUSED);
+        return true;
+    }
+    engine.status(
+        "info",
+        format!("call_tool {} replayed from {entry}", req.name),
+    );
+    let (content, truncated) = crate::observe::observe(&rec.content);
+    reply(ext, &req.id, &req.name, content, rec.is_error, truncated);
+    true
+}
+
+/// Continuous mode: a call that ran to completion or failure is recorded
+/// under its durable entry for replay.
+fn record(
+    engine: &SessionEngine,
+    ext: &LoadedExtension,
+    req: &CallTool,
+    call: &Admitted,
+    output: &crate::tools::ToolOutput,
+) {
+    let (Some(entry), Some(store)) = (&call.entry, &engine.durable) else {
+        return;
+    };
+    let done = matches!(output.status, ToolStatus::Completed | ToolStatus::Failed);
+    if !(done && output.executed) {
+        return;
+    }
+    let rec = crate::durable::Record {
+        tool: req.name.clone(),
+        args: crate::durable::canonical_args(&call.args),
+        content: output.content.clone(),
+        is_error: output.is_error,
+    };
+    if let Err(e) = store.record(entry, &rec) {
+        ext.record(&e.to_string());
+    }
 }

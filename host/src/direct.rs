@@ -20,6 +20,7 @@ use crate::agent::{ToolRequest, ToolRun};
 use crate::intercept::{self, MessageVerdict, PromptPass, ToolCallVerdict};
 use crate::script::{CancelOn, StubAnswer, ToolCallSpec};
 use crate::session::SessionEngine;
+use crate::tool_run::WhileRunning;
 use crate::tools::ToolOutput;
 use crate::transcript::Observation;
 
@@ -134,7 +135,7 @@ impl SessionEngine {
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         lock(&self.direct.running).insert(key, cancel.clone());
         let run = self
-            .run_tool_inner(
+            .run_tool_while(
                 ToolRequest {
                     tool_id,
                     name: spec.name.clone(),
@@ -152,9 +153,11 @@ impl SessionEngine {
                     via_call_tool: true,
                     durable_scope: String::new(),
                 },
-                then_wait,
-                spec.keys.clone(),
-                spec.cancel.as_ref().is_some_and(|c| c.on == CancelOn::Keys),
+                WhileRunning {
+                    keys: spec.keys.clone(),
+                    cancel_after_keys: spec.cancel.as_ref().is_some_and(|c| c.on == CancelOn::Keys),
+                    then_wait,
+                },
             )
             .await;
         lock(&self.direct.running).remove(&key);

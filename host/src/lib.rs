@@ -65,6 +65,7 @@ pub mod signals;
 pub mod spawn;
 pub mod supervise;
 pub mod sweep;
+pub mod tool_run;
 pub mod tools;
 pub mod transcript;
 pub mod util;

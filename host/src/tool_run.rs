@@ -1,0 +1,503 @@
+//! One tool call through the pipeline (§12.3, HOST-131..148), step by step
+//! in the order the host runs them:
+//!
+//! validate → resolve → intercept → confirm → execute → observe.
+//!
+//! A step that ends the call early returns the output the call ends with
+//! (`Err(ToolOutput)`); every way out goes through [`ToolRun`]'s one
+//! `tool_result` event and observation.
+
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+use zot_protocol::{
+    ContentBlock, Decision, DecisionSource, DecisionStage, EventResult, LifecycleEvent,
+    PermissionDecisionEvent, RawJson, ToolCallEvent, ToolConfirmationRequestedEvent,
+    ToolResultEvent, ToolStatus,
+};
+
+use crate::agent::{ProposedArgs, ToolRequest, ToolRun};
+use crate::intercept::{self, ToolCallVerdict};
+use crate::registry::ToolReg;
+use crate::script::{Answer, ConfirmPolicy, KeyPress, WaitSpec};
+use crate::session::SessionEngine;
+use crate::tools::{Invocation, ToolOutput};
+use crate::transcript::Observation;
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A step either lets the call go on with a value or ends it with an output.
+type Step<T> = Result<T, ToolOutput>;
+
+/// What the scripted user does while the tool runs: keys pressed in the
+/// panel it opens (then, maybe, a cancel), and a frame to wait for before
+/// the call counts as done.
+#[derive(Default)]
+pub(crate) struct WhileRunning {
+    /// Keys pressed once the extension opened a panel.
+    pub keys: Vec<KeyPress>,
+    /// Cancel the call after the last key.
+    pub cancel_after_keys: bool,
+    /// Wait for this frame after the call returned.
+    pub then_wait: Option<WaitSpec>,
+}
+
+/// Who answers the call.
+enum Target {
+    /// A tool an extension registered.
+    Extension(Box<ToolReg>),
+    /// A stub answered by hand (`answer` steps).
+    Stub,
+    /// One of the host's built-in tools.
+    Builtin,
+}
+
+impl SessionEngine {
+    /// Runs one tool call through the whole pipeline.
+    pub async fn run_tool(&self, req: ToolRequest) -> ToolRun {
+        self.run_tool_while(req, WhileRunning::default()).await
+    }
+
+    /// Runs one tool call through the whole pipeline while the scripted user
+    /// works its panel.
+    pub(crate) async fn run_tool_while(&self, req: ToolRequest, user: WhileRunning) -> ToolRun {
+        let wait_from = self.seen_mark();
+        // Each call emits a few events; calls run back to back (or many at
+        // once through call_tool): keep pace with the subscribers.
+        self.mgr.pace().await;
+        if req.announce {
+            self.announce_tool_call(&req.tool_id, &req.name, &req.args, &req.origin_extension);
+        }
+        let call = Call {
+            engine: self,
+            req: &req,
+        };
+        let (args, target) = match call.validate().and_then(|args| Ok((args, call.resolve()?))) {
+            Ok(found) => found,
+            Err(out) => return call.finish(&req.args, out),
+        };
+        let args = match call.intercept(args).await {
+            Ok(args) => args,
+            Err(out) => return call.finish(&req.args, out),
+        };
+        let output = match call.confirm(&args).await {
+            Ok(host_interactive) => {
+                call.execute(target, &args, host_interactive, user, wait_from)
+                    .await
+            }
+            Err(out) => out,
+        };
+        call.observe(ProposedArgs::Json(args), output)
+    }
+
+    /// The `tool_call` event and observation of a call about to run.
+    pub(crate) fn announce_tool_call(
+        &self,
+        id: &str,
+        name: &str,
+        args: &ProposedArgs,
+        origin: &str,
+    ) {
+        let (tool_args, tool_args_raw, shown) = match args {
+            ProposedArgs::Json(j) => (Some(j.clone()), None, j.to_value()),
+            ProposedArgs::Raw(r) => (None, Some(r.clone()), serde_json::Value::String(r.clone())),
+        };
+        self.observe(Observation::ToolCall {
+            tool_id: id.to_owned(),
+            name: name.to_owned(),
+            args: shown,
+            origin_extension: origin.to_owned(),
+        });
+        self.emit(LifecycleEvent::ToolCall(ToolCallEvent {
+            session_id: String::new(),
+            cwd: String::new(),
+            sequence: 0,
+            origin_extension: origin.to_owned(),
+            tool_id: id.to_owned(),
+            tool_name: name.to_owned(),
+            tool_args,
+            tool_args_raw,
+        }));
+    }
+}
+
+/// One call on its way through the steps.
+struct Call<'a> {
+    engine: &'a SessionEngine,
+    req: &'a ToolRequest,
+}
+
+impl Call<'_> {
+    /// Not cancelled already, and arguments that are a JSON object.
+    fn validate(&self) -> Step<RawJson> {
+        if self.req.cancel.is_cancelled() {
+            return Err(ToolOutput::error(
+                "tool call cancelled",
+                ToolStatus::Cancelled,
+                false,
+            ));
+        }
+        match &self.req.args {
+            ProposedArgs::Json(j) => Ok(j.clone()),
+            ProposedArgs::Raw(r) => Err(ToolOutput::error(
+                format!(
+                    "invalid tool arguments (not a JSON object): {}",
+                    crate::util::ellipsize(r, 200)
+                ),
+                ToolStatus::Failed,
+                false,
+            )),
+        }
+    }
+
+    /// A built-in, then a stub (it shadows an extension tool of the same
+    /// name, never a built-in), then an extension tool the caller may see.
+    fn resolve(&self) -> Step<Target> {
+        let name = &self.req.name;
+        if crate::builtin::is_builtin(name) {
+            return Ok(Target::Builtin);
+        }
+        if self.engine.direct.is_stub(name) {
+            return Ok(Target::Stub);
+        }
+        let reg = lock(&self.engine.mgr.shared().registry);
+        let visible = if self.req.via_call_tool {
+            reg.in_agent(name)
+        } else {
+            reg.model_callable(name)
+        };
+        match reg.tool(name).filter(|_| visible) {
+            Some(t) => Ok(Target::Extension(Box::new(t.clone()))),
+            None => Err(ToolOutput::error(
+                format!("unknown tool {name:?}"),
+                ToolStatus::Failed,
+                false,
+            )),
+        }
+    }
+
+    /// The interception chain (HOST-91, 104..110): the arguments it lets
+    /// through, maybe rewritten.
+    async fn intercept(&self, args: RawJson) -> Step<RawJson> {
+        let req = self.req;
+        let verdict = intercept::tool_call(
+            &self.engine.mgr,
+            &req.tool_id,
+            &req.name,
+            args,
+            &req.origin_extension,
+        )
+        .await;
+        match verdict {
+            ToolCallVerdict::Allow(args) => Ok(args),
+            ToolCallVerdict::Block(reason) => {
+                let reason = if reason.is_empty() {
+                    "blocked by an extension".to_owned()
+                } else {
+                    reason
+                };
+                self.decision(
+                    Decision::Denied,
+                    DecisionSource::Policy,
+                    DecisionStage::PreExecution,
+                    &reason,
+                );
+                Err(ToolOutput::error(reason, ToolStatus::Blocked, false))
+            }
+        }
+    }
+
+    /// Confirmation and permission (HOST-140, 141): the decision, and
+    /// whether the host is interactive (the tool is told).
+    async fn confirm(&self, args: &RawJson) -> Step<bool> {
+        let req = self.req;
+        let (policy, remembered, interactive) = {
+            let st = lock(&self.engine.st);
+            (
+                st.policy,
+                st.remembered.contains(&req.name),
+                st.mode.is_interactive(),
+            )
+        };
+        let approve =
+            |source| self.decision(Decision::Approved, source, DecisionStage::PreExecution, "");
+        if policy == ConfirmPolicy::Yolo {
+            approve(DecisionSource::Yolo);
+        } else if !crate::builtin::needs_confirmation(&req.name) {
+            approve(DecisionSource::Policy);
+        } else if remembered {
+            approve(DecisionSource::Remembered);
+        } else if !interactive {
+            let reason = "no confirmer available";
+            self.decision(
+                Decision::Denied,
+                DecisionSource::Policy,
+                DecisionStage::PreExecution,
+                reason,
+            );
+            return Err(ToolOutput::error(reason, ToolStatus::Blocked, false));
+        } else {
+            match self.ask_user(args).await {
+                Answer::Deny => {
+                    self.decision(
+                        Decision::Denied,
+                        DecisionSource::User,
+                        DecisionStage::PreExecution,
+                        "denied by the user",
+                    );
+                    return Err(ToolOutput::error(
+                        "the user denied this tool call",
+                        ToolStatus::Blocked,
+                        false,
+                    ));
+                }
+                Answer::Remember => {
+                    lock(&self.engine.st).remembered.insert(req.name.clone());
+                    approve(DecisionSource::User);
+                }
+                Answer::Approve => approve(DecisionSource::User),
+            }
+        }
+        Ok(interactive)
+    }
+
+    /// Shows the preview and takes the user's answer (scripted on the call,
+    /// or the next `answer` step).
+    async fn ask_user(&self, args: &RawJson) -> Answer {
+        let req = self.req;
+        let preview = crate::builtin::preview(&req.name, args);
+        self.engine.emit(LifecycleEvent::ToolConfirmationRequested(
+            ToolConfirmationRequestedEvent {
+                session_id: String::new(),
+                cwd: String::new(),
+                sequence: 0,
+                origin_extension: req.origin_extension.clone(),
+                tool_id: req.tool_id.clone(),
+                tool_name: req.name.clone(),
+                tool_preview: preview.clone(),
+            },
+        ));
+        let answer = match req.confirm {
+            Some(a) => a,
+            None => self.engine.next_answer().await,
+        };
+        self.engine.observe(Observation::Confirmation {
+            tool_id: req.tool_id.clone(),
+            name: req.name.clone(),
+            preview,
+            answer: answer.as_str().into(),
+        });
+        answer
+    }
+
+    /// Runs the call where it lives, under its deadline.
+    async fn execute(
+        &self,
+        target: Target,
+        args: &RawJson,
+        host_interactive: bool,
+        user: WhileRunning,
+        wait_from: u64,
+    ) -> ToolOutput {
+        let cancel = self.req.cancel.child_token();
+        let out = match target {
+            Target::Extension(tool) => {
+                self.execute_in_extension(tool, args, host_interactive, &cancel, &user, wait_from)
+                    .await
+            }
+            Target::Stub => {
+                self.engine
+                    .stub_call(&self.req.name, &cancel, self.req.exec_deadline)
+                    .await
+            }
+            Target::Builtin => return self.execute_builtin(args, &cancel).await,
+        };
+        if let Some(w) = &user.then_wait {
+            self.engine.wait_for(w, wait_from).await;
+        }
+        out
+    }
+
+    async fn execute_in_extension(
+        &self,
+        tool: Box<ToolReg>,
+        args: &RawJson,
+        host_interactive: bool,
+        cancel: &CancellationToken,
+        user: &WhileRunning,
+        wait_from: u64,
+    ) -> ToolOutput {
+        let (engine, req) = (self.engine, self.req);
+        let Some(ext) = engine.mgr.get(&tool.ext) else {
+            return ToolOutput::error(
+                format!("extension {} is not loaded", tool.ext),
+                ToolStatus::Failed,
+                false,
+            );
+        };
+        let mut chain = req.chain.clone();
+        if chain.last() != Some(&req.name) {
+            chain.push(req.name.clone());
+        }
+        let scope = if req.durable_scope.is_empty() {
+            format!("{}/{}", lock(&engine.st).session_id, req.tool_id)
+        } else {
+            req.durable_scope.clone()
+        };
+        let invocation = crate::tools::invoke(
+            engine.mgr.shared(),
+            Invocation {
+                ext: ext.clone(),
+                tool: req.name.clone(),
+                args: args.clone(),
+                interactive: tool.def.interactive,
+                host_interactive,
+                chain,
+                cancel: cancel.clone(),
+                cancel_on_delivery: req.cancel_on_delivery,
+                scope,
+            },
+        );
+        let run = with_deadline(invocation, req.exec_deadline, cancel);
+        if user.keys.is_empty() {
+            return run.await;
+        }
+        // The user works the tool's panel while it waits.
+        tokio::pin!(run);
+        let keys = engine.press_keys(&user.keys, &ext.name, wait_from);
+        tokio::pin!(keys);
+        let mut pressed = false;
+        loop {
+            tokio::select! {
+                out = &mut run => return out,
+                _ = &mut keys, if !pressed => {
+                    pressed = true;
+                    if user.cancel_after_keys {
+                        cancel.cancel();
+                    }
+                }
+            }
+        }
+    }
+
+    async fn execute_builtin(&self, args: &RawJson, cancel: &CancellationToken) -> ToolOutput {
+        let cwd = lock(&self.engine.st).cwd.clone();
+        let run = crate::builtin::run(&self.req.name, args, &cwd, cancel);
+        let Some(d) = self.req.exec_deadline else {
+            return run.await;
+        };
+        tokio::time::timeout(d, run).await.unwrap_or_else(|_| {
+            ToolOutput::error(
+                format!("{} timed out after {d:?}", self.req.name),
+                ToolStatus::TimedOut,
+                true,
+            )
+        })
+    }
+
+    /// What the run did besides its output: a refusal the tool decided
+    /// itself, tools it activated; then the result.
+    fn observe(&self, args: ProposedArgs, mut output: ToolOutput) -> ToolRun {
+        if let Some(reason) = output.local_refusal.clone() {
+            self.decision(
+                Decision::Denied,
+                DecisionSource::Policy,
+                DecisionStage::ToolExecution,
+                &reason,
+            );
+        }
+        if !output.activate_tools.is_empty() {
+            let names = std::mem::take(&mut output.activate_tools);
+            lock(&self.engine.mgr.shared().registry).activate(&names);
+        }
+        self.finish(&args, output)
+    }
+
+    /// The one `tool_result` event and observation of every call.
+    fn finish(&self, args: &ProposedArgs, output: ToolOutput) -> ToolRun {
+        let req = self.req;
+        let (observed, truncated) = crate::observe::observe(&output.content);
+        let (tool_args, tool_args_raw) = match args {
+            ProposedArgs::Json(j) => (Some(j.clone()), None),
+            ProposedArgs::Raw(r) => (None, Some(r.clone())),
+        };
+        self.engine
+            .emit(LifecycleEvent::ToolResult(ToolResultEvent {
+                session_id: String::new(),
+                cwd: String::new(),
+                sequence: 0,
+                status: output.status.clone(),
+                result: Some(EventResult {
+                    content: observed,
+                    is_error: output.is_error,
+                    truncated,
+                }),
+                executed: Some(output.executed),
+                origin_extension: req.origin_extension.clone(),
+                tool_id: req.tool_id.clone(),
+                tool_name: req.name.clone(),
+                tool_args,
+                tool_args_raw,
+            }));
+        self.engine.observe(Observation::ToolResult {
+            tool_id: req.tool_id.clone(),
+            name: req.name.clone(),
+            status: output.status.to_string(),
+            is_error: output.is_error,
+            text: crate::util::ellipsize(&output.joined_text(), 2000),
+        });
+        ToolRun { output }
+    }
+
+    fn decision(
+        &self,
+        decision: Decision,
+        source: DecisionSource,
+        stage: DecisionStage,
+        reason: &str,
+    ) {
+        let req = self.req;
+        self.engine.emit(LifecycleEvent::PermissionDecision(
+            PermissionDecisionEvent {
+                session_id: String::new(),
+                cwd: String::new(),
+                sequence: 0,
+                reason: reason.to_owned(),
+                source,
+                decision,
+                stage,
+                origin_extension: req.origin_extension.clone(),
+                tool_id: req.tool_id.clone(),
+                tool_name: req.name.clone(),
+            },
+        ));
+    }
+}
+
+/// Runs an extension invocation under an optional deadline: when it passes,
+/// the invocation is cancelled (so `tool_cancel` / withdrawal still happen)
+/// and the outcome becomes `timed_out`.
+async fn with_deadline(
+    inv: impl std::future::Future<Output = ToolOutput>,
+    deadline: Option<Duration>,
+    cancel: &CancellationToken,
+) -> ToolOutput {
+    let Some(d) = deadline else {
+        return inv.await;
+    };
+    tokio::pin!(inv);
+    tokio::select! {
+        out = &mut inv => out,
+        _ = tokio::time::sleep(d) => {
+            cancel.cancel();
+            let mut out = inv.await;
+            if out.status == ToolStatus::Cancelled {
+                out.status = ToolStatus::TimedOut;
+                out.content = vec![ContentBlock::text(format!("tool call timed out after {d:?}"))];
+            }
+            out
+        }
+    }
+}
