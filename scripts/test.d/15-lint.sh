@@ -1,0 +1,15 @@
+# Lint and format gates of the Python and TypeScript / JavaScript code (Rust's
+# are cargo fmt and clippy in 10-rust): ruff (ruff.toml) and Biome
+# (biome.json), both pinned and installed into the repository. To fix what
+# they report: `.venv/bin/ruff format . && .venv/bin/ruff check --fix .` and
+# `npx biome check --write .`.
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+cd "$ROOT"
+ensure_venv
+ensure_node_modules
+ruff check --no-cache .
+ruff format --no-cache --check .
+ok "ruff: lint and format clean"
+biome ci --reporter=summary .
+ok "biome: lint and format clean"
