@@ -23,6 +23,7 @@
 //   keeps it, so the process exits on its own once the user's handlers are
 //   done.
 
+import type { Socket } from "node:net";
 import type {
   AssistantMessageIntercept,
   BeforeAgentStartIntercept,
@@ -33,11 +34,10 @@ import type {
   ToolCallIntercept,
   TurnStartIntercept,
 } from "./generated/protocol";
-import type { Socket } from "node:net";
 
-import { native, type EngineOptions, type FeedOutput, type NativeEngine } from "./native";
-import { ToolOutput, type CallToolResult, type JsonObject, type Verdict } from "./results";
-import { isStandardSchema, jsonSchemaOf, validating, type SchemaOutput, type StandardSchema } from "./schema";
+import { type EngineOptions, type FeedOutput, type NativeEngine, native } from "./native";
+import { type CallToolResult, type JsonObject, ToolOutput, type Verdict } from "./results";
+import { isStandardSchema, jsonSchemaOf, type SchemaOutput, type StandardSchema, validating } from "./schema";
 import type {
   AssistantMessageInterceptor,
   Awaitable,
@@ -228,10 +228,7 @@ export class Extension {
    * handler runs and typed by the schema. With a JSON Schema object, `A`
    * types the arguments for the handler without validating them.
    */
-  tool<S extends StandardSchema<object>>(
-    spec: ToolSpec & { schema: S },
-    handler: ToolHandler<SchemaOutput<S>>,
-  ): this;
+  tool<S extends StandardSchema<object>>(spec: ToolSpec & { schema: S }, handler: ToolHandler<SchemaOutput<S>>): this;
   tool<A extends object = JsonObject>(
     spec: ToolSpec & { schema?: JsonObject | undefined },
     handler: ToolHandler<A>,
@@ -322,11 +319,7 @@ export class Extension {
    * runs in arrival order, one key at a time; keys for panels without
    * handlers are ignored.
    */
-  onPanelKey(
-    panelId: string,
-    onKey: (key: PanelKeyInput) => Awaitable<void>,
-    onClose?: () => Awaitable<void>,
-  ): this {
+  onPanelKey(panelId: string, onKey: (key: PanelKeyInput) => Awaitable<void>, onClose?: () => Awaitable<void>): this {
     this.setPanel(panelId, onClose === undefined ? { onKey } : { onKey, onClose });
     return this;
   }
@@ -386,7 +379,9 @@ export class Extension {
 
   /** Redraws a panel: new body rows, or the fields to change. */
   renderPanel(panelId: string, update: readonly string[] | PanelUpdate): void {
-    const fields: PanelUpdate = Array.isArray(update) ? { lines: [...(update as readonly string[])] } : (update as PanelUpdate);
+    const fields: PanelUpdate = Array.isArray(update)
+      ? { lines: [...(update as readonly string[])] }
+      : (update as PanelUpdate);
     this.running().renderPanel(JSON.stringify({ panel_id: panelId, ...fields }));
   }
 
@@ -667,7 +662,11 @@ export class Extension {
     this.calls.clear();
   }
 
-  private dispatch(engine: NativeEngine, job: Exclude<Job, { kind: "hello" | "finished" }>, cancelled: Set<number>): void {
+  private dispatch(
+    engine: NativeEngine,
+    job: Exclude<Job, { kind: "hello" | "finished" }>,
+    cancelled: Set<number>,
+  ): void {
     switch (job.kind) {
       case "command": {
         const c = this.commands.get(job.name);
@@ -686,8 +685,15 @@ export class Extension {
           this.report("tool", job.name, () => engine.fail(job.id, `no handler for tool ${JSON.stringify(job.name)}`));
           return;
         }
-        this.runJob(engine, job.id, job.invocation, cancelled, "tool", job.name, (ctx) => t.handler(job.args, ctx), (r) =>
-          typeof r === "string" ? { content: [{ type: "text", text: r }] } : r,
+        this.runJob(
+          engine,
+          job.id,
+          job.invocation,
+          cancelled,
+          "tool",
+          job.name,
+          (ctx) => t.handler(job.args, ctx),
+          (r) => (typeof r === "string" ? { content: [{ type: "text", text: r }] } : r),
           // One text block, the common result: no JSON round trip.
           (r) => (typeof r === "string" ? r : r instanceof ToolOutput ? r.onlyText() : undefined),
         );
@@ -701,12 +707,24 @@ export class Extension {
           return;
         }
         const handler = f as (
-          r: ToolCallIntercept | TurnStartIntercept | AssistantMessageIntercept | BeforeAgentStartIntercept | JsonObject,
+          r:
+            | ToolCallIntercept
+            | TurnStartIntercept
+            | AssistantMessageIntercept
+            | BeforeAgentStartIntercept
+            | JsonObject,
           ctx: Context,
         ) => Awaitable<Verdict | void>;
         const invocation = typeof request["id"] === "string" ? request["id"] : "";
-        this.runJob(engine, job.id, invocation, cancelled, "interceptor", job.name, (ctx) => handler(request, ctx), (v) =>
-          interceptOutcome(job.name, v as Verdict | void),
+        this.runJob(
+          engine,
+          job.id,
+          invocation,
+          cancelled,
+          "interceptor",
+          job.name,
+          (ctx) => handler(request, ctx),
+          (v) => interceptOutcome(job.name, v as Verdict | void),
         );
         return;
       }
@@ -917,16 +935,16 @@ export class Extension {
     let started: { call?: number; error?: string; error_kind?: string };
     try {
       started = JSON.parse(
-        engine.startCall(
-          JSON.stringify({ parent, name, args, key: options.key, timeout_ms: options.timeoutMs }),
-        ),
+        engine.startCall(JSON.stringify({ parent, name, args, key: options.key, timeout_ms: options.timeoutMs })),
       ) as typeof started;
     } catch (e) {
       return Promise.reject(new CallToolError(message(e), "invalid_request"));
     }
     const call = started.call;
     if (call === undefined) {
-      return Promise.reject(new CallToolError(started.error ?? "call_tool failed", started.error_kind ?? "invalid_request"));
+      return Promise.reject(
+        new CallToolError(started.error ?? "call_tool failed", started.error_kind ?? "invalid_request"),
+      );
     }
     // Reading never pauses while a call waits for its answer.
     this.resumeFeed(engine);

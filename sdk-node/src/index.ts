@@ -4,7 +4,8 @@
 // wraps; see README.md.
 
 export { CallToolError, Extension } from "./extension";
-export { protectStdout } from "./stdout";
+export * from "./generated/protocol";
+export type { CallToolResult, CommandReply, JsonObject, ToolReply, Verdict } from "./results";
 export {
   firstText,
   MessageVerdict,
@@ -14,8 +15,8 @@ export {
   ToolOutput,
   TurnVerdict,
 } from "./results";
-export type { CallToolResult, CommandReply, JsonObject, ToolReply, Verdict } from "./results";
 export type { SchemaOutput, SchemaResult, StandardSchema } from "./schema";
+export { protectStdout } from "./stdout";
 export type {
   AssistantMessageInterceptor,
   Awaitable,
@@ -37,4 +38,3 @@ export type {
   TurnStartInterceptor,
   UnknownEvent,
 } from "./types";
-export * from "./generated/protocol";

@@ -98,7 +98,9 @@ function locate(): string {
   }
   throw new Error(
     `zot-ext: no native engine for this platform (${suffix}): ` +
-      (prebuilt.length > 0 ? `zot-ext ships binaries for ${prebuilt.join(", ")}. ` : "this copy of zot-ext has no binary. ") +
+      (prebuilt.length > 0
+        ? `zot-ext ships binaries for ${prebuilt.join(", ")}. `
+        : "this copy of zot-ext has no binary. ") +
       "Build the addon from source (Rust 1.88+: clone the repository, `npm run build` in sdk-node/) " +
       "and point NAPI_RS_NATIVE_LIBRARY_PATH at it, or write the extension with the Rust or Python SDK.",
   );

@@ -3,13 +3,7 @@
 // what reaches the wire (it drops results of cancelled calls, checks
 // tool_prompt, applies the per-event interception rules).
 
-import type {
-  CommandResponse,
-  ContentBlock,
-  HostToolResult,
-  PanelSpec,
-  ToolResult,
-} from "./generated/protocol";
+import type { CommandResponse, ContentBlock, HostToolResult, PanelSpec, ToolResult } from "./generated/protocol";
 
 /** A JSON object (tool arguments, schemas, structured content). */
 export type JsonObject = { [key: string]: unknown };
@@ -24,7 +18,9 @@ export type CommandReply = Omit<CommandResponse, "type" | "id">;
 export type CallToolResult = Omit<HostToolResult, "type">;
 
 function base64(data: Uint8Array | string): string {
-  return typeof data === "string" ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64");
+  return typeof data === "string"
+    ? data
+    : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64");
 }
 
 /**

@@ -18,7 +18,9 @@ type PathStep = PropertyKey | { readonly key: PropertyKey };
 /** What a Standard Schema's `validate` returns. */
 export type SchemaResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PathStep> | undefined }> };
+  | {
+      readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PathStep> | undefined }>;
+    };
 
 /**
  * A schema of a validation library implementing Standard Schema v1 and

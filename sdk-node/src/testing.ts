@@ -21,7 +21,7 @@ import type {
   RegisterTool,
   ToolResult,
 } from "./generated/protocol";
-import { native, type NativeTestHost } from "./native";
+import { type NativeTestHost, native } from "./native";
 import type { JsonObject } from "./results";
 import type { UnknownEvent } from "./types";
 
@@ -176,7 +176,9 @@ export class TestHost {
    * Sends an interception (`type: "event_intercept"` is added when missing,
    * and an `id` when there is none) and waits for its response.
    */
-  async intercept(request: InterceptRequest | Omit<InterceptRequest, "type" | "id"> | JsonObject): Promise<EventInterceptResponse> {
+  async intercept(
+    request: InterceptRequest | Omit<InterceptRequest, "type" | "id"> | JsonObject,
+  ): Promise<EventInterceptResponse> {
     const frame: JsonObject = { type: "event_intercept", ...request };
     if (typeof frame["id"] !== "string") {
       frame["id"] = `intercept-${this.nextId++}`;

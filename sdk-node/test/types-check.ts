@@ -4,15 +4,15 @@
 // keys are optional while required ones are not.
 
 import {
-  EXT_FRAME_TYPES,
-  HOST_FRAME_TYPES,
-  LIFECYCLE_EVENTS,
   type ContentBlock,
+  EXT_FRAME_TYPES,
   type ExtFrame,
   type ExtFrameType,
   type Hello,
+  HOST_FRAME_TYPES,
   type HostFrame,
   type InterceptRequest,
+  LIFECYCLE_EVENTS,
   type LifecycleEvent,
   type LifecycleEventName,
   type PanelClose,
@@ -24,7 +24,6 @@ const hello: Hello = { type: "hello", name: "demo", capabilities: ["tools", "cal
 
 // @ts-expect-error `name` is required.
 const nameless: Hello = { type: "hello" };
-
 
 // The same `PanelClose` type is a frame of both directions.
 const close: PanelClose = { type: "panel_close", panel_id: "p" };
@@ -118,12 +117,4 @@ const firstType: ExtFrameType = EXT_FRAME_TYPES[0];
 const eventNames: readonly LifecycleEventName[] = LIFECYCLE_EVENTS;
 const hostTypes: readonly HostFrame["type"][] = HOST_FRAME_TYPES;
 
-export const uses = [
-  nameless,
-  outbound,
-  describe(inbound),
-  exhaustive(hello),
-  firstType,
-  eventNames,
-  hostTypes,
-];
+export const uses = [nameless, outbound, describe(inbound), exhaustive(hello), firstType, eventNames, hostTypes];

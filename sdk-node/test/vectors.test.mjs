@@ -70,9 +70,7 @@ for (const direction of ["ext_to_host", "host_to_ext"]) {
       seen.add(classify(direction, frame));
     }
     // Each file covers every frame type of its direction (README).
-    const covered = new Set(
-      [...seen].filter((s) => s.startsWith("known:")).map((s) => s.slice(6).split("/")[0]),
-    );
+    const covered = new Set([...seen].filter((s) => s.startsWith("known:")).map((s) => s.slice(6).split("/")[0]));
     assert.deepEqual([...covered].sort(), [...knownTypes[direction]].sort());
     assert.ok(seen.has("unknown-frame"));
   });
@@ -80,9 +78,7 @@ for (const direction of ["ext_to_host", "host_to_ext"]) {
 
 test("every lifecycle event and interception is covered", () => {
   const seen = new Set(
-    lines(join(vectors, "valid", "host_to_ext.jsonl")).map(({ line }) =>
-      classify("host_to_ext", JSON.parse(line)),
-    ),
+    lines(join(vectors, "valid", "host_to_ext.jsonl")).map(({ line }) => classify("host_to_ext", JSON.parse(line))),
   );
   for (const e of protocol.LIFECYCLE_EVENTS) assert.ok(seen.has(`known:event/${e}`), e);
   for (const e of protocol.INTERCEPT_EVENTS) assert.ok(seen.has(`known:event_intercept/${e}`), e);
@@ -94,12 +90,7 @@ test("tag lists list each value once, in protocol order", () => {
   assert.equal(new Set(protocol.HOST_FRAME_TYPES).size, 11);
   assert.equal(new Set(protocol.LIFECYCLE_EVENTS).size, 14);
   // SDK-10: the order SDKs list them in `subscribe.intercept`.
-  assert.deepEqual(protocol.INTERCEPT_EVENTS, [
-    "before_agent_start",
-    "tool_call",
-    "turn_start",
-    "assistant_message",
-  ]);
+  assert.deepEqual(protocol.INTERCEPT_EVENTS, ["before_agent_start", "tool_call", "turn_start", "assistant_message"]);
   assert.equal(protocol.EXT_FRAME_TYPES[0], "hello");
   assert.equal(protocol.HOST_FRAME_TYPES[0], "hello_ack");
 });
@@ -135,7 +126,14 @@ const cases = lines(join(vectors, "invalid", "cases.jsonl")).map(({ line }) => J
 
 test("there are invalid cases of every kind", () => {
   const kinds = new Set(cases.map((c) => c.expect));
-  for (const k of ["invalid_utf8", "invalid_json", "not_an_object", "missing_type", "invalid_type_field", "invalid_field"]) {
+  for (const k of [
+    "invalid_utf8",
+    "invalid_json",
+    "not_an_object",
+    "missing_type",
+    "invalid_type_field",
+    "invalid_field",
+  ]) {
     assert.ok(kinds.has(k), k);
   }
 });

@@ -10,9 +10,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "conformance" / "python"))
 
-import conformance  # noqa: E402
-import zot_ext  # noqa: E402
-from zot_ext.testing import TestHost  # noqa: E402
+import conformance
+import zot_ext
+from zot_ext.testing import TestHost
 
 assert "site-packages" in (zot_ext._native.__file__ or ""), zot_ext._native.__file__
 

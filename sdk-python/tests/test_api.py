@@ -10,7 +10,6 @@ import time
 from typing import Any, Dict, List, Optional, TypedDict
 
 import pytest
-
 import zot_ext
 from zot_ext import (
     CallToolError,
@@ -421,7 +420,11 @@ def test_a_duplicate_tool_call_id_gets_an_error_and_the_running_call_keeps_its_c
         host.start_tool("wait", {"n": 4}, id="t2")
         assert host.next_frame() == duplicate("t2")
         assert host.command("release")["display"] == "released"
-        assert host.tool_result("t2") == {"type": "tool_result", "id": "t2", "content": [{"type": "text", "text": "released 3"}]}
+        assert host.tool_result("t2") == {
+            "type": "tool_result",
+            "id": "t2",
+            "content": [{"type": "text", "text": "released 3"}],
+        }
         # Nothing more: the cancelled call's answer was dropped (SDK-23).
         assert host.shutdown() == [{"type": "shutdown_ack"}]
 
@@ -623,13 +626,19 @@ def test_interceptors() -> None:
             "reason": "no",
         }
         r = host.intercept({"event": "tool_call", "id": "x", "tool_name": "ls"})
-        assert r == {"type": "event_intercept_response", "id": "x", "modified_args": {"path": "/safe", "n": [1, "é"]}}
+        assert r == {
+            "type": "event_intercept_response",
+            "id": "x",
+            "modified_args": {"path": "/safe", "n": [1, "é"]},
+        }
         assert host.intercept({"event": "tool_call", "tool_name": "cat"}).get("block") is None
         assert host.intercept({"event": "turn_start", "step": 6}).get("reason") == "stop"
         assert host.intercept({"event": "assistant_message", "text": "hi"}).get("replace_text") == "HI"
         # An unchanged text is no change (SDK-43, decided by the engine).
         assert "replace_text" not in host.intercept({"event": "assistant_message", "text": "HI"})
-        assert host.intercept({"event": "before_agent_start", "system_prompt": "p"}).get("system_prompt") == "p!"
+        assert (
+            host.intercept({"event": "before_agent_start", "system_prompt": "p"}).get("system_prompt") == "p!"
+        )
 
 
 def test_a_slow_async_interceptor_still_answers() -> None:
@@ -696,7 +705,9 @@ def test_on_hello_sees_the_host_and_registers_more() -> None:
         got.append(host)
         ext.command("late", "Registered in on_hello", lambda: host.cwd)
 
-    with TestHost(ext, cwd="/proj", data_dir="/data", capabilities=["call_tool", "call_tool_durable"]) as host:
+    with TestHost(
+        ext, cwd="/proj", data_dir="/data", capabilities=["call_tool", "call_tool_durable"]
+    ) as host:
         assert [c["name"] for c in host.registration.commands] == ["late"]
         assert host.command("late")["display"] == "/proj"
         info = got[0]
@@ -758,9 +769,8 @@ def test_tool_prompt_is_validated_by_the_engine() -> None:
 
 def test_a_second_serve_of_a_running_extension_is_refused() -> None:
     ext = make_basic()
-    with TestHost(ext):
-        with pytest.raises(ZotError, match="already running"):
-            TestHost(ext, timeout=2).start()
+    with TestHost(ext), pytest.raises(ZotError, match="already running"):
+        TestHost(ext, timeout=2).start()
 
 
 def test_an_extension_can_be_served_again_after_the_end() -> None:
@@ -823,7 +833,9 @@ def test_typed_arguments_are_checked_and_converted() -> None:
         assert text_of(host.tool("point", {"x": 3, "y": 4.5})) == "3/4.5"
         bad = host.tool("point", {"x": "3", "y": 1})
         # Checked by the engine against the schema, the same in every SDK.
-        assert bad["is_error"] and text_of(bad) == 'invalid arguments: field `x`: "3" is not of type "integer"'
+        assert (
+            bad["is_error"] and text_of(bad) == 'invalid arguments: field `x`: "3" is not of type "integer"'
+        )
         missing = host.tool("move", {})
         assert text_of(missing) == "invalid arguments: missing field `to`"
 

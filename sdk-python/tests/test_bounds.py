@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
-
 from test_process import Child, conformance_child, script
 
 #: The most a host frame may nest (zot_protocol::limits::MAX_FRAME_DEPTH).
@@ -28,7 +27,9 @@ def deep_call(call_id: str, levels: int) -> str:
     return f'{{"type":"tool_call","id":"{call_id}","name":"echo","args":{{"text":"x","deep":{nested}}}}}'
 
 
-def results_by_id(child: Child, ids: List[str], backlog: Optional[List[Dict[str, Any]]] = None) -> Dict[str, Dict[str, Any]]:
+def results_by_id(
+    child: Child, ids: List[str], backlog: Optional[List[Dict[str, Any]]] = None
+) -> Dict[str, Dict[str, Any]]:
     """The ``tool_result`` of each id; frames read meanwhile that are not
     one of them go to ``backlog`` (and are taken from it first)."""
     backlog = [] if backlog is None else backlog
@@ -102,7 +103,10 @@ def test_a_flood_of_malformed_lines_is_logged_a_few_times_then_counted() -> None
         quoted = [line for line in child.stderr if "] malformed host frame skipped: " in line]
         counts = [
             int(m.group(1).replace(",", ""))
-            for m in (re.search(r'suppressed ([\d,]+) more "malformed host frame" diagnostics', line) for line in child.stderr)
+            for m in (
+                re.search(r'suppressed ([\d,]+) more "malformed host frame" diagnostics', line)
+                for line in child.stderr
+            )
             if m
         ]
         # 10 quoted per 10 s, and every line accounted for.
@@ -304,11 +308,15 @@ def test_a_thread_waiting_in_call_tool_sync_leaves_its_place(tmp_path: Path) -> 
         # All four threads wait in call_tool_sync; the host runs each call on
         # this extension, then answers it.
         for call in calls:
-            child.send(json.dumps({"type": "tool_call", "id": f"inner-{call['id']}", "name": "block", "args": {}}))
+            child.send(
+                json.dumps({"type": "tool_call", "id": f"inner-{call['id']}", "name": "block", "args": {}})
+            )
         inner = pool.results([f"inner-{call['id']}" for call in calls])
         for call in calls:
             content = inner[f"inner-{call['id']}"]["content"]
-            child.send(json.dumps({"type": "tool_result", "id": call["id"], "name": "block", "content": content}))
+            child.send(
+                json.dumps({"type": "tool_result", "id": call["id"], "name": "block", "content": content})
+            )
         got = pool.results([f"n{i}" for i in range(4)])
         assert {r["content"][0]["text"] for r in got.values()} == {"nested:released"}
     finally:

@@ -10,9 +10,8 @@ import time
 from pathlib import Path
 from typing import Iterator, List
 
-import pytest
-
 import conformance
+import pytest
 from zot_ext.testing import TestHost
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -246,10 +245,7 @@ def test_events_are_recorded_in_arrival_order(host: TestHost) -> None:
         '{"type":"event","event":"session_end","reason":"shutdown","sequence":5}',
     ]:
         host.send_json(ev)
-    assert (
-        host.command("events")["display"]
-        == '["session_start","turn_start","tool_result","session_end"]'
-    )
+    assert host.command("events")["display"] == '["session_start","turn_start","tool_result","session_end"]'
 
 
 def test_eof_ends_the_extension(no_leftover_threads: None) -> None:

@@ -13,7 +13,6 @@ import threading
 from typing import Any, Dict, List
 
 import pytest
-
 from zot_ext import Extension, _native
 from zot_ext.testing import TestHost, default_hello_ack
 

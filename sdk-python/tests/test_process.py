@@ -30,7 +30,9 @@ ACK = (
 class Child:
     """A child process speaking the protocol; lines are read by a thread."""
 
-    def __init__(self, argv: Sequence[str], cwd: Optional[Path] = None, env: Optional[Dict[str, str]] = None) -> None:
+    def __init__(
+        self, argv: Sequence[str], cwd: Optional[Path] = None, env: Optional[Dict[str, str]] = None
+    ) -> None:
         self.proc = subprocess.Popen(
             list(argv),
             stdin=subprocess.PIPE,
@@ -40,7 +42,7 @@ class Child:
             env=env,
             start_new_session=True,
         )
-        self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
+        self.lines: queue.Queue[Optional[str]] = queue.Queue()
         self.stderr: List[str] = []
         self.transcript: List[str] = []
         threading.Thread(target=self._read_out, daemon=True).start()
@@ -518,7 +520,10 @@ def session(c: Child) -> List[List[str]]:
         '{"type":"event","event":"some_future_event","sequence":3}',
         '{"type":"event","event":"session_end","reason":"shutdown","sequence":5}',
     ]
-    step([*events, '{"type":"command_invoked","id":"ev","name":"events","args":""}'], is_type("command_response", "ev"))
+    step(
+        [*events, '{"type":"command_invoked","id":"ev","name":"events","args":""}'],
+        is_type("command_response", "ev"),
+    )
     command("p1", "panel")
     keys = [
         json.dumps({"type": "panel_key", "panel_id": "conf-panel", "key": k, "text": t})
@@ -541,7 +546,9 @@ def session(c: Child) -> List[List[str]]:
     )
     step(['{"type":"command_invoked","id":"ce","name":"callecho","args":"yo"}'], is_type("call_tool"))
     step(
-        ['{"type":"tool_result","id":"c2","name":"echo","content":[{"type":"text","text":"no"}],"is_error":true}'],
+        [
+            '{"type":"tool_result","id":"c2","name":"echo","content":[{"type":"text","text":"no"}],"is_error":true}'
+        ],
         is_type("command_response", "ce"),
     )
     step(
@@ -551,14 +558,22 @@ def session(c: Child) -> List[List[str]]:
         ],
         is_type("notify"),
     )
-    step(['{"type":"tool_call","id":"a1","name":"ask","args":{}}', '{"type":"tool_cancel","id":"a1"}'], is_type("notify"))
-    step(['{"type":"tool_call","id":"s2","name":"sleep","args":{"ms":60000}}', '{"type":"shutdown"}'], is_type("shutdown_ack"))
+    step(
+        ['{"type":"tool_call","id":"a1","name":"ask","args":{}}', '{"type":"tool_cancel","id":"a1"}'],
+        is_type("notify"),
+    )
+    step(
+        ['{"type":"tool_call","id":"s2","name":"sleep","args":{"ms":60000}}', '{"type":"shutdown"}'],
+        is_type("shutdown_ack"),
+    )
     steps.append(c.read_all())
     assert c.wait(2) == 0
     return steps
 
 
-@pytest.mark.skipif(not Path(RUST_BIN).exists(), reason="conformance-rust is not built (cargo build -p conformance-rust)")
+@pytest.mark.skipif(
+    not Path(RUST_BIN).exists(), reason="conformance-rust is not built (cargo build -p conformance-rust)"
+)
 def test_the_python_extension_writes_what_the_rust_one_writes() -> None:
     rust = Child([RUST_BIN])
     py = conformance_child()

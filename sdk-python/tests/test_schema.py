@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union
 
 import pytest
-
 from zot_ext import ArgumentError
 from zot_ext._schema import converter_for, schema_for
 

@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Dict
 
 import pytest
-
 from zot_ext.protocol import LIFECYCLE_EVENTS
 
-PROBE = '''
+PROBE = """
 from typing import Any, Dict, Mapping
 from zot_ext import Ctx, Extension, LifecycleEvent, Response, ToolCallEvent, TurnEndEvent
 from zot_ext import ToolCallVerdict, ToolCallIntercept, TurnStartIntercept, BeforeAgentStartIntercept
@@ -79,7 +78,7 @@ async def wrong_verdict(req: TurnStartIntercept) -> ToolCallVerdict:
 @ext.intercept_before_agent_start
 def prompt(req: BeforeAgentStartIntercept) -> str:
     return req.get("system_prompt", "") + "!"
-'''
+"""
 
 
 def run_mypy(tmp_path: Path) -> str:
@@ -135,9 +134,7 @@ def test_the_typed_overloads_cover_every_lifecycle_event() -> None:
 
     from zot_ext import _events
 
-    hints = typing.get_overloads(_events.EventRegistration.on) if hasattr(
-        typing, "get_overloads"
-    ) else None
+    hints = typing.get_overloads(_events.EventRegistration.on) if hasattr(typing, "get_overloads") else None
     if hints is None:
         pytest.skip("typing.get_overloads needs Python 3.11")
     named = set()

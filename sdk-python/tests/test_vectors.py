@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
-
 from zot_ext import _protocol as p
 
 VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"
@@ -82,10 +81,7 @@ def test_valid_lines_parse_and_are_classified(direction: str) -> None:
 
 
 def test_every_event_and_intercept_is_covered() -> None:
-    seen = {
-        classify("host_to_ext", json.loads(line.decode("utf-8")))
-        for _, line in valid("host_to_ext")
-    }
+    seen = {classify("host_to_ext", json.loads(line.decode("utf-8"))) for _, line in valid("host_to_ext")}
     for event in p.LIFECYCLE_EVENTS:
         assert f"known:event/{event}" in seen
     for event in p.INTERCEPT_EVENTS:

@@ -3,7 +3,7 @@
 // Node, JSON.parse over readline, no SDK. The benchmarks' baseline for "what
 // Node users write today". Tools: echo (text), big (bytes); subscribes to
 // tool_call and tool_result.
-"use strict";
+
 const readline = require("node:readline");
 
 const emit = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
@@ -16,11 +16,15 @@ rl.on("line", (line) => {
   switch (msg.type) {
     case "hello_ack":
       emit({
-        type: "register_tool", name: "echo", description: "echo text",
+        type: "register_tool",
+        name: "echo",
+        description: "echo text",
         schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
       });
       emit({
-        type: "register_tool", name: "big", description: "n bytes of x",
+        type: "register_tool",
+        name: "big",
+        description: "n bytes of x",
         schema: { type: "object", properties: { bytes: { type: "integer" } } },
       });
       emit({ type: "subscribe", events: ["tool_call", "tool_result"] });
@@ -35,7 +39,11 @@ rl.on("line", (line) => {
           emit({ type: "tool_result", id: msg.id, is_error: true, content: [{ type: "text", text: "missing text" }] });
         }
       } else if (msg.name === "big") {
-        emit({ type: "tool_result", id: msg.id, content: [{ type: "text", text: "x".repeat(Number(args.bytes) || 0) }] });
+        emit({
+          type: "tool_result",
+          id: msg.id,
+          content: [{ type: "text", text: "x".repeat(Number(args.bytes) || 0) }],
+        });
       }
       break;
     }

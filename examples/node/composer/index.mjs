@@ -13,7 +13,7 @@
 // with a `CallToolError`.
 import { pathToFileURL } from "node:url";
 
-import { Extension, Response, ToolOutput, firstText } from "zot-ext";
+import { Extension, firstText, Response, ToolOutput } from "zot-ext";
 
 const CALL_DEADLINE_MS = 20_000;
 
@@ -25,7 +25,9 @@ export function extension() {
         description: "Read several files through the host's read tool",
         schema: {
           type: "object",
-          properties: { paths: { type: "array", items: { type: "string" }, description: "Files to read, relative to the project." } },
+          properties: {
+            paths: { type: "array", items: { type: "string" }, description: "Files to read, relative to the project." },
+          },
           required: ["paths"],
         },
       },

@@ -8,7 +8,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
-import { Extension, Response, ToolOutput, type Context, type HostInfo } from "zot-ext";
+import { type Context, Extension, type HostInfo, Response, ToolOutput } from "zot-ext";
 
 interface ScratchpadArgs {
   /** `read` the scratchpad or `append` a line to it. */
@@ -40,7 +40,8 @@ async function save(ctx: Context): Promise<void> {
   }
 }
 
-const show = (): string => (lines.length === 0 ? "(the scratchpad is empty)" : lines.map((l, i) => `${i + 1}. ${l}`).join("\n"));
+const show = (): string =>
+  lines.length === 0 ? "(the scratchpad is empty)" : lines.map((l, i) => `${i + 1}. ${l}`).join("\n");
 
 ext
   .onHello(load)

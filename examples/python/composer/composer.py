@@ -31,9 +31,7 @@ async def read_many(args: ReadMany, ctx: Ctx) -> ToolOutput:
 
     async def read(i: int, path: str) -> Tuple[str, Union[CallResult, CallToolError]]:
         try:
-            return path, await ctx.call_tool(
-                "read", {"path": path}, key=f"read-{i}", timeout=CALL_DEADLINE
-            )
+            return path, await ctx.call_tool("read", {"path": path}, key=f"read-{i}", timeout=CALL_DEADLINE)
         except CallToolError as e:
             return path, e
 

@@ -151,6 +151,5 @@ def build() -> Extension:
     return ext
 
 
-
 if __name__ == "__main__":
     build().run()

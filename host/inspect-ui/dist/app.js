@@ -1,6 +1,48 @@
 // Built by host/inspect-ui/build.mjs from host/inspect-ui/src; do not edit.
 "use strict";
 (() => {
+  // host/inspect-ui/src/api.ts
+  var token = new URLSearchParams(location.search).get("token") ?? "";
+  var ApiError = class extends Error {
+    constructor(message, status) {
+      super(message);
+      this.status = status;
+    }
+    status;
+  };
+  async function check(res) {
+    if (res.ok) return res;
+    let msg = await res.text();
+    try {
+      const j = JSON.parse(msg);
+      if (j.error) msg = j.error;
+    } catch {
+    }
+    throw new ApiError(msg.trim() || `HTTP ${res.status}`, res.status);
+  }
+  async function get(path) {
+    const res = await check(await fetch(path, { headers: { "x-zot-token": token } }));
+    return await res.json();
+  }
+  async function getText(path) {
+    const res = await check(await fetch(path, { headers: { "x-zot-token": token } }));
+    return res.text();
+  }
+  async function post(path, body) {
+    const res = await check(
+      await fetch(path, {
+        method: "POST",
+        headers: { "x-zot-token": token, "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })
+    );
+    return await res.json();
+  }
+  function socket() {
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    return new WebSocket(`${proto}://${location.host}/ws?token=${encodeURIComponent(token)}`);
+  }
+
   // host/inspect-ui/src/dom.ts
   function h(spec, attrs, ...children) {
     const [tagAndId, ...classes] = spec.split(".");
@@ -55,48 +97,6 @@
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 1e4);
-  }
-
-  // host/inspect-ui/src/api.ts
-  var token = new URLSearchParams(location.search).get("token") ?? "";
-  var ApiError = class extends Error {
-    constructor(message, status) {
-      super(message);
-      this.status = status;
-    }
-    status;
-  };
-  async function check(res) {
-    if (res.ok) return res;
-    let msg = await res.text();
-    try {
-      const j = JSON.parse(msg);
-      if (j.error) msg = j.error;
-    } catch {
-    }
-    throw new ApiError(msg.trim() || `HTTP ${res.status}`, res.status);
-  }
-  async function get(path) {
-    const res = await check(await fetch(path, { headers: { "x-zot-token": token } }));
-    return await res.json();
-  }
-  async function getText(path) {
-    const res = await check(await fetch(path, { headers: { "x-zot-token": token } }));
-    return res.text();
-  }
-  async function post(path, body) {
-    const res = await check(
-      await fetch(path, {
-        method: "POST",
-        headers: { "x-zot-token": token, "content-type": "application/json" },
-        body: JSON.stringify(body)
-      })
-    );
-    return await res.json();
-  }
-  function socket() {
-    const proto = location.protocol === "https:" ? "wss" : "ws";
-    return new WebSocket(`${proto}://${location.host}/ws?token=${encodeURIComponent(token)}`);
   }
 
   // host/inspect-ui/src/observe.ts
@@ -163,7 +163,12 @@
     return "";
   }
   function obsRow(o) {
-    return h(`div.obs.k-${o.kind}`, { "data-kind": o.kind, class: level(o) ? `lv-${level(o)}` : null }, h("span.kind", null, o.kind), h("span.text", null, describe(o)));
+    return h(
+      `div.obs.k-${o.kind}`,
+      { "data-kind": o.kind, class: level(o) ? `lv-${level(o)}` : null },
+      h("span.kind", null, o.kind),
+      h("span.text", null, describe(o))
+    );
   }
 
   // host/inspect-ui/src/store.ts
@@ -182,7 +187,10 @@
     /** Calls `f` on every change of `topic`; returns what stops it. */
     on(topic, f) {
       let s2 = this.listeners.get(topic);
-      if (!s2) this.listeners.set(topic, s2 = /* @__PURE__ */ new Set());
+      if (!s2) {
+        s2 = /* @__PURE__ */ new Set();
+        this.listeners.set(topic, s2);
+      }
       s2.add(f);
       return () => s2.delete(f);
     }
@@ -310,7 +318,12 @@
 
   // host/inspect-ui/src/views/commands.ts
   function commandsView() {
-    const input = h("input.command-input", { list: "command-list", placeholder: "/echo hello", "data-test": "command-input", autocomplete: "off" });
+    const input = h("input.command-input", {
+      list: "command-list",
+      placeholder: "/echo hello",
+      "data-test": "command-input",
+      autocomplete: "off"
+    });
     const options = h("datalist#command-list");
     const runs = h("div.command-runs");
     const history2 = [];
@@ -318,7 +331,13 @@
     const root = h(
       "div.view.commands",
       null,
-      h("form.command-bar", { onsubmit: (e) => (e.preventDefault(), void run()) }, input, options, h("button.primary", { type: "submit", "data-test": "run-command" }, "Run")),
+      h(
+        "form.command-bar",
+        { onsubmit: (e) => (e.preventDefault(), void run()) },
+        input,
+        options,
+        h("button.primary", { type: "submit", "data-test": "run-command" }, "Run")
+      ),
       h("div.command-help.muted"),
       runs
     );
@@ -340,7 +359,12 @@
       history2.push(text);
       back = 0;
       input.value = "";
-      const card = h("section.card.command-run", { "data-test": "command-run" }, h("h3.mono", null, text), h("div.running", null, "running…"));
+      const card = h(
+        "section.card.command-run",
+        { "data-test": "command-run" },
+        h("h3.mono", null, text),
+        h("div.running", null, "running…")
+      );
       runs.prepend(card);
       try {
         const r = await store.step({ command: text });
@@ -360,7 +384,16 @@
             h("pre.json", null, pretty(fields))
           );
         }
-        fill(card, h("h3.mono", null, text), action, h("div.obs-list", null, obs.filter((o) => o.o.kind !== "command").map((o) => obsRow(o.o))));
+        fill(
+          card,
+          h("h3.mono", null, text),
+          action,
+          h(
+            "div.obs-list",
+            null,
+            obs.filter((o) => o.o.kind !== "command").map((o) => obsRow(o.o))
+          )
+        );
       } catch (e) {
         fill(card, h("h3.mono", null, text), h("div.error", null, String(e instanceof Error ? e.message : e)));
       }
@@ -377,7 +410,19 @@
       if (help)
         fill(
           help,
-          st.commands.length ? st.commands.map((c) => h("button.link", { onclick: () => (input.value = `/${c.name} `, input.focus()), title: c.description }, `/${c.name}`)) : "No extension command is registered."
+          st.commands.length ? st.commands.map(
+            (c) => h(
+              "button.link",
+              {
+                onclick: () => {
+                  input.value = `/${c.name} `;
+                  input.focus();
+                },
+                title: c.description
+              },
+              `/${c.name}`
+            )
+          ) : "No extension command is registered."
         );
     });
     return root;
@@ -460,7 +505,18 @@
         const sub = resolve(v, root);
         return [k, field(sub, root, k, req.has(k), [...path, k]), req.has(k)];
       });
-      const el = name ? h("fieldset.field", null, h("legend", null, label(name, s2, required)), desc, kids.map((k) => k[1].el)) : h("div.form", null, desc, kids.map((k) => k[1].el));
+      const el = name ? h(
+        "fieldset.field",
+        null,
+        h("legend", null, label(name, s2, required)),
+        desc,
+        kids.map((k) => k[1].el)
+      ) : h(
+        "div.form",
+        null,
+        desc,
+        kids.map((k) => k[1].el)
+      );
       return {
         el,
         read() {
@@ -590,11 +646,19 @@
           h("span.badge", { class: v.verdict === "block" ? "bad" : "ok" }, v.verdict),
           v.reason ? h("span", null, ` ${v.reason}`) : null,
           v.result !== null && v.result !== void 0 ? h("pre.json", null, pretty(v.result)) : null
-        ) : h("div.fired", { "data-test": "fired" }, `${name} sent to ${subscribers.length} subscriber(s)${subscribers.length ? `: ${subscribers.join(", ")}` : ""}`);
+        ) : h(
+          "div.fired",
+          { "data-test": "fired" },
+          `${name} sent to ${subscribers.length} subscriber(s)${subscribers.length ? `: ${subscribers.join(", ")}` : ""}`
+        );
         fill(
           out,
           summary,
-          subscribers.length ? table : h("div.muted", null, kind === "emit" ? "No extension subscribes to it." : "No extension intercepts it: the host allows.")
+          subscribers.length ? table : h(
+            "div.muted",
+            null,
+            kind === "emit" ? "No extension subscribes to it." : "No extension intercepts it: the host allows."
+          )
         );
         const wanted = (f) => f.n >= r.frames[0] && (kind === "emit" ? f.type === "event" && f.event === name : f.type === "event_intercept" && f.event === name || f.type === "event_intercept_response" && f.n < r.frames[1]);
         const limit = kind === "emit" ? subscribers.length : subscribers.length * 2;
@@ -606,7 +670,15 @@
             shown.add(f.n);
             const frame = JSON.parse(await getText(`/api/frame/${f.n}`));
             table.append(
-              h("tr", null, h("td", null, f.ext), h("td", null, f.dir === "host->ext" ? "→ sent" : "← answered"), h("td.mono", null, f.type), h("td.mono", null, f.latency !== void 0 ? `${f.latency.toFixed(1)} ms` : ""), h("td", null, h("pre.json.small", null, pretty(frame))))
+              h(
+                "tr",
+                null,
+                h("td", null, f.ext),
+                h("td", null, f.dir === "host->ext" ? "→ sent" : "← answered"),
+                h("td.mono", null, f.type),
+                h("td.mono", null, f.latency !== void 0 ? `${f.latency.toFixed(1)} ms` : ""),
+                h("td", null, h("pre.json.small", null, pretty(frame)))
+              )
             );
           }
         };
@@ -628,8 +700,22 @@
       "section.card",
       null,
       h("h2", null, kind === "emit" ? "Lifecycle event" : "Interception"),
-      h("p.muted", null, kind === "emit" ? "Sent to every subscriber, stamped with the session id, cwd and the next sequence number." : "Sent through the chain of interceptors in load order, as the host does: first block wins, rewrites chain."),
-      h("div.row", null, select, h("button", { onclick: () => editor.value = JSON.stringify(payload(frameType, select.value), null, 2) }, "Example"), h("button.primary", { "data-test": `${kind}-fire`, onclick: () => void fire() }, "Fire")),
+      h(
+        "p.muted",
+        null,
+        kind === "emit" ? "Sent to every subscriber, stamped with the session id, cwd and the next sequence number." : "Sent through the chain of interceptors in load order, as the host does: first block wins, rewrites chain."
+      ),
+      h(
+        "div.row",
+        null,
+        select,
+        h(
+          "button",
+          { onclick: () => editor.value = JSON.stringify(payload(frameType, select.value), null, 2) },
+          "Example"
+        ),
+        h("button.primary", { "data-test": `${kind}-fire`, onclick: () => void fire() }, "Fire")
+      ),
       editor,
       out
     );
@@ -638,7 +724,10 @@
       refresh() {
         const names = kind === "emit" ? store.state?.events : store.state?.intercepts;
         if (!names || select.options.length) return;
-        fill(select, names.map((n) => h("option", { value: n }, n)));
+        fill(
+          select,
+          names.map((n) => h("option", { value: n }, n))
+        );
         editor.value = JSON.stringify(payload(frameType, select.value), null, 2);
       }
     };
@@ -670,7 +759,12 @@
       "table.reg",
       null,
       rows.map(
-        (r) => h("tr", { class: r.active ? null : "inactive" }, h("td.mono", null, r.name), h("td", null, r.active ? "active" : `inactive: ${r.note ?? ""}`))
+        (r) => h(
+          "tr",
+          { class: r.active ? null : "inactive" },
+          h("td.mono", null, r.name),
+          h("td", null, r.active ? "active" : `inactive: ${r.note ?? ""}`)
+        )
       )
     );
   }
@@ -699,10 +793,24 @@
             h("span.badge", { class: e.connected ? "ok" : "bad" }, e.connected ? e.ready : `disconnected`),
             e.language ? h("span.badge", null, e.language) : null,
             h("span.badge", null, e.source),
-            h("button", { onclick: () => void store.step({ reload: true }), title: "Stop every extension and load them again (/reload-ext)" }, "Reload all")
+            h(
+              "button",
+              {
+                onclick: () => void store.step({ reload: true }),
+                title: "Stop every extension and load them again (/reload-ext)"
+              },
+              "Reload all"
+            )
           ),
           e.disconnect_reason ? h("div.error", null, `disconnected: ${e.disconnect_reason}`) : null,
-          h("div.kv", null, h("span", null, "dir"), h("span.mono", null, e.dir), h("span", null, "log"), h("span.mono", null, e.log)),
+          h(
+            "div.kv",
+            null,
+            h("span", null, "dir"),
+            h("span.mono", null, e.dir),
+            h("span", null, "log"),
+            h("span.mono", null, e.log)
+          ),
           h("h3", null, "Capabilities"),
           chips(e.capabilities),
           h("h3", null, "Handshake"),
@@ -716,7 +824,16 @@
             (t) => h(
               "details",
               null,
-              h("summary", null, `${t.name} schema`, h("span.muted", null, ` ${t.exposure}${t.interactive ? ", interactive" : ""}${t.deferred ? ", deferred" : ""}`)),
+              h(
+                "summary",
+                null,
+                `${t.name} schema`,
+                h(
+                  "span.muted",
+                  null,
+                  ` ${t.exposure}${t.interactive ? ", interactive" : ""}${t.deferred ? ", deferred" : ""}`
+                )
+              ),
               h("pre.json", null, pretty(t.schema)),
               t.output_schema ? h("pre.json", null, "output_schema: " + pretty(t.output_schema)) : null
             )
@@ -725,16 +842,34 @@
           chips(e.events),
           h("h3", null, "Interceptors"),
           chips(e.intercepts),
-          e.diagnostics.length ? [h("h3", null, "Diagnostics"), h("ul.diag", null, e.diagnostics.map((d) => h("li", null, d)))] : null,
+          e.diagnostics.length ? [
+            h("h3", null, "Diagnostics"),
+            h(
+              "ul.diag",
+              null,
+              e.diagnostics.map((d) => h("li", null, d))
+            )
+          ] : null,
           h("h3", null, "stderr (live)"),
           log
         );
       });
       const errors = st.load_errors.map(
-        (e) => h("section.card.ext.failed", null, h("header", null, h("h2", null, e.ext), h("span.badge.bad", null, "load error")), h("pre.error", null, e.message))
+        (e) => h(
+          "section.card.ext.failed",
+          null,
+          h("header", null, h("h2", null, e.ext), h("span.badge.bad", null, "load error")),
+          h("pre.error", null, e.message)
+        )
       );
       const passive = st.passive.length ? h("section.card", null, h("h3", null, "Theme / skills only (not started)"), chips(st.passive)) : null;
-      fill(root, cards.length || errors.length ? null : h("p.muted", null, "No extension is loaded. Start zot-host inspect with --ext DIR."), cards, errors, passive);
+      fill(
+        root,
+        cards.length || errors.length ? null : h("p.muted", null, "No extension is loaded. Start zot-host inspect with --ext DIR."),
+        cards,
+        errors,
+        passive
+      );
       paintLogs();
     };
     const paintLogs = () => {
@@ -775,7 +910,11 @@
     return null;
   }
   function panelView() {
-    const screen = h("div.panel-screen", { tabindex: 0, "data-test": "panel", title: "Click here, then type: keys go to the panel" });
+    const screen = h("div.panel-screen", {
+      tabindex: 0,
+      "data-test": "panel",
+      title: "Click here, then type: keys go to the panel"
+    });
     const keys = h(
       "div.key-buttons",
       null,
@@ -786,7 +925,11 @@
     const root = h(
       "div.view.panel-view",
       null,
-      h("p.muted", null, "Panels opened by a command or a running tool appear here. Focus the panel and type: the keys go to its extension (Esc and Ctrl+C close it)."),
+      h(
+        "p.muted",
+        null,
+        "Panels opened by a command or a running tool appear here. Focus the panel and type: the keys go to its extension (Esc and Ctrl+C close it)."
+      ),
       screen,
       keys
     );
@@ -823,7 +966,11 @@
   // host/inspect-ui/src/views/tools.ts
   var BUILTIN = {
     read: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-    write: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] },
+    write: {
+      type: "object",
+      properties: { path: { type: "string" }, content: { type: "string" } },
+      required: ["path", "content"]
+    },
     edit: {
       type: "object",
       properties: { path: { type: "string" }, old_text: { type: "string" }, new_text: { type: "string" } },
@@ -835,7 +982,13 @@
   function entries() {
     const st = store.state;
     if (!st) return [];
-    const ext = st.tools.map((t) => ({ name: t.name, ext: t.ext, description: t.description, schema: t.schema ?? {}, tool: t }));
+    const ext = st.tools.map((t) => ({
+      name: t.name,
+      ext: t.ext,
+      description: t.description,
+      schema: t.schema ?? {},
+      tool: t
+    }));
     const builtin = st.builtin_tools.filter((n) => n in BUILTIN).map((n) => ({ name: n, ext: "built-in", description: "", schema: BUILTIN[n] }));
     const stubs = st.stubs.filter((n) => !st.tools.some((t) => t.name === n)).map((n) => ({ name: n, ext: "stub", description: "answered by you", schema: { type: "object" } }));
     return [...ext, ...stubs, ...builtin];
@@ -848,7 +1001,16 @@
       "div.more",
       null,
       h("span.muted", null, `… ${fmtBytes(text.length - SHOWN_TEXT)} more `),
-      h("button", { onclick: () => (pre.textContent = text, more.remove()) }, "Show all"),
+      h(
+        "button",
+        {
+          onclick: () => {
+            pre.textContent = text;
+            more.remove();
+          }
+        },
+        "Show all"
+      ),
       h("button", { onclick: () => download("result.txt", text, "text/plain") }, "Download")
     );
     return h("div", null, pre, more);
@@ -857,13 +1019,22 @@
     return h(
       "div.result",
       { "data-test": "tool-result", class: out.is_error ? "is-error" : null },
-      h("div.result-head", null, h("span.badge", { class: out.is_error ? "bad" : "ok", "data-test": "tool-status" }, out.status), out.is_error ? h("span.badge.bad", null, "is_error") : null),
+      h(
+        "div.result-head",
+        null,
+        h("span.badge", { class: out.is_error ? "bad" : "ok", "data-test": "tool-status" }, out.status),
+        out.is_error ? h("span.badge.bad", null, "is_error") : null
+      ),
       out.content.map((b) => {
         if (b.type === "text" && "text" in b) return textBlock(b.text);
-        if (b.type === "image" && "data" in b) return h("img.block-image", { src: `data:${b.mime_type};base64,${b.data}`, alt: b.mime_type });
+        if (b.type === "image" && "data" in b)
+          return h("img.block-image", { src: `data:${b.mime_type};base64,${b.data}`, alt: b.mime_type });
         return h("pre.block-other", null, JSON.stringify(b));
       }),
-      out.structured_content !== null && out.structured_content !== void 0 ? [h("h4", null, "structured_content"), h("pre.json", { "data-test": "structured" }, pretty(out.structured_content))] : null
+      out.structured_content !== null && out.structured_content !== void 0 ? [
+        h("h4", null, "structured_content"),
+        h("pre.json", { "data-test": "structured" }, pretty(out.structured_content))
+      ] : null
     );
   }
   function waitingStubCalls() {
@@ -883,7 +1054,18 @@
     const root = h(
       "div.view.tools",
       null,
-      h("div.tools-side", null, list, h("div.stub-add", null, h("h4", null, "Answer a tool by hand"), stubName, h("button", { onclick: () => void addStub() }, "Stub it"))),
+      h(
+        "div.tools-side",
+        null,
+        list,
+        h(
+          "div.stub-add",
+          null,
+          h("h4", null, "Answer a tool by hand"),
+          stubName,
+          h("button", { onclick: () => void addStub() }, "Stub it")
+        )
+      ),
       h("div.tools-main", null, waiting, detail)
     );
     let selected = "";
@@ -904,7 +1086,15 @@
         es.map(
           (e) => h(
             "button.tool-item",
-            { class: e.name === selected ? "selected" : null, "data-tool": e.name, onclick: () => (selected = e.name, renderList(), renderDetail()) },
+            {
+              class: e.name === selected ? "selected" : null,
+              "data-tool": e.name,
+              onclick: () => {
+                selected = e.name;
+                renderList();
+                renderDetail();
+              }
+            },
             h("span.mono", null, e.name),
             h("span.muted", null, e.ext),
             e.tool?.stub || e.ext === "stub" ? h("span.chip", null, "stub") : null
@@ -965,7 +1155,11 @@
         " answer calls by hand (stub)"
       );
       const callBtn = h("button.primary", { "data-test": "call", onclick: () => void call(e) }, "Call");
-      const cancelBtn = h("button.danger", { "data-test": "tool-cancel", hidden: true, onclick: () => void store.cancel() }, "Cancel");
+      const cancelBtn = h(
+        "button.danger",
+        { "data-test": "tool-cancel", hidden: true, onclick: () => void store.cancel() },
+        "Cancel"
+      );
       result = h("div.result-box");
       fill(
         detail,
@@ -986,7 +1180,13 @@
         h("div.tabs", null, f ? tabForm : null, tabJson),
         formBox,
         rawBox,
-        h("div.actions", null, CONFIRMED.has(e.name) ? [h("span", null, "confirmation: "), confirm] : null, callBtn, cancelBtn),
+        h(
+          "div.actions",
+          null,
+          CONFIRMED.has(e.name) ? [h("span", null, "confirmation: "), confirm] : null,
+          callBtn,
+          cancelBtn
+        ),
         result
       );
       mode(current.mode);
@@ -1038,7 +1238,12 @@
           return h(
             "section.card.waiting",
             { "data-test": "stub-call", "data-tool": String(c.name) },
-            h("h3", null, `${String(c.name)} waits for your answer`, c.origin_extension ? h("span.muted", null, ` (call_tool from ${String(c.origin_extension)})`) : null),
+            h(
+              "h3",
+              null,
+              `${String(c.name)} waits for your answer`,
+              c.origin_extension ? h("span.muted", null, ` (call_tool from ${String(c.origin_extension)})`) : null
+            ),
             h("pre.json", null, pretty(c.args)),
             text,
             h("label.check", null, isError, " is_error"),
@@ -1074,7 +1279,11 @@
           {
             onclick: async () => {
               const t = await get("/api/transcript");
-              download("transcript.jsonl", t.observations.map((o) => JSON.stringify(o)).join("\n") + "\n", "application/x-ndjson");
+              download(
+                "transcript.jsonl",
+                t.observations.map((o) => JSON.stringify(o)).join("\n") + "\n",
+                "application/x-ndjson"
+              );
             }
           },
           "Download transcript (JSON lines)"
@@ -1086,7 +1295,11 @@
       const want = kinds.value.split(",").map((k) => k.trim()).filter(Boolean);
       const obs = store.obs.filter((o) => !want.length || want.includes(o.o.kind));
       const stick = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
-      fill(list, obs.length > MAX_ROWS ? h("div.muted", null, `${obs.length - MAX_ROWS} earlier rows not shown`) : null, obs.slice(-MAX_ROWS).map((o) => obsRow(o.o)));
+      fill(
+        list,
+        obs.length > MAX_ROWS ? h("div.muted", null, `${obs.length - MAX_ROWS} earlier rows not shown`) : null,
+        obs.slice(-MAX_ROWS).map((o) => obsRow(o.o))
+      );
       if (stick) list.scrollTop = list.scrollHeight;
     };
     kinds.addEventListener("input", render);
@@ -1109,7 +1322,13 @@
     const fType = h("input", { placeholder: "type", "data-test": "filter-type", size: 14 });
     const fId = h("input", { placeholder: "id", size: 8, "data-test": "filter-id" });
     const fExt = h("select", { "data-test": "filter-ext" }, h("option", { value: "" }, "all extensions"));
-    const fDir = h("select", null, h("option", { value: "" }, "both ways"), h("option", { value: "host->ext" }, "host → ext"), h("option", { value: "ext->host" }, "ext → host"));
+    const fDir = h(
+      "select",
+      null,
+      h("option", { value: "" }, "both ways"),
+      h("option", { value: "host->ext" }, "host → ext"),
+      h("option", { value: "ext->host" }, "ext → host")
+    );
     const fText = h("input", { placeholder: "text", size: 14 });
     const count = h("span.muted");
     const viewport = h("div.wire-list", { "data-test": "wire-list" });
@@ -1121,7 +1340,19 @@
       "div.view.wire",
       null,
       h("div.filters", null, fType, fId, fExt, fDir, fText, count),
-      h("div.wire-head", null, h("span", null, "#"), h("span", null, "time"), h("span", null, "ext"), h("span", null, "dir"), h("span", null, "type"), h("span", null, "id"), h("span", null, "size"), h("span", null, "latency"), h("span", null, "frame")),
+      h(
+        "div.wire-head",
+        null,
+        h("span", null, "#"),
+        h("span", null, "time"),
+        h("span", null, "ext"),
+        h("span", null, "dir"),
+        h("span", null, "type"),
+        h("span", null, "id"),
+        h("span", null, "size"),
+        h("span", null, "latency"),
+        h("span", null, "frame")
+      ),
       h("div.wire-split", null, viewport, detail)
     );
     let shown = [];
@@ -1150,7 +1381,11 @@
         const row = h(
           "div.wire-row",
           {
-            class: [f.dir === "host->ext" ? "out" : "in", f.n === selected ? "selected" : "", f.type === "invalid" || f.type === "oversize" ? "bad" : ""].join(" "),
+            class: [
+              f.dir === "host->ext" ? "out" : "in",
+              f.n === selected ? "selected" : "",
+              f.type === "invalid" || f.type === "oversize" ? "bad" : ""
+            ].join(" "),
             "data-n": f.n,
             "data-type": f.type,
             onclick: () => void open(f)
@@ -1243,20 +1478,29 @@
     store.on("obs", () => {
       const notes = [];
       for (const { o } of store.obs) {
-        if (o.kind === "note" || o.kind === "display") notes.push({ ext: String(o.ext), text: String(o.text), level: String(o.level ?? "display") });
+        if (o.kind === "note" || o.kind === "display")
+          notes.push({ ext: String(o.ext), text: String(o.text), level: String(o.level ?? "display") });
         if (o.kind === "notes_cleared") {
           for (let i = notes.length - 1; i >= 0; i--) if (notes[i]?.ext === o.ext) notes.splice(i, 1);
         }
         if (o.kind === "session" || o.kind === "reload") notes.length = 0;
       }
-      fill(box, h("h4", null, "Notes"), notes.length ? notes.slice(-30).map((n) => h("div.note", { class: `lv-${n.level}` }, h("span.muted", null, `[${n.ext}] `), n.text)) : h("div.muted", null, "none"));
+      fill(
+        box,
+        h("h4", null, "Notes"),
+        notes.length ? notes.slice(-30).map((n) => h("div.note", { class: `lv-${n.level}` }, h("span.muted", null, `[${n.ext}] `), n.text)) : h("div.muted", null, "none")
+      );
     });
     return box;
   }
   function header() {
     const session = h("span.session.muted");
     const running = h("span.running-step", { "data-test": "running" });
-    const cancel = h("button.danger", { hidden: true, "data-test": "cancel", onclick: () => void store.cancel() }, "Cancel");
+    const cancel = h(
+      "button.danger",
+      { hidden: true, "data-test": "cancel", onclick: () => void store.cancel() },
+      "Cancel"
+    );
     const status = h("div.status-line", { "data-test": "status-line" });
     const notice = h("div.notice", { "data-test": "notice" });
     const exportBtn = h(
@@ -1294,7 +1538,14 @@
       h("span.spacer"),
       running,
       cancel,
-      h("button", { onclick: () => void store.step({ reload: true }), title: "Stop every extension and load them again (/reload-ext)" }, "Reload extensions"),
+      h(
+        "button",
+        {
+          onclick: () => void store.step({ reload: true }),
+          title: "Stop every extension and load them again (/reload-ext)"
+        },
+        "Reload extensions"
+      ),
       exportBtn,
       h("div.lines", null, status, notice)
     );

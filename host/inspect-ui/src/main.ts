@@ -1,8 +1,8 @@
 // zot-host inspect: the page. One live session; every button runs a script
 // step through the host, and Export gives the script that replays it.
 
-import { download, fill, h } from "./dom";
 import { getText } from "./api";
+import { download, fill, h } from "./dom";
 import { describe } from "./observe";
 import { store } from "./store";
 import { commandsView } from "./views/commands";
@@ -29,11 +29,21 @@ function notesBox(): HTMLElement {
     // The notes area as a user sees it: notes and displays, cleared per extension.
     const notes: { ext: string; text: string; level: string }[] = [];
     for (const { o } of store.obs) {
-      if (o.kind === "note" || o.kind === "display") notes.push({ ext: String(o.ext), text: String(o.text), level: String(o.level ?? "display") });
-      if (o.kind === "notes_cleared") for (let i = notes.length - 1; i >= 0; i--) if (notes[i]?.ext === o.ext) notes.splice(i, 1);
+      if (o.kind === "note" || o.kind === "display")
+        notes.push({ ext: String(o.ext), text: String(o.text), level: String(o.level ?? "display") });
+      if (o.kind === "notes_cleared")
+        for (let i = notes.length - 1; i >= 0; i--) if (notes[i]?.ext === o.ext) notes.splice(i, 1);
       if (o.kind === "session" || o.kind === "reload") notes.length = 0;
     }
-    fill(box, h("h4", null, "Notes"), notes.length ? notes.slice(-30).map((n) => h("div.note", { class: `lv-${n.level}` }, h("span.muted", null, `[${n.ext}] `), n.text)) : h("div.muted", null, "none"));
+    fill(
+      box,
+      h("h4", null, "Notes"),
+      notes.length
+        ? notes
+            .slice(-30)
+            .map((n) => h("div.note", { class: `lv-${n.level}` }, h("span.muted", null, `[${n.ext}] `), n.text))
+        : h("div.muted", null, "none"),
+    );
   });
   return box;
 }
@@ -41,7 +51,11 @@ function notesBox(): HTMLElement {
 function header(): HTMLElement {
   const session = h("span.session.muted");
   const running = h("span.running-step", { "data-test": "running" });
-  const cancel = h("button.danger", { hidden: true, "data-test": "cancel", onclick: () => void store.cancel() }, "Cancel");
+  const cancel = h(
+    "button.danger",
+    { hidden: true, "data-test": "cancel", onclick: () => void store.cancel() },
+    "Cancel",
+  );
   const status = h("div.status-line", { "data-test": "status-line" });
   const notice = h("div.notice", { "data-test": "notice" });
   const exportBtn = h(
@@ -79,7 +93,14 @@ function header(): HTMLElement {
     h("span.spacer"),
     running,
     cancel,
-    h("button", { onclick: () => void store.step({ reload: true }), title: "Stop every extension and load them again (/reload-ext)" }, "Reload extensions"),
+    h(
+      "button",
+      {
+        onclick: () => void store.step({ reload: true }),
+        title: "Stop every extension and load them again (/reload-ext)",
+      },
+      "Reload extensions",
+    ),
     exportBtn,
     h("div.lines", null, status, notice),
   );
@@ -106,7 +127,9 @@ function main(): void {
   fill(app, header(), h("div.body", null, h("aside.side", null, nav, notesBox()), views));
   const first = location.hash.slice(1);
   select(panes.has(first) ? first : "extensions");
-  store.start().catch((e: unknown) => store.say(`cannot reach zot-host inspect: ${e instanceof Error ? e.message : String(e)}`));
+  store
+    .start()
+    .catch((e: unknown) => store.say(`cannot reach zot-host inspect: ${e instanceof Error ? e.message : String(e)}`));
 }
 
 main();

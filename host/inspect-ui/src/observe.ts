@@ -70,5 +70,10 @@ export function level(o: Obs): string {
 }
 
 export function obsRow(o: Obs): HTMLElement {
-  return h(`div.obs.k-${o.kind}`, { "data-kind": o.kind, class: level(o) ? `lv-${level(o)}` : null }, h("span.kind", null, o.kind), h("span.text", null, describe(o)));
+  return h(
+    `div.obs.k-${o.kind}`,
+    { "data-kind": o.kind, class: level(o) ? `lv-${level(o)}` : null },
+    h("span.kind", null, o.kind),
+    h("span.text", null, describe(o)),
+  );
 }

@@ -2,7 +2,7 @@
 // raw JSON editor beside it), and an example value of a schema (the
 // prefilled payloads of events and interceptions).
 
-import { h, type Child } from "./dom";
+import { type Child, h } from "./dom";
 
 export type Schema = {
   type?: string | string[];
@@ -116,8 +116,19 @@ function field(s: Schema, root: Schema, name: string, required: boolean, path: s
       return [k, field(sub, root, k, req.has(k), [...path, k]), req.has(k)] as const;
     });
     const el = name
-      ? h("fieldset.field", null, h("legend", null, label(name, s, required)), desc, kids.map((k) => k[1].el))
-      : h("div.form", null, desc, kids.map((k) => k[1].el));
+      ? h(
+          "fieldset.field",
+          null,
+          h("legend", null, label(name, s, required)),
+          desc,
+          kids.map((k) => k[1].el),
+        )
+      : h(
+          "div.form",
+          null,
+          desc,
+          kids.map((k) => k[1].el),
+        );
     return {
       el,
       read() {

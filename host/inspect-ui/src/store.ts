@@ -2,7 +2,7 @@
 // changed), the frames and observations (streamed), stderr lines, and the
 // step that runs. Views subscribe to named changes.
 
-import { get, post, socket, ApiError } from "./api";
+import { ApiError, get, post, socket } from "./api";
 
 export interface Frame {
   n: number;
@@ -123,7 +123,10 @@ class Store {
   /** Calls `f` on every change of `topic`; returns what stops it. */
   on(topic: Topic, f: () => void): () => void {
     let s = this.listeners.get(topic);
-    if (!s) this.listeners.set(topic, (s = new Set()));
+    if (!s) {
+      s = new Set();
+      this.listeners.set(topic, s);
+    }
     s.add(f);
     return () => s.delete(f);
   }

@@ -8,13 +8,13 @@
 // /usr/bin/chromium), ZOT_INSPECT_SHOTS (screenshot folder, default
 // target/inspect-screenshots).
 
-import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
@@ -108,7 +108,13 @@ test("requests without the token, from another origin or for another host are re
   assert.equal(evil.status, 403);
   assert.match(evil.body, /another origin/);
   assert.equal((await raw(`/api/state?token=${token}`, { host: "evil.example" })).status, 403, "DNS rebinding");
-  const ws = await raw("/ws", { host, connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" });
+  const ws = await raw("/ws", {
+    host,
+    connection: "Upgrade",
+    upgrade: "websocket",
+    "sec-websocket-version": "13",
+    "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+  });
   assert.equal(ws.status, 403, "the WebSocket needs the token too");
   assert.equal((await raw(`/api/state?token=${token}`, { host, origin: base })).status, 200);
 });
@@ -120,7 +126,8 @@ test("the page shows the extension's handshake, registrations and live stderr", 
   await assert.doesNotReject(card.getByText("tool_cancel", { exact: true }).waitFor());
   await page.locator("[data-log=conformance]", { hasText: "conformance started" }).waitFor();
   const text = await card.innerText();
-  for (const want of ["callecho", "compose", "before_agent_start", "subagent_stop", "ready"]) assert.ok(text.includes(want), `${want} in ${text}`);
+  for (const want of ["callecho", "compose", "before_agent_start", "subagent_stop", "ready"])
+    assert.ok(text.includes(want), `${want} in ${text}`);
   await shot("extensions");
 });
 
@@ -170,7 +177,11 @@ test("a command runs and its response action is shown", async () => {
 test("a panel opens and is driven by the keyboard", async () => {
   await page.fill("[data-test=command-input]", "/panel");
   await page.click("[data-test=run-command]");
-  await page.locator("[data-test=command-run]").first().locator("[data-test=action]", { hasText: "open_panel" }).waitFor();
+  await page
+    .locator("[data-test=command-run]")
+    .first()
+    .locator("[data-test=action]", { hasText: "open_panel" })
+    .waitFor();
   await tab("panel");
   const panel = page.locator("[data-test=panel]");
   await panel.getByText("Counter").waitFor();
@@ -256,7 +267,11 @@ test("a call_tool is answered by a reply typed in the page", async () => {
   await shot("stub");
   await waiting.locator("[data-test=answer]").click();
   await tab("commands");
-  await page.locator("[data-test=command-run]").first().locator(".obs", { hasText: "called:pong from the page" }).waitFor();
+  await page
+    .locator("[data-test=command-run]")
+    .first()
+    .locator(".obs", { hasText: "called:pong from the page" })
+    .waitFor();
   await tab("tools");
   await page.click("[data-tool=echo]");
   await page.uncheck("[data-test=stub-toggle]");
@@ -293,13 +308,30 @@ test("the exported script replays with zot-host run to the same transcript", asy
   await download.saveAs(script);
   const exported = JSON.parse(readFileSync(script, "utf8"));
   const kinds = exported.steps.map((s) => Object.keys(s).filter((k) => k !== "wait")[0]);
-  for (const k of ["call", "command", "key", "emit", "intercept", "stub", "answer", "unstub"]) assert.ok(kinds.includes(k), `${k} step in ${kinds}`);
+  for (const k of ["call", "command", "key", "emit", "intercept", "stub", "answer", "unstub"])
+    assert.ok(kinds.includes(k), `${k} step in ${kinds}`);
   const live = (await api("/api/transcript")).observations;
-  const out = execFileSync(HOST, ["run", "--script", script, "--ext", EXT, "--no-ext", "--json", "--cwd", project, "--zot-home", join(tmp, "replay-home")], {
-    encoding: "utf8",
-    maxBuffer: 64 << 20,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const out = execFileSync(
+    HOST,
+    [
+      "run",
+      "--script",
+      script,
+      "--ext",
+      EXT,
+      "--no-ext",
+      "--json",
+      "--cwd",
+      project,
+      "--zot-home",
+      join(tmp, "replay-home"),
+    ],
+    {
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const replay = out
     .trim()
     .split("\n")

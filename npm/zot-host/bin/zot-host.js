@@ -4,7 +4,6 @@
 // installs only the one whose os / cpu / libc match the machine), the way
 // esbuild, biome and other native CLIs on npm ship theirs. ZOT_HOST_BINARY
 // overrides the search with an explicit path.
-"use strict";
 
 const { spawn } = require("node:child_process");
 const { readFileSync } = require("node:fs");

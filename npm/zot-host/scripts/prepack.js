@@ -2,7 +2,6 @@
 // works once ./dev dist has listed the platform packages with the binaries
 // (optionalDependencies) and copied the licences in. Packed from here as
 // committed, it would install a `zot-host` that can run nothing.
-"use strict";
 
 const { existsSync } = require("node:fs");
 const { join } = require("node:path");
@@ -11,7 +10,9 @@ const dir = join(__dirname, "..");
 const pkg = require(join(dir, "package.json"));
 const problems = [];
 if (Object.keys(pkg.optionalDependencies || {}).length === 0) {
-  problems.push("no platform packages in optionalDependencies: build the release packages with `./dev dist` (target/dist/npm)");
+  problems.push(
+    "no platform packages in optionalDependencies: build the release packages with `./dev dist` (target/dist/npm)",
+  );
 }
 for (const licence of ["LICENSE-MIT", "LICENSE-APACHE"]) {
   if (!existsSync(join(dir, licence))) problems.push(`${licence} is missing`);

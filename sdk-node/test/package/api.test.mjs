@@ -9,13 +9,13 @@ import { after, describe, test } from "node:test";
 import {
   CallToolError,
   Extension,
+  firstText,
   MessageVerdict,
   PromptVerdict,
   Response,
   ToolCallVerdict,
   ToolOutput,
   TurnVerdict,
-  firstText,
 } from "zot-ext";
 import { TestHost } from "zot-ext/testing";
 
@@ -121,7 +121,9 @@ describe("tools", () => {
       .tool({ name: "wire" }, () => ({ content: [{ type: "text", text: "w" }], is_error: true }))
       .tool({ name: "void" }, () => {})
       .tool({ name: "structured" }, () => ToolOutput.structured({ b: 1, a: [2] }))
-      .tool({ name: "image" }, () => ToolOutput.image("image/png", new Uint8Array([1, 2, 3])).withImage("image/gif", "AAAA"))
+      .tool({ name: "image" }, () =>
+        ToolOutput.image("image/png", new Uint8Array([1, 2, 3])).withImage("image/gif", "AAAA"),
+      )
       .tool({ name: "lazy", deferred: true }, () => "lazy")
       .tool({ name: "loader" }, () => ToolOutput.text("loaded").activate("lazy"))
       .tool({ name: "args" }, (args, ctx) => ToolOutput.text(`${JSON.stringify(args)} ${ctx.id}`));
@@ -206,7 +208,10 @@ describe("tools", () => {
       (await host.transcript())[1],
       '{"type":"register_tool","name":"full","description":"d","schema":{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"integer"}}},"output_schema":{"type":"object"},"namespace":"ns","namespace_description":"nd","namespace_instructions":"ni","exposure":"direct","deferred":true,"interactive":true}',
     );
-    assert.deepEqual(host.registration.tools.map((t) => t.name), ["full"]);
+    assert.deepEqual(
+      host.registration.tools.map((t) => t.name),
+      ["full"],
+    );
     await host.shutdown();
     await host.finished;
   });
@@ -303,7 +308,12 @@ describe("duplicate ids", () => {
     const duplicate = (id) => ({
       type: "tool_result",
       id,
-      content: [{ type: "text", text: `duplicate tool_call id "${id}": a request with this id is still running; this one was not run` }],
+      content: [
+        {
+          type: "text",
+          text: `duplicate tool_call id "${id}": a request with this id is still running; this one was not run`,
+        },
+      ],
       is_error: true,
     });
     await withHost(ext, async (host) => {
@@ -312,7 +322,11 @@ describe("duplicate ids", () => {
       await host.startTool("wait", { n: 2 }, "t1");
       assert.deepEqual(await host.nextFrame(), duplicate("t1"));
       release();
-      assert.deepEqual(await host.nextFrame(), { type: "tool_result", id: "t1", content: [{ type: "text", text: "released 1" }] });
+      assert.deepEqual(await host.nextFrame(), {
+        type: "tool_result",
+        id: "t1",
+        content: [{ type: "text", text: "released 1" }],
+      });
 
       await host.startTool("wait", { n: 3 }, "t2");
       assert.equal((await host.nextFrame()).message, "started 3");
@@ -429,15 +443,14 @@ describe("callTool", () => {
 
   test("hosts without call_tool, invalid keys and calls outside a session fail at once", async () => {
     assert.equal(await new Extension("x", "1").callTool("echo").catch((e) => e.kind), "not_ready");
-    const ext = new Extension("caller", "1.0.0")
-      .tool({ name: "call" }, async (args, ctx) => {
-        try {
-          await ctx.callTool("echo", {}, { key: args.key });
-          return "answered";
-        } catch (e) {
-          return e.kind;
-        }
-      });
+    const ext = new Extension("caller", "1.0.0").tool({ name: "call" }, async (args, ctx) => {
+      try {
+        await ctx.callTool("echo", {}, { key: args.key });
+        return "answered";
+      } catch (e) {
+        return e.kind;
+      }
+    });
     await withHost(ext, async (host) => {
       assert.equal(text(await host.tool("call", { key: "a/b" })), "invalid_key");
     });
@@ -557,10 +570,17 @@ describe("interceptors", () => {
         if (c.tool_name === "rewrite") return ToolCallVerdict.modify({ ...c.tool_args, safe: true });
         return c.tool_name === "bash" ? ToolCallVerdict.block("no bash") : ToolCallVerdict.allow();
       })
-      .interceptBeforeAgentStart((r) => (r.system_prompt === "keep" ? PromptVerdict.keep() : PromptVerdict.replace(`${r.system_prompt}!`)))
+      .interceptBeforeAgentStart((r) =>
+        r.system_prompt === "keep" ? PromptVerdict.keep() : PromptVerdict.replace(`${r.system_prompt}!`),
+      )
       .interceptTurnStart(() => TurnVerdict.allow());
     await withHost(ext, async (host) => {
-      assert.deepEqual(host.registration.intercepts, ["before_agent_start", "tool_call", "turn_start", "assistant_message"]);
+      assert.deepEqual(host.registration.intercepts, [
+        "before_agent_start",
+        "tool_call",
+        "turn_start",
+        "assistant_message",
+      ]);
       const ask = (req) => host.intercept(req);
       assert.deepEqual(await ask({ id: "1", event: "tool_call", tool_name: "bash", tool_args: {} }), {
         type: "event_intercept_response",
@@ -580,7 +600,10 @@ describe("interceptors", () => {
       assert.equal((await ask({ event: "assistant_message", text: "same" })).replace_text, undefined);
       assert.equal((await ask({ event: "before_agent_start", system_prompt: "keep" })).system_prompt, undefined);
       assert.equal((await ask({ event: "before_agent_start", system_prompt: "p" })).system_prompt, "p!");
-      assert.deepEqual(await ask({ id: "t", event: "turn_start", step: 2 }), { type: "event_intercept_response", id: "t" });
+      assert.deepEqual(await ask({ id: "t", event: "turn_start", step: 2 }), {
+        type: "event_intercept_response",
+        id: "t",
+      });
     });
   });
 });

@@ -72,7 +72,9 @@ test("panel counter", async () => {
   assert.ok(
     (await host.transcript())
       .at(-1)
-      .endsWith('"action":"open_panel","open_panel":{"id":"conf-panel","title":"Counter","lines":["0"],"footer":"up/down - q quits"}}'),
+      .endsWith(
+        '"action":"open_panel","open_panel":{"id":"conf-panel","title":"Counter","lines":["0"],"footer":"up/down - q quits"}}',
+      ),
   );
   for (const k of ["up", "up", "down", "left"]) {
     await host.panelKey("conf-panel", k);
@@ -183,8 +185,14 @@ test("interceptors", async () => {
       '{"type":"event_intercept","id":"3","event":"tool_call","tool_name":"read","tool_args":{"command":"ls"}}',
       '{"type":"event_intercept_response","id":"3"}',
     ],
-    ['{"type":"event_intercept","id":"4","event":"turn_start","step":99}', '{"type":"event_intercept_response","id":"4","block":true,"reason":"step limit"}'],
-    ['{"type":"event_intercept","id":"5","event":"turn_start","step":98}', '{"type":"event_intercept_response","id":"5"}'],
+    [
+      '{"type":"event_intercept","id":"4","event":"turn_start","step":99}',
+      '{"type":"event_intercept_response","id":"4","block":true,"reason":"step limit"}',
+    ],
+    [
+      '{"type":"event_intercept","id":"5","event":"turn_start","step":98}',
+      '{"type":"event_intercept_response","id":"5"}',
+    ],
     [
       '{"type":"event_intercept","id":"6","event":"assistant_message","text":"BLOCKME"}',
       '{"type":"event_intercept_response","id":"6","block":true,"reason":"blocked"}',
@@ -193,7 +201,10 @@ test("interceptors", async () => {
       '{"type":"event_intercept","id":"7","event":"assistant_message","text":"a SECRET and SECRET"}',
       '{"type":"event_intercept_response","id":"7","replace_text":"a [redacted] and [redacted]"}',
     ],
-    ['{"type":"event_intercept","id":"8","event":"assistant_message","text":"fine"}', '{"type":"event_intercept_response","id":"8"}'],
+    [
+      '{"type":"event_intercept","id":"8","event":"assistant_message","text":"fine"}',
+      '{"type":"event_intercept_response","id":"8"}',
+    ],
     [
       '{"type":"event_intercept","id":"9","event":"before_agent_start","system_prompt":"KEEP this"}',
       '{"type":"event_intercept_response","id":"9"}',

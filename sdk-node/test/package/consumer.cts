@@ -1,6 +1,7 @@
 // Type-checked (never run) as a CommonJS module, like consumer.mts.
 import zot = require("zot-ext");
 import testing = require("zot-ext/testing");
+
 import "zot-ext/protect-stdout";
 
 const ext = new zot.Extension("typed", "1.0.0").tool({ name: "t" }, (args: { n: number }) =>

@@ -3,23 +3,23 @@
 // strict TypeScript users get full inference from the public API.
 
 import "zot-ext/protect-stdout";
+import { z } from "zod";
 import {
   CallToolError,
+  type CallToolResult,
+  type Context,
   Extension,
+  firstText,
+  type HostInfo,
   MessageVerdict,
   PromptVerdict,
+  protectStdout,
   Response,
   ToolCallVerdict,
   ToolOutput,
   TurnVerdict,
-  firstText,
-  protectStdout,
-  type CallToolResult,
-  type Context,
-  type HostInfo,
 } from "zot-ext";
 import { TestHost } from "zot-ext/testing";
-import { z } from "zod";
 
 const ext = new Extension("typed", "1.0.0");
 
@@ -94,11 +94,15 @@ ext.interceptTurnStart(() => ToolCallVerdict.modify({}));
 ext.interceptAssistantMessage(async (req) => MessageVerdict.replace(req.text ?? ""));
 ext.interceptBeforeAgentStart((req) => PromptVerdict.replace(`${req.system_prompt ?? ""}!`));
 
-ext.onPanelKey("p", (key) => {
-  if (key.key === "rune") {
-    ext.renderPanel(key.panel_id, [key.text]);
-  }
-}, () => ext.notify("info", "closed"));
+ext.onPanelKey(
+  "p",
+  (key) => {
+    if (key.key === "rune") {
+      ext.renderPanel(key.panel_id, [key.text]);
+    }
+  },
+  () => ext.notify("info", "closed"),
+);
 ext.onHello((info) => {
   const cwd: string | undefined = info.cwd;
   void cwd;

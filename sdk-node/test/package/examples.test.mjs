@@ -140,9 +140,12 @@ describe("guard", () => {
       const ask = (req) => host.intercept(req);
       const rm = await ask({ event: "tool_call", tool_name: "bash", tool_args: { command: "rm -rf ~" } });
       assert.ok(rm.block && rm.reason.includes("rm -rf"));
-      assert.deepEqual((await ask({ event: "tool_call", tool_name: "bash", tool_args: { command: "ls" } })).modified_args, {
-        command: "ls -la",
-      });
+      assert.deepEqual(
+        (await ask({ event: "tool_call", tool_name: "bash", tool_args: { command: "ls" } })).modified_args,
+        {
+          command: "ls -la",
+        },
+      );
       const broken = await ask({ event: "tool_call", tool_name: "bash", tool_args: { cmd: 1 } });
       assert.ok(broken.block && broken.reason.includes("command"));
       assert.equal((await ask({ event: "turn_start", step: 51 })).block, true);

@@ -19,7 +19,12 @@ test("import and require share one instance", () => {
   assert.equal(esm.Extension, cjs.Extension);
   assert.equal(esm.ToolOutput, cjs.ToolOutput);
   assert.equal(esmTesting.TestHost, require("zot-ext/testing").TestHost);
-  assert.deepEqual(Object.keys(esm).filter((k) => k !== "default").sort(), Object.keys(cjs).sort());
+  assert.deepEqual(
+    Object.keys(esm)
+      .filter((k) => k !== "default")
+      .sort(),
+    Object.keys(cjs).sort(),
+  );
   assert.deepEqual(esm.LIFECYCLE_EVENTS.length, 14);
 });
 

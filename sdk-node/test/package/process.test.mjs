@@ -16,7 +16,11 @@ const ACK = { type: "hello_ack", protocol_version: 1, capabilities: ["call_tool"
 
 /** Spawns `node <script>` in `cwd` with piped stdio (and `env` added). */
 function child(script, cwd, env = {}) {
-  const proc = spawn(process.execPath, [script], { cwd, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
+  const proc = spawn(process.execPath, [script], {
+    cwd,
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
   const lines = [];
   const waiters = [];
   createInterface({ input: proc.stdout }).on("line", (line) => {
@@ -164,7 +168,13 @@ test("calls nested 1,000 and 100,000 deep are refused by the engine; the call in
     `{"type":"tool_call","id":"${id}","name":"echo","args":{"text":"x","deep":${"[".repeat(levels)}${"]".repeat(levels)}}}`;
   const c = child("index.mjs", conformanceDir);
   await handshake(c);
-  c.send([deep("deep-1k", 1000), deep("deep-100k", 100000), '{"type":"tool_call","id":"ok","name":"echo","args":{"text":"hi"}}'].join("\n"));
+  c.send(
+    [
+      deep("deep-1k", 1000),
+      deep("deep-100k", 100000),
+      '{"type":"tool_call","id":"ok","name":"echo","args":{"text":"hi"}}',
+    ].join("\n"),
+  );
   const got = {};
   while (Object.keys(got).length < 3) {
     const f = JSON.parse(await c.until((f) => f.type === "tool_result"));
@@ -173,7 +183,10 @@ test("calls nested 1,000 and 100,000 deep are refused by the engine; the call in
   assert.deepEqual(got.ok, { type: "tool_result", id: "ok", content: [{ type: "text", text: "hi" }] });
   for (const id of ["deep-1k", "deep-100k"]) {
     assert.equal(got[id].is_error, true, JSON.stringify(got[id]));
-    assert.match(got[id].content[0].text, new RegExp(`^tool_call refused: .*nested deeper than ${MAX_FRAME_DEPTH} levels`));
+    assert.match(
+      got[id].content[0].text,
+      new RegExp(`^tool_call refused: .*nested deeper than ${MAX_FRAME_DEPTH} levels`),
+    );
   }
   c.send({ type: "shutdown" });
   assert.equal((await c.exited).code, 0);
@@ -200,7 +213,9 @@ for (const [fault, what] of [
   ["reader-panic", "reader panicked: injected fault: the reader panics"],
   ["feed-panic", "reader (fed) panicked: injected fault: feeding panics"],
 ]) {
-  test(`a panic in the engine (${fault}) is one line on stderr and exit status 70, not a hang`, { timeout: 20000 }, async () => {
+  test(`a panic in the engine (${fault}) is one line on stderr and exit status 70, not a hang`, {
+    timeout: 20000,
+  }, async () => {
     const c = child("index.mjs", conformanceDir, { ZOT_EXT_TEST_FAULT: fault });
     await handshake(c);
     await echoUntilExit(c);
@@ -209,8 +224,13 @@ for (const [fault, what] of [
     assert.equal(code, 70, c.stderr());
     assert.deepEqual(await c.rest(), []);
     assert.deepEqual(
-      c.stderr().split("\n").filter((l) => l.startsWith("[conformance] internal error")),
-      [`[conformance] internal error: the engine's ${what} after the handshake (ZOT_EXT_TEST_FAULT); exiting with status 70`],
+      c
+        .stderr()
+        .split("\n")
+        .filter((l) => l.startsWith("[conformance] internal error")),
+      [
+        `[conformance] internal error: the engine's ${what} after the handshake (ZOT_EXT_TEST_FAULT); exiting with status 70`,
+      ],
     );
   });
 }

@@ -76,7 +76,9 @@ describe("tools with a library schema", () => {
         version: 1,
         vendor: "test",
         validate: async (value) =>
-          typeof value.n === "number" ? { value: { n: value.n * 2 } } : { issues: [{ message: "n must be a number", path: [{ key: "n" }] }] },
+          typeof value.n === "number"
+            ? { value: { n: value.n * 2 } }
+            : { issues: [{ message: "n must be a number", path: [{ key: "n" }] }] },
         jsonSchema: { input: () => ({ type: "object", properties: { n: { type: "number" } } }) },
       },
     };
@@ -85,7 +87,10 @@ describe("tools with a library schema", () => {
       .tool({ name: "double", schema: later }, async (args) => String(args.n));
     await withHost(ext, async (host) => {
       assert.equal(text(await host.tool("order", { items: [{ sku: "a" }, { sku: "b" }] })), "a,b");
-      assert.match(text(await host.tool("order", { items: [{ sku: "a" }, { sku: 2 }] })), /^invalid arguments: field `items\[1\]\.sku`: /);
+      assert.match(
+        text(await host.tool("order", { items: [{ sku: "a" }, { sku: 2 }] })),
+        /^invalid arguments: field `items\[1\]\.sku`: /,
+      );
       assert.equal(text(await host.tool("double", { n: 21 })), "42");
       const bad = await host.tool("double", { n: "x" });
       assert.equal(bad.is_error, true);

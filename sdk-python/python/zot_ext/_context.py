@@ -171,7 +171,7 @@ class Ctx:
     - :meth:`call_tool` / :meth:`call_tool_sync`, :meth:`notify`, :meth:`log`.
     """
 
-    __slots__ = ("id", "job", "cancelled", "ext", "_session")
+    __slots__ = ("_session", "cancelled", "ext", "id", "job")
 
     def __init__(
         self,

@@ -31,6 +31,7 @@ import sys
 import threading
 from collections import deque
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import (
     Any,
     Awaitable,
@@ -49,7 +50,7 @@ from typing import (
 )
 
 from . import _native
-from ._context import CallToolError, Ctx, HostInfo, SessionError, ZotError, _Waiter
+from ._context import Ctx, HostInfo, SessionError, ZotError, _Waiter
 from ._events import EventRegistration
 from ._handlers import HandlerOf
 from ._protocol import (
@@ -86,9 +87,7 @@ ToolF = TypeVar("ToolF", bound=ToolHandler)
 HelloF = TypeVar("HelloF", bound=HelloHook)
 ToolCallF = TypeVar("ToolCallF", bound="HandlerOf[ToolCallIntercept, Optional[ToolCallVerdict]]")
 TurnF = TypeVar("TurnF", bound="HandlerOf[TurnStartIntercept, Optional[TurnVerdict]]")
-MessageF = TypeVar(
-    "MessageF", bound="HandlerOf[AssistantMessageIntercept, Optional[MessageVerdict]]"
-)
+MessageF = TypeVar("MessageF", bound="HandlerOf[AssistantMessageIntercept, Optional[MessageVerdict]]")
 PromptResult = Union[PromptVerdict, str, None]
 PromptF = TypeVar("PromptF", bound="HandlerOf[BeforeAgentStartIntercept, PromptResult]")
 PanelF = TypeVar("PanelF", bound=Callable[..., Any])
@@ -114,9 +113,8 @@ def _positional_arity(fn: Callable[..., Any]) -> int:
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-        getattr(fn, "__call__", None)
-    )
+    # An instance whose own `__call__` is a coroutine function counts too.
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
 
 
 def _first_param_type(fn: Callable[..., Any]) -> Any:
@@ -140,7 +138,7 @@ def _first_param_type(fn: Callable[..., Any]) -> Any:
         try:
             scope = dict(getattr(fn, "__globals__", {}))
             scope.update(inspect.getclosurevars(fn).nonlocals)
-            return eval(first.annotation, scope)  # noqa: S307 - the author's own annotation
+            return eval(first.annotation, scope)
         except Exception:
             pass
     return first.annotation
@@ -313,9 +311,7 @@ class Extension(EventRegistration):
     ) -> Callable[[CommandF], CommandF]: ...
 
     @overload
-    def command(
-        self, name: str, description: str, handler: CommandF, *, thread: bool = True
-    ) -> CommandF: ...
+    def command(self, name: str, description: str, handler: CommandF, *, thread: bool = True) -> CommandF: ...
 
     def command(
         self,
@@ -338,9 +334,7 @@ class Extension(EventRegistration):
             cmd = _Command(name, description, _Handler.of(fn, thread))
             with self._lock:
                 self._commands[name.lower()] = cmd
-            self._register_late(
-                f"command {name!r}", lambda n: n.register_command(name, description)
-            )
+            self._register_late(f"command {name!r}", lambda n: n.register_command(name, description))
             return fn
 
         return register if handler is None else register(handler)
@@ -495,9 +489,7 @@ class Extension(EventRegistration):
     def intercept_assistant_message(self, handler: MessageF) -> MessageF: ...
 
     @overload
-    def intercept_assistant_message(
-        self, *, thread: bool = True
-    ) -> Callable[[MessageF], MessageF]: ...
+    def intercept_assistant_message(self, *, thread: bool = True) -> Callable[[MessageF], MessageF]: ...
 
     def intercept_assistant_message(
         self, handler: Optional[MessageF] = None, *, thread: bool = True
@@ -515,9 +507,7 @@ class Extension(EventRegistration):
     def intercept_before_agent_start(self, handler: PromptF) -> PromptF: ...
 
     @overload
-    def intercept_before_agent_start(
-        self, *, thread: bool = True
-    ) -> Callable[[PromptF], PromptF]: ...
+    def intercept_before_agent_start(self, *, thread: bool = True) -> Callable[[PromptF], PromptF]: ...
 
     def intercept_before_agent_start(
         self, handler: Optional[PromptF] = None, *, thread: bool = True
@@ -565,9 +555,7 @@ class Extension(EventRegistration):
         return register if handler is None else register(handler)
 
     @overload
-    def on_panel_close(
-        self, panel_id: str, *, thread: bool = True
-    ) -> Callable[[PanelF], PanelF]: ...
+    def on_panel_close(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
 
     @overload
     def on_panel_close(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
@@ -588,9 +576,7 @@ class Extension(EventRegistration):
         return register if handler is None else register(handler)
 
     @overload
-    def on_panel_resize(
-        self, panel_id: str, *, thread: bool = True
-    ) -> Callable[[PanelF], PanelF]: ...
+    def on_panel_resize(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
 
     @overload
     def on_panel_resize(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
@@ -756,13 +742,13 @@ class Extension(EventRegistration):
             events = list(self._events)
             intercepts = list(self._intercepts)
         for c in commands:
-            self._try_register(f"command {c.name!r}", lambda: native.register_command(c.name, c.description))
+            self._try_register(f"command {c.name!r}", partial(native.register_command, c.name, c.description))
         for t in tools:
-            self._try_register(f"tool {t.frame['name']!r}", lambda: native.register_tool(to_json(t.frame)))
+            self._try_register(f"tool {t.frame['name']!r}", partial(native.register_tool, to_json(t.frame)))
         for e in events:
-            self._try_register(f"event {e!r}", lambda: native.subscribe(e))
+            self._try_register(f"event {e!r}", partial(native.subscribe, e))
         for i in intercepts:
-            self._try_register(f"interceptor {i!r}", lambda: native.intercept(i))
+            self._try_register(f"interceptor {i!r}", partial(native.intercept, i))
         try:
             native.hello_done()
         except _native.EngineError as e:
@@ -1403,4 +1389,3 @@ class _Session:
             result = handler.call(*args)
             if inspect.isawaitable(result):
                 await result
-

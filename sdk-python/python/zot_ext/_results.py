@@ -78,7 +78,7 @@ class ToolOutput:
     content).
     """
 
-    __slots__ = ("content", "is_error", "activate_tools", "structured_content")
+    __slots__ = ("activate_tools", "content", "is_error", "structured_content")
 
     def __init__(
         self,

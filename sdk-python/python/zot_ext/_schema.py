@@ -119,9 +119,7 @@ def _object_schema(tp: type) -> Dict[str, Any]:
         for f in dataclasses.fields(tp):
             hint = hints.get(f.name, Any)
             props[f.name] = _field_schema(hint)
-            has_default = (
-                f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
-            )
+            has_default = f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
             if not has_default and not _is_optional(hint):
                 required.append(f.name)
     schema: Dict[str, Any] = {"type": "object", "properties": props}
@@ -288,7 +286,9 @@ def _convert(value: Any, hint: Any, path: str) -> Any:
                 return _convert(value, option, path)
             except ArgumentError as e:
                 errors.append(str(e))
-        raise ArgumentError(errors[0] if len(errors) == 1 else f"invalid arguments: {path}: no variant matches")
+        raise ArgumentError(
+            errors[0] if len(errors) == 1 else f"invalid arguments: {path}: no variant matches"
+        )
     if origin in (list, tuple, set, frozenset) or _is_abc(origin, "Sequence") or tp is list:
         if not isinstance(value, list):
             raise _fail(path, "an array", value)

@@ -74,9 +74,7 @@ class Workers:
         self._threads: Set[threading.Thread] = set()
         self._names = itertools.count(1)
 
-    def submit(
-        self, task: Task, name: str, key: Optional[Hashable] = None, urgent: bool = False
-    ) -> None:
+    def submit(self, task: Task, name: str, key: Optional[Hashable] = None, urgent: bool = False) -> None:
         """Runs ``task`` on a worker, now or once one is free; the thread is
         called ``name`` meanwhile (for thread dumps). ``key`` names the task
         for :meth:`withdraw`."""
@@ -153,9 +151,7 @@ class Workers:
             return None
         if self._counted >= self._max:
             return None  # queued until a worker is free
-        th = threading.Thread(
-            target=self._work, name=f"zot-ext-worker-{next(self._names)}", daemon=True
-        )
+        th = threading.Thread(target=self._work, name=f"zot-ext-worker-{next(self._names)}", daemon=True)
         self._threads.add(th)
         self._counted += 1
         return th

@@ -3,5 +3,5 @@ both directions, the lifecycle events and the interception requests, as
 ``TypedDict``\\ s (generated from the Rust protocol crate into
 ``zot_ext._protocol``; keys keep their wire spelling)."""
 
-from ._protocol import *  # noqa: F401,F403
-from ._protocol import __all__ as __all__  # noqa: F401
+from ._protocol import *  # noqa: F403
+from ._protocol import __all__ as __all__

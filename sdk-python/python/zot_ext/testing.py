@@ -156,9 +156,7 @@ class _Core:
         return cast(EventInterceptResponse, json.loads(self.harness.intercept(line, self.timeout)))
 
     def intercept_response(self, id: str) -> EventInterceptResponse:
-        return cast(
-            EventInterceptResponse, json.loads(self.harness.intercept_response(id, self.timeout))
-        )
+        return cast(EventInterceptResponse, json.loads(self.harness.intercept_response(id, self.timeout)))
 
     def event(self, event: Mapping[str, Any]) -> None:
         self.send({"type": "event", **event})

@@ -8,6 +8,7 @@
 
 import {
   Extension,
+  firstText,
   LIFECYCLE_EVENTS,
   MessageVerdict,
   PromptVerdict,
@@ -15,7 +16,6 @@ import {
   ToolCallVerdict,
   ToolOutput,
   TurnVerdict,
-  firstText,
 } from "zot-ext";
 
 /** The 1x1 PNG of the contract. */
@@ -143,7 +143,11 @@ export function extension() {
       {
         name: "add",
         description: "Add two integers",
-        schema: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"] },
+        schema: {
+          type: "object",
+          properties: { a: { type: "integer" }, b: { type: "integer" } },
+          required: ["a", "b"],
+        },
         outputSchema: one("sum", "integer"),
         namespace: "math",
         namespaceDescription: "Arithmetic",
@@ -179,18 +183,23 @@ export function extension() {
         return ToolOutput.text("ask cancelled"); // not sent
       },
     )
-    .tool({ name: "compose", description: "Call echo through call_tool", schema: COMPOSE_SCHEMA }, async ({ text }, ctx) => {
-      if (typeof text !== "string") {
-        throw new Error("invalid text: expected a string");
-      }
-      try {
-        const r = await ctx.callTool("echo", { text: `inner:${text}` });
-        return r.is_error ? ToolOutput.error(firstText(r)) : ToolOutput.text(`composed:${firstText(r)}`);
-      } catch (e) {
-        return ToolOutput.error(e.message);
-      }
-    })
-    .tool({ name: "lazy", description: "A deferred tool", schema: object(), deferred: true }, () => ToolOutput.text("lazy ok"))
+    .tool(
+      { name: "compose", description: "Call echo through call_tool", schema: COMPOSE_SCHEMA },
+      async ({ text }, ctx) => {
+        if (typeof text !== "string") {
+          throw new Error("invalid text: expected a string");
+        }
+        try {
+          const r = await ctx.callTool("echo", { text: `inner:${text}` });
+          return r.is_error ? ToolOutput.error(firstText(r)) : ToolOutput.text(`composed:${firstText(r)}`);
+        } catch (e) {
+          return ToolOutput.error(e.message);
+        }
+      },
+    )
+    .tool({ name: "lazy", description: "A deferred tool", schema: object(), deferred: true }, () =>
+      ToolOutput.text("lazy ok"),
+    )
     .tool({ name: "loader", description: "Activate the lazy tool", schema: object() }, () =>
       ToolOutput.text("loaded").activate("lazy"),
     )

@@ -2,13 +2,18 @@
 // prompt, insert, tool_prompt, open_panel, noop, error) and what the host
 // did with it.
 
-import { fill, h, pretty } from "../dom";
 import { getText } from "../api";
+import { fill, h, pretty } from "../dom";
 import { obsRow } from "../observe";
 import { store } from "../store";
 
 export function commandsView(): HTMLElement {
-  const input = h("input.command-input", { list: "command-list", placeholder: "/echo hello", "data-test": "command-input", autocomplete: "off" });
+  const input = h("input.command-input", {
+    list: "command-list",
+    placeholder: "/echo hello",
+    "data-test": "command-input",
+    autocomplete: "off",
+  });
   const options = h("datalist#command-list");
   const runs = h("div.command-runs");
   const history: string[] = [];
@@ -16,7 +21,13 @@ export function commandsView(): HTMLElement {
   const root = h(
     "div.view.commands",
     null,
-    h("form.command-bar", { onsubmit: (e: Event) => (e.preventDefault(), void run()) }, input, options, h("button.primary", { type: "submit", "data-test": "run-command" }, "Run")),
+    h(
+      "form.command-bar",
+      { onsubmit: (e: Event) => (e.preventDefault(), void run()) },
+      input,
+      options,
+      h("button.primary", { type: "submit", "data-test": "run-command" }, "Run"),
+    ),
     h("div.command-help.muted"),
     runs,
   );
@@ -40,7 +51,12 @@ export function commandsView(): HTMLElement {
     history.push(text);
     back = 0;
     input.value = "";
-    const card = h("section.card.command-run", { "data-test": "command-run" }, h("h3.mono", null, text), h("div.running", null, "running…"));
+    const card = h(
+      "section.card.command-run",
+      { "data-test": "command-run" },
+      h("h3.mono", null, text),
+      h("div.running", null, "running…"),
+    );
     runs.prepend(card);
     try {
       const r = await store.step({ command: text });
@@ -60,7 +76,16 @@ export function commandsView(): HTMLElement {
           h("pre.json", null, pretty(fields)),
         );
       }
-      fill(card, h("h3.mono", null, text), action, h("div.obs-list", null, obs.filter((o) => o.o.kind !== "command").map((o) => obsRow(o.o))));
+      fill(
+        card,
+        h("h3.mono", null, text),
+        action,
+        h(
+          "div.obs-list",
+          null,
+          obs.filter((o) => o.o.kind !== "command").map((o) => obsRow(o.o)),
+        ),
+      );
     } catch (e) {
       fill(card, h("h3.mono", null, text), h("div.error", null, String(e instanceof Error ? e.message : e)));
     }
@@ -79,7 +104,19 @@ export function commandsView(): HTMLElement {
       fill(
         help,
         st.commands.length
-          ? st.commands.map((c) => h("button.link", { onclick: () => ((input.value = `/${c.name} `), input.focus()), title: c.description }, `/${c.name}`))
+          ? st.commands.map((c) =>
+              h(
+                "button.link",
+                {
+                  onclick: () => {
+                    input.value = `/${c.name} `;
+                    input.focus();
+                  },
+                  title: c.description,
+                },
+                `/${c.name}`,
+              ),
+            )
           : "No extension command is registered.",
       );
   });

@@ -2,10 +2,10 @@
 // payload of your own (prefilled with a valid example from the protocol's
 // JSON Schema), and see the verdict and each interceptor's answer.
 
-import { fill, h, pretty } from "../dom";
 import { get, getText } from "../api";
+import { fill, h, pretty } from "../dom";
 import { example, resolve, type Schema } from "../schema";
-import { store, type Frame } from "../store";
+import { type Frame, store } from "../store";
 
 let protocol: Schema | null = null;
 
@@ -15,7 +15,6 @@ function variant(frameType: string, event: string): Schema | undefined {
   const frame = frames.find((f) => resolve(f.properties?.type, protocol ?? {}).enum?.[0] === frameType);
   return (frame?.oneOf ?? []).find((v) => resolve(v.properties?.event, protocol ?? {}).enum?.[0] === event);
 }
-
 
 function payload(frameType: string, event: string): Record<string, unknown> {
   const s = variant(frameType, event);
@@ -64,7 +63,9 @@ function firePane(kind: "emit" | "intercept"): { el: HTMLElement; refresh(): voi
     try {
       const r = await store.step({ [kind]: body });
       const v = r.output?.verdict;
-      const subscribers = (store.state?.extensions ?? []).filter((e) => (kind === "emit" ? e.events : e.intercepts).includes(name)).map((e) => e.name);
+      const subscribers = (store.state?.extensions ?? [])
+        .filter((e) => (kind === "emit" ? e.events : e.intercepts).includes(name))
+        .map((e) => e.name);
       const table = h("table.frames");
       const summary = v
         ? h(
@@ -74,17 +75,30 @@ function firePane(kind: "emit" | "intercept"): { el: HTMLElement; refresh(): voi
             v.reason ? h("span", null, ` ${v.reason}`) : null,
             v.result !== null && v.result !== undefined ? h("pre.json", null, pretty(v.result)) : null,
           )
-        : h("div.fired", { "data-test": "fired" }, `${name} sent to ${subscribers.length} subscriber(s)${subscribers.length ? `: ${subscribers.join(", ")}` : ""}`);
+        : h(
+            "div.fired",
+            { "data-test": "fired" },
+            `${name} sent to ${subscribers.length} subscriber(s)${subscribers.length ? `: ${subscribers.join(", ")}` : ""}`,
+          );
       fill(
         out,
         summary,
-        subscribers.length ? table : h("div.muted", null, kind === "emit" ? "No extension subscribes to it." : "No extension intercepts it: the host allows."),
+        subscribers.length
+          ? table
+          : h(
+              "div.muted",
+              null,
+              kind === "emit" ? "No extension subscribes to it." : "No extension intercepts it: the host allows.",
+            ),
       );
       // The frames it caused, as they are written and answered (a
       // notification is written after the step returns).
       const wanted = (f: Frame): boolean =>
         f.n >= r.frames[0] &&
-        (kind === "emit" ? f.type === "event" && f.event === name : (f.type === "event_intercept" && f.event === name) || (f.type === "event_intercept_response" && f.n < r.frames[1]));
+        (kind === "emit"
+          ? f.type === "event" && f.event === name
+          : (f.type === "event_intercept" && f.event === name) ||
+            (f.type === "event_intercept_response" && f.n < r.frames[1]));
       const limit = kind === "emit" ? subscribers.length : subscribers.length * 2;
       const shown = new Set<number>();
       // One paint at a time, each reading the store afresh: a frame that
@@ -100,7 +114,15 @@ function firePane(kind: "emit" | "intercept"): { el: HTMLElement; refresh(): voi
           shown.add(f.n);
           const frame = JSON.parse(await getText(`/api/frame/${f.n}`)) as Record<string, unknown>;
           table.append(
-            h("tr", null, h("td", null, f.ext), h("td", null, f.dir === "host->ext" ? "→ sent" : "← answered"), h("td.mono", null, f.type), h("td.mono", null, f.latency !== undefined ? `${f.latency.toFixed(1)} ms` : ""), h("td", null, h("pre.json.small", null, pretty(frame)))),
+            h(
+              "tr",
+              null,
+              h("td", null, f.ext),
+              h("td", null, f.dir === "host->ext" ? "→ sent" : "← answered"),
+              h("td.mono", null, f.type),
+              h("td.mono", null, f.latency !== undefined ? `${f.latency.toFixed(1)} ms` : ""),
+              h("td", null, h("pre.json.small", null, pretty(frame))),
+            ),
           );
         }
       };
@@ -122,8 +144,24 @@ function firePane(kind: "emit" | "intercept"): { el: HTMLElement; refresh(): voi
     "section.card",
     null,
     h("h2", null, kind === "emit" ? "Lifecycle event" : "Interception"),
-    h("p.muted", null, kind === "emit" ? "Sent to every subscriber, stamped with the session id, cwd and the next sequence number." : "Sent through the chain of interceptors in load order, as the host does: first block wins, rewrites chain."),
-    h("div.row", null, select, h("button", { onclick: () => (editor.value = JSON.stringify(payload(frameType, select.value), null, 2)) }, "Example"), h("button.primary", { "data-test": `${kind}-fire`, onclick: () => void fire() }, "Fire")),
+    h(
+      "p.muted",
+      null,
+      kind === "emit"
+        ? "Sent to every subscriber, stamped with the session id, cwd and the next sequence number."
+        : "Sent through the chain of interceptors in load order, as the host does: first block wins, rewrites chain.",
+    ),
+    h(
+      "div.row",
+      null,
+      select,
+      h(
+        "button",
+        { onclick: () => (editor.value = JSON.stringify(payload(frameType, select.value), null, 2)) },
+        "Example",
+      ),
+      h("button.primary", { "data-test": `${kind}-fire`, onclick: () => void fire() }, "Fire"),
+    ),
     editor,
     out,
   );
@@ -132,7 +170,10 @@ function firePane(kind: "emit" | "intercept"): { el: HTMLElement; refresh(): voi
     refresh() {
       const names = kind === "emit" ? store.state?.events : store.state?.intercepts;
       if (!names || select.options.length) return;
-      fill(select, names.map((n) => h("option", { value: n }, n)));
+      fill(
+        select,
+        names.map((n) => h("option", { value: n }, n)),
+      );
       editor.value = JSON.stringify(payload(frameType, select.value), null, 2);
     },
   };

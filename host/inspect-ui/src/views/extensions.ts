@@ -2,7 +2,7 @@
 // readiness, diagnostics and its stderr log, live.
 
 import { fill, h, pretty } from "../dom";
-import { store, type Ext } from "../store";
+import { type Ext, store } from "../store";
 
 function chips(items: string[], empty = "none"): HTMLElement {
   return h("div.chips", null, items.length ? items.map((i) => h("span.chip", null, i)) : h("span.muted", null, empty));
@@ -14,7 +14,12 @@ function regTable(rows: Ext["tools"]): HTMLElement {
     "table.reg",
     null,
     rows.map((r) =>
-      h("tr", { class: r.active ? null : "inactive" }, h("td.mono", null, r.name), h("td", null, r.active ? "active" : `inactive: ${r.note ?? ""}`)),
+      h(
+        "tr",
+        { class: r.active ? null : "inactive" },
+        h("td.mono", null, r.name),
+        h("td", null, r.active ? "active" : `inactive: ${r.note ?? ""}`),
+      ),
     ),
   );
 }
@@ -46,10 +51,24 @@ export function extensionsView(): HTMLElement {
           h("span.badge", { class: e.connected ? "ok" : "bad" }, e.connected ? e.ready : `disconnected`),
           e.language ? h("span.badge", null, e.language) : null,
           h("span.badge", null, e.source),
-          h("button", { onclick: () => void store.step({ reload: true }), title: "Stop every extension and load them again (/reload-ext)" }, "Reload all"),
+          h(
+            "button",
+            {
+              onclick: () => void store.step({ reload: true }),
+              title: "Stop every extension and load them again (/reload-ext)",
+            },
+            "Reload all",
+          ),
         ),
         e.disconnect_reason ? h("div.error", null, `disconnected: ${e.disconnect_reason}`) : null,
-        h("div.kv", null, h("span", null, "dir"), h("span.mono", null, e.dir), h("span", null, "log"), h("span.mono", null, e.log)),
+        h(
+          "div.kv",
+          null,
+          h("span", null, "dir"),
+          h("span.mono", null, e.dir),
+          h("span", null, "log"),
+          h("span.mono", null, e.log),
+        ),
         h("h3", null, "Capabilities"),
         chips(e.capabilities),
         h("h3", null, "Handshake"),
@@ -63,7 +82,16 @@ export function extensionsView(): HTMLElement {
           h(
             "details",
             null,
-            h("summary", null, `${t.name} schema`, h("span.muted", null, ` ${t.exposure}${t.interactive ? ", interactive" : ""}${t.deferred ? ", deferred" : ""}`)),
+            h(
+              "summary",
+              null,
+              `${t.name} schema`,
+              h(
+                "span.muted",
+                null,
+                ` ${t.exposure}${t.interactive ? ", interactive" : ""}${t.deferred ? ", deferred" : ""}`,
+              ),
+            ),
             h("pre.json", null, pretty(t.schema)),
             t.output_schema ? h("pre.json", null, "output_schema: " + pretty(t.output_schema)) : null,
           ),
@@ -72,16 +100,40 @@ export function extensionsView(): HTMLElement {
         chips(e.events),
         h("h3", null, "Interceptors"),
         chips(e.intercepts),
-        e.diagnostics.length ? [h("h3", null, "Diagnostics"), h("ul.diag", null, e.diagnostics.map((d) => h("li", null, d)))] : null,
+        e.diagnostics.length
+          ? [
+              h("h3", null, "Diagnostics"),
+              h(
+                "ul.diag",
+                null,
+                e.diagnostics.map((d) => h("li", null, d)),
+              ),
+            ]
+          : null,
         h("h3", null, "stderr (live)"),
         log,
       );
     });
     const errors = st.load_errors.map((e) =>
-      h("section.card.ext.failed", null, h("header", null, h("h2", null, e.ext), h("span.badge.bad", null, "load error")), h("pre.error", null, e.message)),
+      h(
+        "section.card.ext.failed",
+        null,
+        h("header", null, h("h2", null, e.ext), h("span.badge.bad", null, "load error")),
+        h("pre.error", null, e.message),
+      ),
     );
-    const passive = st.passive.length ? h("section.card", null, h("h3", null, "Theme / skills only (not started)"), chips(st.passive)) : null;
-    fill(root, cards.length || errors.length ? null : h("p.muted", null, "No extension is loaded. Start zot-host inspect with --ext DIR."), cards, errors, passive);
+    const passive = st.passive.length
+      ? h("section.card", null, h("h3", null, "Theme / skills only (not started)"), chips(st.passive))
+      : null;
+    fill(
+      root,
+      cards.length || errors.length
+        ? null
+        : h("p.muted", null, "No extension is loaded. Start zot-host inspect with --ext DIR."),
+      cards,
+      errors,
+      passive,
+    );
     paintLogs();
   };
 

@@ -32,7 +32,11 @@ export function keyOf(e: KeyboardEvent): { key: string; text: string } | null {
 }
 
 export function panelView(): HTMLElement {
-  const screen = h("div.panel-screen", { tabindex: 0, "data-test": "panel", title: "Click here, then type: keys go to the panel" });
+  const screen = h("div.panel-screen", {
+    tabindex: 0,
+    "data-test": "panel",
+    title: "Click here, then type: keys go to the panel",
+  });
   const keys = h(
     "div.key-buttons",
     null,
@@ -43,7 +47,11 @@ export function panelView(): HTMLElement {
   const root = h(
     "div.view.panel-view",
     null,
-    h("p.muted", null, "Panels opened by a command or a running tool appear here. Focus the panel and type: the keys go to its extension (Esc and Ctrl+C close it)."),
+    h(
+      "p.muted",
+      null,
+      "Panels opened by a command or a running tool appear here. Focus the panel and type: the keys go to its extension (Esc and Ctrl+C close it).",
+    ),
     screen,
     keys,
   );

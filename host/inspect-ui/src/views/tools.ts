@@ -4,13 +4,17 @@
 // a reply typed here.
 
 import { download, fill, fmtBytes, h, pretty } from "../dom";
-import { form, example, type Form, type Schema } from "../schema";
-import { store, type Tool, type ToolOut, type Obs } from "../store";
+import { example, type Form, form, type Schema } from "../schema";
+import { type Obs, store, type Tool, type ToolOut } from "../store";
 
 /** Schemas of the built-in tools (the host registers none on the wire). */
 const BUILTIN: Record<string, Schema> = {
   read: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-  write: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] },
+  write: {
+    type: "object",
+    properties: { path: { type: "string" }, content: { type: "string" } },
+    required: ["path", "content"],
+  },
   edit: {
     type: "object",
     properties: { path: { type: "string" }, old_text: { type: "string" }, new_text: { type: "string" } },
@@ -31,7 +35,13 @@ interface Entry {
 function entries(): Entry[] {
   const st = store.state;
   if (!st) return [];
-  const ext = st.tools.map((t) => ({ name: t.name, ext: t.ext, description: t.description, schema: (t.schema ?? {}) as Schema, tool: t }));
+  const ext = st.tools.map((t) => ({
+    name: t.name,
+    ext: t.ext,
+    description: t.description,
+    schema: (t.schema ?? {}) as Schema,
+    tool: t,
+  }));
   const builtin = st.builtin_tools
     .filter((n) => n in BUILTIN)
     .map((n) => ({ name: n, ext: "built-in", description: "", schema: BUILTIN[n] as Schema }));
@@ -51,7 +61,16 @@ function textBlock(text: string): HTMLElement {
     "div.more",
     null,
     h("span.muted", null, `… ${fmtBytes(text.length - SHOWN_TEXT)} more `),
-    h("button", { onclick: () => ((pre.textContent = text), more.remove()) }, "Show all"),
+    h(
+      "button",
+      {
+        onclick: () => {
+          pre.textContent = text;
+          more.remove();
+        },
+      },
+      "Show all",
+    ),
     h("button", { onclick: () => download("result.txt", text, "text/plain") }, "Download"),
   );
   return h("div", null, pre, more);
@@ -61,14 +80,23 @@ export function renderResult(out: ToolOut): HTMLElement {
   return h(
     "div.result",
     { "data-test": "tool-result", class: out.is_error ? "is-error" : null },
-    h("div.result-head", null, h("span.badge", { class: out.is_error ? "bad" : "ok", "data-test": "tool-status" }, out.status), out.is_error ? h("span.badge.bad", null, "is_error") : null),
+    h(
+      "div.result-head",
+      null,
+      h("span.badge", { class: out.is_error ? "bad" : "ok", "data-test": "tool-status" }, out.status),
+      out.is_error ? h("span.badge.bad", null, "is_error") : null,
+    ),
     out.content.map((b) => {
       if (b.type === "text" && "text" in b) return textBlock(b.text);
-      if (b.type === "image" && "data" in b) return h("img.block-image", { src: `data:${b.mime_type};base64,${b.data}`, alt: b.mime_type });
+      if (b.type === "image" && "data" in b)
+        return h("img.block-image", { src: `data:${b.mime_type};base64,${b.data}`, alt: b.mime_type });
       return h("pre.block-other", null, JSON.stringify(b));
     }),
     out.structured_content !== null && out.structured_content !== undefined
-      ? [h("h4", null, "structured_content"), h("pre.json", { "data-test": "structured" }, pretty(out.structured_content))]
+      ? [
+          h("h4", null, "structured_content"),
+          h("pre.json", { "data-test": "structured" }, pretty(out.structured_content)),
+        ]
       : null,
   );
 }
@@ -92,7 +120,18 @@ export function toolsView(): HTMLElement {
   const root = h(
     "div.view.tools",
     null,
-    h("div.tools-side", null, list, h("div.stub-add", null, h("h4", null, "Answer a tool by hand"), stubName, h("button", { onclick: () => void addStub() }, "Stub it"))),
+    h(
+      "div.tools-side",
+      null,
+      list,
+      h(
+        "div.stub-add",
+        null,
+        h("h4", null, "Answer a tool by hand"),
+        stubName,
+        h("button", { onclick: () => void addStub() }, "Stub it"),
+      ),
+    ),
     h("div.tools-main", null, waiting, detail),
   );
   let selected = "";
@@ -115,10 +154,18 @@ export function toolsView(): HTMLElement {
       es.map((e) =>
         h(
           "button.tool-item",
-          { class: e.name === selected ? "selected" : null, "data-tool": e.name, onclick: () => ((selected = e.name), renderList(), renderDetail()) },
+          {
+            class: e.name === selected ? "selected" : null,
+            "data-tool": e.name,
+            onclick: () => {
+              selected = e.name;
+              renderList();
+              renderDetail();
+            },
+          },
           h("span.mono", null, e.name),
           h("span.muted", null, e.ext),
-          e.tool?.stub || (e.ext === "stub") ? h("span.chip", null, "stub") : null,
+          e.tool?.stub || e.ext === "stub" ? h("span.chip", null, "stub") : null,
         ),
       ),
     );
@@ -165,19 +212,27 @@ export function toolsView(): HTMLElement {
       ["approve", "deny", "remember"].map((a) => h("option", { value: a }, a)),
     );
     const isStub = st.stubs.includes(e.name);
-    const stubToggle = e.ext === "built-in" ? null : h(
-      "label.check",
-      { title: "Calls of this tool (also from extensions' call_tool) wait for an answer you type" },
-      h("input", {
-        type: "checkbox",
-        checked: isStub,
-        "data-test": "stub-toggle",
-        onchange: (ev: Event) => void store.step((ev.target as HTMLInputElement).checked ? { stub: e.name } : { unstub: e.name }),
-      }),
-      " answer calls by hand (stub)",
-    );
+    const stubToggle =
+      e.ext === "built-in"
+        ? null
+        : h(
+            "label.check",
+            { title: "Calls of this tool (also from extensions' call_tool) wait for an answer you type" },
+            h("input", {
+              type: "checkbox",
+              checked: isStub,
+              "data-test": "stub-toggle",
+              onchange: (ev: Event) =>
+                void store.step((ev.target as HTMLInputElement).checked ? { stub: e.name } : { unstub: e.name }),
+            }),
+            " answer calls by hand (stub)",
+          );
     const callBtn = h("button.primary", { "data-test": "call", onclick: () => void call(e) }, "Call");
-    const cancelBtn = h("button.danger", { "data-test": "tool-cancel", hidden: true, onclick: () => void store.cancel() }, "Cancel");
+    const cancelBtn = h(
+      "button.danger",
+      { "data-test": "tool-cancel", hidden: true, onclick: () => void store.cancel() },
+      "Cancel",
+    );
     result = h("div.result-box");
     fill(
       detail,
@@ -196,11 +251,19 @@ export function toolsView(): HTMLElement {
         : null,
       stubToggle,
       h("details", null, h("summary", null, "input schema"), h("pre.json", null, pretty(e.schema))),
-      e.tool?.output_schema ? h("details", null, h("summary", null, "output schema"), h("pre.json", null, pretty(e.tool.output_schema))) : null,
+      e.tool?.output_schema
+        ? h("details", null, h("summary", null, "output schema"), h("pre.json", null, pretty(e.tool.output_schema)))
+        : null,
       h("div.tabs", null, f ? tabForm : null, tabJson),
       formBox,
       rawBox,
-      h("div.actions", null, CONFIRMED.has(e.name) ? [h("span", null, "confirmation: "), confirm] : null, callBtn, cancelBtn),
+      h(
+        "div.actions",
+        null,
+        CONFIRMED.has(e.name) ? [h("span", null, "confirmation: "), confirm] : null,
+        callBtn,
+        cancelBtn,
+      ),
       result,
     );
     mode(current.mode);
@@ -254,7 +317,12 @@ export function toolsView(): HTMLElement {
         return h(
           "section.card.waiting",
           { "data-test": "stub-call", "data-tool": String(c.name) },
-          h("h3", null, `${String(c.name)} waits for your answer`, c.origin_extension ? h("span.muted", null, ` (call_tool from ${String(c.origin_extension)})`) : null),
+          h(
+            "h3",
+            null,
+            `${String(c.name)} waits for your answer`,
+            c.origin_extension ? h("span.muted", null, ` (call_tool from ${String(c.origin_extension)})`) : null,
+          ),
           h("pre.json", null, pretty(c.args)),
           text,
           h("label.check", null, isError, " is_error"),

@@ -1,8 +1,8 @@
 // What a user of the host would see, step by step (the transcript
 // `zot-host run --json` prints), newest last.
 
-import { download, fill, h } from "../dom";
 import { get } from "../api";
+import { download, fill, h } from "../dom";
 import { obsRow } from "../observe";
 import { store } from "../store";
 
@@ -24,7 +24,11 @@ export function transcriptView(): HTMLElement {
         {
           onclick: async () => {
             const t = await get<{ observations: unknown[] }>("/api/transcript");
-            download("transcript.jsonl", t.observations.map((o) => JSON.stringify(o)).join("\n") + "\n", "application/x-ndjson");
+            download(
+              "transcript.jsonl",
+              t.observations.map((o) => JSON.stringify(o)).join("\n") + "\n",
+              "application/x-ndjson",
+            );
           },
         },
         "Download transcript (JSON lines)",
@@ -33,10 +37,17 @@ export function transcriptView(): HTMLElement {
     list,
   );
   const render = (): void => {
-    const want = kinds.value.split(",").map((k) => k.trim()).filter(Boolean);
+    const want = kinds.value
+      .split(",")
+      .map((k) => k.trim())
+      .filter(Boolean);
     const obs = store.obs.filter((o) => !want.length || want.includes(o.o.kind));
     const stick = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
-    fill(list, obs.length > MAX_ROWS ? h("div.muted", null, `${obs.length - MAX_ROWS} earlier rows not shown`) : null, obs.slice(-MAX_ROWS).map((o) => obsRow(o.o)));
+    fill(
+      list,
+      obs.length > MAX_ROWS ? h("div.muted", null, `${obs.length - MAX_ROWS} earlier rows not shown`) : null,
+      obs.slice(-MAX_ROWS).map((o) => obsRow(o.o)),
+    );
     if (stick) list.scrollTop = list.scrollHeight;
   };
   kinds.addEventListener("input", render);

@@ -3,9 +3,9 @@
 // exist), and a frame's JSON is fetched and pretty-printed only when it is
 // opened, so 4 MiB frames and long sessions do not slow the page.
 
-import { download, fill, fmtBytes, h, pretty } from "../dom";
 import { getText } from "../api";
-import { store, type Frame } from "../store";
+import { download, fill, fmtBytes, h, pretty } from "../dom";
+import { type Frame, store } from "../store";
 
 const ROW = 22;
 /** Frames over this are shown with long strings cut (download for the whole). */
@@ -15,7 +15,13 @@ export function wireView(): HTMLElement {
   const fType = h("input", { placeholder: "type", "data-test": "filter-type", size: 14 });
   const fId = h("input", { placeholder: "id", size: 8, "data-test": "filter-id" });
   const fExt = h("select", { "data-test": "filter-ext" }, h("option", { value: "" }, "all extensions"));
-  const fDir = h("select", null, h("option", { value: "" }, "both ways"), h("option", { value: "host->ext" }, "host → ext"), h("option", { value: "ext->host" }, "ext → host"));
+  const fDir = h(
+    "select",
+    null,
+    h("option", { value: "" }, "both ways"),
+    h("option", { value: "host->ext" }, "host → ext"),
+    h("option", { value: "ext->host" }, "ext → host"),
+  );
   const fText = h("input", { placeholder: "text", size: 14 });
   const count = h("span.muted");
   const viewport = h("div.wire-list", { "data-test": "wire-list" });
@@ -27,7 +33,19 @@ export function wireView(): HTMLElement {
     "div.view.wire",
     null,
     h("div.filters", null, fType, fId, fExt, fDir, fText, count),
-    h("div.wire-head", null, h("span", null, "#"), h("span", null, "time"), h("span", null, "ext"), h("span", null, "dir"), h("span", null, "type"), h("span", null, "id"), h("span", null, "size"), h("span", null, "latency"), h("span", null, "frame")),
+    h(
+      "div.wire-head",
+      null,
+      h("span", null, "#"),
+      h("span", null, "time"),
+      h("span", null, "ext"),
+      h("span", null, "dir"),
+      h("span", null, "type"),
+      h("span", null, "id"),
+      h("span", null, "size"),
+      h("span", null, "latency"),
+      h("span", null, "frame"),
+    ),
     h("div.wire-split", null, viewport, detail),
   );
   let shown: Frame[] = [];
@@ -63,23 +81,27 @@ export function wireView(): HTMLElement {
       const f = shown[i];
       if (!f) continue;
       const row = h(
-          "div.wire-row",
-          {
-            class: [f.dir === "host->ext" ? "out" : "in", f.n === selected ? "selected" : "", f.type === "invalid" || f.type === "oversize" ? "bad" : ""].join(" "),
-            "data-n": f.n,
-            "data-type": f.type,
-            onclick: () => void open(f),
-          },
-          h("span", null, String(f.n)),
-          h("span", null, (f.ts / 1000).toFixed(3)),
-          h("span", null, f.ext),
-          h("span", null, f.dir === "host->ext" ? "→" : "←"),
-          h("span.mono", null, f.event ? `${f.type}:${f.event}` : f.type),
-          h("span.mono", null, f.id ?? ""),
-          h("span", null, fmtBytes(f.size)),
-          h("span", null, f.latency !== undefined ? `${f.latency.toFixed(1)} ms` : ""),
-          h("span.mono.preview", null, f.preview),
-        );
+        "div.wire-row",
+        {
+          class: [
+            f.dir === "host->ext" ? "out" : "in",
+            f.n === selected ? "selected" : "",
+            f.type === "invalid" || f.type === "oversize" ? "bad" : "",
+          ].join(" "),
+          "data-n": f.n,
+          "data-type": f.type,
+          onclick: () => void open(f),
+        },
+        h("span", null, String(f.n)),
+        h("span", null, (f.ts / 1000).toFixed(3)),
+        h("span", null, f.ext),
+        h("span", null, f.dir === "host->ext" ? "→" : "←"),
+        h("span.mono", null, f.event ? `${f.type}:${f.event}` : f.type),
+        h("span.mono", null, f.id ?? ""),
+        h("span", null, fmtBytes(f.size)),
+        h("span", null, f.latency !== undefined ? `${f.latency.toFixed(1)} ms` : ""),
+        h("span.mono.preview", null, f.preview),
+      );
       // Through the CSSOM: the page's CSP allows no inline style attributes.
       row.style.top = `${i * ROW}px`;
       els.push(row);
@@ -104,7 +126,8 @@ export function wireView(): HTMLElement {
     } catch {
       body = text.length > BIG ? `${text.slice(0, BIG)}… (${text.length - BIG} more characters)` : text;
     }
-    const reply = f.reply_to !== undefined ? h("span", null, `reply to #${f.reply_to} after ${f.latency?.toFixed(1)} ms`) : null;
+    const reply =
+      f.reply_to !== undefined ? h("span", null, `reply to #${f.reply_to} after ${f.latency?.toFixed(1)} ms`) : null;
     fill(
       detail,
       h(
@@ -117,7 +140,9 @@ export function wireView(): HTMLElement {
         reply,
         h("button", { onclick: () => download(`frame-${f.n}.json`, text) }, "Download"),
       ),
-      f.size > BIG ? h("p.muted", null, "A large frame: strings over 2000 characters are cut here; Download has the whole frame.") : null,
+      f.size > BIG
+        ? h("p.muted", null, "A large frame: strings over 2000 characters are cut here; Download has the whole frame.")
+        : null,
       h("pre.json", { "data-test": "frame-json" }, body),
     );
   };

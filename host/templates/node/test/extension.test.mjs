@@ -1,5 +1,5 @@
-import { test } from "node:test";
 import assert from "node:assert/strict";
+import { test } from "node:test";
 import { TestHost } from "zot-ext/testing";
 import { extension } from "../extension.mjs";
 

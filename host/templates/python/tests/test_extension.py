@@ -1,8 +1,7 @@
 from typing import Dict
 
-from zot_ext.testing import TestHost
-
 from extension import extension
+from zot_ext.testing import TestHost
 
 
 def test_command_tool_and_event() -> None:
