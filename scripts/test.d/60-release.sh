@@ -1,6 +1,7 @@
-# Part of every ./dev test (RELEASING.md, "In ./dev test": about 14
-# CPU-minutes, 8-10 min on an idle 2-core machine, and 2.4 GB of disk on a
-# fresh clone; CI's budget is 45 min). What it alone catches: a package that
+# opt-in for this landing: ./dev test release (RELEASING.md, "In ./dev test":
+# about 14 CPU-minutes, 8-10 min on an idle 2-core machine, and 2.4 GB of
+# disk on a fresh clone; to return to every run once its cost beside the new
+# fuzz and scaffold suites is measured in a clean CI run). What it alone catches: a package that
 # no longer installs or runs from what ships, and a crate that no longer
 # packages in publish order.
 # Release packaging, on this machine's platform (linux-x64-gnu): `./dev dist
