@@ -52,6 +52,17 @@ struct Term {
     child: Child,
 }
 
+/// A failed expectation must not leave `zot-host dev` running (its own
+/// session keeps it alive after the test process is gone).
+impl Drop for Term {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 impl Term {
     fn spawn(args: &[&Path], path_first: &Path) -> Self {
         let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
