@@ -481,6 +481,19 @@ pub(crate) fn reply(inner: &Inner, frame: ExtFrame) {
     }
 }
 
+/// Answers a `tool_call` the engine refuses before any handler runs.
+pub(crate) fn refuse_tool(inner: &Inner, id: String, text: String) {
+    reply(
+        inner,
+        ExtFrame::ToolResult(ToolResult {
+            id,
+            content: vec![ContentBlock::text(text)],
+            is_error: true,
+            ..ToolResult::default()
+        }),
+    );
+}
+
 fn open(inner: &Inner, kind: OpenKind, invocation: String) -> (u64, OpenJob) {
     (
         inner.next_job(),
@@ -561,15 +574,7 @@ fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) 
     if st.ids.running(IdKind::Tool, &t.id, &st.jobs) {
         drop(st);
         let text = duplicate(inner, "tool_call", &t.id);
-        return reply(
-            inner,
-            ExtFrame::ToolResult(ToolResult {
-                id: t.id,
-                content: vec![ContentBlock::text(text)],
-                is_error: true,
-                ..ToolResult::default()
-            }),
-        );
+        return refuse_tool(inner, t.id, text);
     }
     let Some((interactive, check)) = st
         .registry
@@ -578,18 +583,7 @@ fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) 
     else {
         drop(st);
         // SDK-20.
-        return reply(
-            inner,
-            ExtFrame::ToolResult(ToolResult {
-                id: t.id,
-                content: vec![ContentBlock::text(format!(
-                    "no handler for tool {:?}",
-                    t.name
-                ))],
-                is_error: true,
-                ..ToolResult::default()
-            }),
-        );
+        return refuse_tool(inner, t.id, format!("no handler for tool {:?}", t.name));
     };
     // The arguments are checked once, here, for every SDK (see `args`).
     let mut args = t.args;
@@ -599,15 +593,7 @@ fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) 
             Ok(None) => {}
             Err(text) => {
                 drop(st);
-                return reply(
-                    inner,
-                    ExtFrame::ToolResult(ToolResult {
-                        id: t.id,
-                        content: vec![ContentBlock::text(text)],
-                        is_error: true,
-                        ..ToolResult::default()
-                    }),
-                );
+                return refuse_tool(inner, t.id, text);
             }
         }
     }

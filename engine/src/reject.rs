@@ -28,12 +28,12 @@ use std::sync::Arc;
 use zot_protocol::limits::MAX_FRAME_DEPTH;
 use zot_protocol::{
     CommandAction, CommandResponse, ContentBlock, DecodeError, EventInterceptResponse, ExtFrame,
-    FrameTags, HostToolResult, InterceptRequest, ToolResult,
+    FrameTags, HostToolResult, InterceptRequest,
 };
 
 use super::diagnostics::Repeated;
 use super::intercept::{self, InterceptKind};
-use super::reader::reply;
+use super::reader::{refuse_tool, reply};
 use super::Inner;
 use crate::lock;
 
@@ -121,15 +121,7 @@ fn answer(inner: &Arc<Inner>, tags: &FrameTags, problem: &str) -> Option<&'stati
     let id = tags.id.clone()?;
     match tags.frame_type.as_str() {
         "tool_call" => {
-            reply(
-                inner,
-                ExtFrame::ToolResult(ToolResult {
-                    id,
-                    content: vec![ContentBlock::text(format!("tool_call refused: {problem}"))],
-                    is_error: true,
-                    ..ToolResult::default()
-                }),
-            );
+            refuse_tool(inner, id, format!("tool_call refused: {problem}"));
             Some("answered with an error result")
         }
         "command_invoked" => {
