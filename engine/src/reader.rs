@@ -100,9 +100,24 @@ impl AsyncBufRead for BatchReader {
     fn consume(self: Pin<&mut Self>, amt: usize) {
         let this = self.get_mut();
         this.pos = (this.pos + amt).min(this.filled);
-        let more = this.buf[this.pos..this.filled].contains(&b'\n');
+        let more = has_frame_line(&this.buf[this.pos..this.filled]);
         this.line_ready.store(more, Ordering::Relaxed);
     }
+}
+
+/// Whether `buf` holds a whole line the codec will return. Blank lines do
+/// not count: the codec skips them and then waits for input, so counting
+/// them kept the read batch from the dispatcher until more input came (or
+/// EOF cancelled it unseen).
+fn has_frame_line(buf: &[u8]) -> bool {
+    let mut rest = buf;
+    while let Some(end) = rest.iter().position(|b| *b == b'\n') {
+        if !rest[..end].iter().all(u8::is_ascii_whitespace) {
+            return true;
+        }
+        rest = &rest[end + 1..];
+    }
+    false
 }
 
 /// What reading does after a frame.

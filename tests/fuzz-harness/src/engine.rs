@@ -21,8 +21,10 @@
 //!   `tool_call`, `event_intercept` with an id — is answered with a reply
 //!   of its kind and id, except a `tool_call` whose id a `tool_cancel`
 //!   names (SDK-23) and anything once a `shutdown` was read (the session
-//!   then ends without waiting for handlers). A *malformed* request is not
-//!   answered even when its id is readable: SDK-50 says to log and skip it.
+//!   then ends without waiting for handlers). A *malformed* request whose
+//!   type and id can still be read is owed its reply too (an error, or the
+//!   fail-closed verdict: `engine/src/reject.rs`); only a line without a
+//!   readable id may be skipped (SDK-50).
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -36,7 +38,8 @@ use zot_ext::{
     TurnVerdict,
 };
 use zot_protocol::{
-    CommandAction, ExtFrame, Frame, HostFrame, LineSplitter, RawJson, RegisterCommand, RegisterTool,
+    CommandAction, ExtFrame, Frame, FrameTags, HostFrame, LineSplitter, RawJson, RegisterCommand,
+    RegisterTool,
 };
 
 const ACK: u8 = 1;
@@ -347,6 +350,13 @@ fn requests(wire: &[u8]) -> Option<Requests> {
             }
         };
         let frame = match line {
+            Ok(l) if handshaken => match HostFrame::decode(l) {
+                Err(_) => {
+                    owed_for_malformed(l, &mut out);
+                    continue;
+                }
+                ok => ok,
+            },
             Ok(l) => HostFrame::decode(l),
             Err(_) if handshaken => continue,
             Err(_) => return None,
@@ -374,6 +384,26 @@ fn requests(wire: &[u8]) -> Option<Requests> {
             _ => {}
         }
     }
+}
+
+/// A request that does not decode is still owed its reply when its type
+/// and id can be read (the engine's one-reply rule, `engine/src/reject.rs`).
+fn owed_for_malformed(line: &[u8], out: &mut Requests) {
+    let Ok(FrameTags {
+        frame_type,
+        id: Some(id),
+        ..
+    }) = FrameTags::read(line)
+    else {
+        return;
+    };
+    let reply = match frame_type.as_str() {
+        "command_invoked" => "command_response",
+        "tool_call" => "tool_result",
+        "event_intercept" => "event_intercept_response",
+        _ => return,
+    };
+    out.expected.push((reply, id));
 }
 
 #[cfg(test)]
@@ -406,6 +436,13 @@ mod tests {
             &wire(&[r#"{"type":"shutdown"}"#, CALL]),
             &[HELLO.to_owned()],
         );
+    }
+
+    #[test]
+    #[should_panic(expected = "no tool_result for request id \"t2\"")]
+    fn a_malformed_request_with_a_readable_id_is_owed_a_reply() {
+        let bad = r#"{"type":"tool_call","id":"t2","name":5,"args":{}}"#;
+        check_output(&wire(&[bad]), &[HELLO.to_owned()]);
     }
 
     #[test]
