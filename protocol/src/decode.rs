@@ -102,20 +102,63 @@ pub trait Frame: Serialize + Sized {
     fn frame_type(&self) -> &str;
 }
 
-#[derive(Deserialize)]
+/// The tags of a frame read by the general path: `type`, `event` and `id`
+/// as raw values, everything else skipped unparsed.
+#[derive(Default)]
 struct Peek<'a> {
-    #[serde(rename = "type", borrow, default, deserialize_with = "some_raw")]
     ty: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "some_raw")]
     event: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "some_raw")]
     id: Option<&'a RawValue>,
 }
 
-/// Keeps a present `null` as `Some` so that `"type":null` is reported as a
-/// non-string type rather than a missing one.
-fn some_raw<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&'de RawValue>::deserialize(d).map(Some)
+impl<'de> Deserialize<'de> for Peek<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(PeekVisitor)
+    }
+}
+
+struct PeekVisitor;
+
+impl<'de> serde::de::Visitor<'de> for PeekVisitor {
+    type Value = Peek<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Peek<'de>, M::Error> {
+        let mut p = Peek::default();
+        // Keys are taken raw: a key holding a lone surrogate escape must not
+        // make the line invalid JSON here when the fast path, which never
+        // reads it, calls it a bad field (the frame struct's decode names it).
+        while let Some(key) = map.next_key::<&'de RawValue>()? {
+            let slot = match tag_name(key.get()).as_deref() {
+                Some("type") => &mut p.ty,
+                Some("event") => &mut p.event,
+                Some("id") => &mut p.id,
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    continue;
+                }
+            };
+            if slot.is_some() {
+                let name = tag_name(key.get()).unwrap_or_default();
+                return Err(serde::de::Error::custom(format_args!(
+                    "duplicate field `{name}`"
+                )));
+            }
+            // A present `null` stays `Some`: `"type":null` is a non-string
+            // type rather than a missing one.
+            *slot = Some(map.next_value()?);
+        }
+        Ok(p)
+    }
+}
+
+/// A raw key's text, `None` when it holds no string a tag could be (e.g. a
+/// lone surrogate escape).
+fn tag_name(raw: &str) -> Option<Cow<'_, str>> {
+    serde_json::from_str::<Cow<'_, str>>(raw).ok()
 }
 
 struct Tags<'a> {

@@ -311,3 +311,29 @@ fn raw_json_with_line_feeds_encodes_to_one_line() {
     assert_eq!(line.iter().filter(|b| **b == b'\n').count(), 1, "one line");
     assert_eq!(HostFrame::decode(&line[..line.len() - 1]).unwrap(), frame);
 }
+
+/// A lone UTF-16 surrogate escape is valid JSON text but no string any SDK
+/// can hold: wherever it is — a value, or a key the frame does not know —
+/// the line is `invalid_field`, on the fast path and the general one alike
+/// (a leading blank takes the general path). Found by the codec fuzz target
+/// (fuzz/regressions/codec/lone-surrogate-field-vs-leading-space).
+#[test]
+fn a_lone_surrogate_is_the_same_error_on_both_decode_paths() {
+    for line in [
+        r#"{"type":"event","event":"user_prompt_submit","session_id":"s","cwd":"/w","s\ud800equence":4,"queued":true,"image_count":0,"text":"hi"}"#,
+        r#"{"type":"event","event":"user_prompt_submit","session_id":"s","cwd":"/w","sequence":4,"queued":true,"image_count":0,"text":"h\udc00i"}"#,
+        r#"{"type":"tool_call","id":"t1","name":"echo","args":{},"x\ud800":1}"#,
+    ] {
+        for l in [line.to_owned(), format!(" {line}")] {
+            let err = HostFrame::decode_str(&l).unwrap_err();
+            assert_eq!(err.kind(), "invalid_field", "{l}: {err}");
+        }
+    }
+    // In a tag the surrogate makes it unreadable: the type is not a string
+    // any frame has, and an id with one is no id to answer.
+    let tags = zot_protocol::FrameTags::read(
+        br#" {"type":"tool_call","id":"t\ud800","name":"echo","args":{}}"#,
+    )
+    .unwrap();
+    assert_eq!((tags.frame_type.as_str(), tags.id), ("tool_call", None));
+}
