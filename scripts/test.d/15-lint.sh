@@ -13,3 +13,11 @@ ruff format --no-cache --check .
 ok "ruff: lint and format clean"
 biome ci --reporter=summary .
 ok "biome: lint and format clean"
+# The runner itself: a misspelt suite name fails, naming it, rather than
+# running nothing and reporting success.
+if out="$(./dev test no-such-suite 2>&1)"; then
+  fail "./dev test no-such-suite succeeded: $out"
+  exit 1
+fi
+grep -q "no test suite named 'no-such-suite'" <<<"$out" || { fail "unexpected: $out"; exit 1; }
+ok "./dev test refuses an unknown suite name"
