@@ -157,7 +157,7 @@ impl SessionEngine {
                 image_count: images,
             }));
         }
-        lock(&self.st).conversation.push(Message::User(text));
+        lock(&self.st).converse(Message::User(text));
         self.agent_loop().await;
     }
 
@@ -185,7 +185,7 @@ impl SessionEngine {
             queued: false,
             image_count: 0,
         }));
-        lock(&self.st).conversation.push(Message::User(prompt));
+        lock(&self.st).converse(Message::User(prompt));
         let tool_id = format!("toolu_{}", self.next_n());
         let run = self
             .run_tool(ToolRequest {
@@ -205,7 +205,7 @@ impl SessionEngine {
             .await;
         {
             let mut st = lock(&self.st);
-            st.conversation.push(Message::Assistant {
+            st.converse(Message::Assistant {
                 text: String::new(),
                 tool_calls: vec![(
                     tool_id.clone(),
@@ -215,7 +215,7 @@ impl SessionEngine {
                 )],
             });
             // The complete output counts, not the observed one (HOST-59).
-            st.conversation.push(Message::ToolResult {
+            st.converse(Message::ToolResult {
                 tool_id,
                 text: run.output.joined_text(),
                 is_error: run.output.is_error,
@@ -261,6 +261,7 @@ impl SessionEngine {
     async fn agent_loop(&self) {
         self.busy.store(true, Ordering::SeqCst);
         let mut step: u32 = lock(&self.first_step).take().unwrap_or(1);
+        let first = step;
         loop {
             self.ensure_prompt().await;
             self.emit(LifecycleEvent::TurnStart(TurnStartEvent {
@@ -273,7 +274,20 @@ impl SessionEngine {
                 self.status("error", format!("turn blocked: {reason}"));
                 break;
             }
-            let turn: Turn = lock(&self.model_turns).pop_front().unwrap_or_default();
+            let turn = match self.live_model.get() {
+                Some(model) if step > first + model.max_steps() - 1 => {
+                    self.status(
+                        "error",
+                        format!(
+                            "the model took {} steps for one prompt, the most --model-max-steps allows; stopping",
+                            model.max_steps()
+                        ),
+                    );
+                    break;
+                }
+                Some(model) => self.live_turn(model.clone()).await,
+                None => lock(&self.model_turns).pop_front().unwrap_or_default(),
+            };
             if !turn.text.is_empty() {
                 match intercept::assistant_message(&self.mgr, &turn.text).await {
                     MessageVerdict::Show(text) => {
@@ -308,7 +322,7 @@ impl SessionEngine {
                 self.mgr.pace().await;
                 self.announce_tool_call(id, &c.name, args, "");
             }
-            lock(&self.st).conversation.push(Message::Assistant {
+            lock(&self.st).converse(Message::Assistant {
                 text: turn.text.clone(),
                 tool_calls: calls
                     .iter()
@@ -375,7 +389,7 @@ impl SessionEngine {
                         },
                     )
                     .await;
-                lock(&self.st).conversation.push(Message::ToolResult {
+                lock(&self.st).converse(Message::ToolResult {
                     tool_id: id,
                     text: run.output.joined_text(),
                     is_error: run.output.is_error,
@@ -385,6 +399,59 @@ impl SessionEngine {
             step += 1;
         }
         self.busy.store(false, Ordering::SeqCst);
+    }
+
+    /// The live model's next turn; a failed request is a turn with an error
+    /// (the loop ends there, `turn_end` carries it) and a status line.
+    async fn live_turn(&self, model: Arc<crate::model::LiveModel>) -> Turn {
+        let (system, history) = {
+            let st = lock(&self.st);
+            (
+                st.prompt.clone().unwrap_or_default(),
+                st.history.clone().unwrap_or_default(),
+            )
+        };
+        let tools = self.model_tools();
+        match model.next_turn(&system, &history, &tools).await {
+            Ok(t) => {
+                let hook = lock(&self.on_model_turn).clone();
+                if let Some(hook) = hook {
+                    hook(&t.script);
+                }
+                t.turn
+            }
+            Err(e) => {
+                self.status("error", e.clone());
+                Turn {
+                    error: e,
+                    ..Turn::default()
+                }
+            }
+        }
+    }
+
+    /// The tools advertised to the model, with their schemas.
+    fn model_tools(&self) -> Vec<crate::model::ChatTool> {
+        let reg = lock(&self.mgr.shared().registry);
+        reg.advertised()
+            .into_iter()
+            .filter_map(|name| {
+                let (description, parameters) = match crate::builtin::definition(&name) {
+                    Some((d, p)) => (d.to_owned(), p),
+                    None => {
+                        let t = reg.tool(&name)?;
+                        let schema = serde_json::from_str(t.def.schema.get())
+                            .unwrap_or_else(|_| serde_json::json!({"type": "object"}));
+                        (t.def.description.clone(), schema)
+                    }
+                };
+                Some(crate::model::ChatTool {
+                    name,
+                    description,
+                    parameters,
+                })
+            })
+            .collect()
     }
 
     /// Accepts `submit`s that arrived while a turn runs: announced now with

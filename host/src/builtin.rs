@@ -226,6 +226,49 @@ async fn bash(command: &str, cwd: &Path, cancel: &CancellationToken) -> ToolOutp
     }
 }
 
+/// What the model is told about a built-in tool: its description and the
+/// JSON Schema of its arguments (what [`run`] reads).
+pub fn definition(name: &str) -> Option<(&'static str, serde_json::Value)> {
+    use serde_json::json;
+    let string = |what: &str| json!({"type": "string", "description": what});
+    let object = |props: serde_json::Value, required: &[&str]| json!({"type": "object", "properties": props, "required": required});
+    Some(match name {
+        "read" => (
+            "Read a text file of the project.",
+            object(
+                json!({"path": string("Path relative to the project directory.")}),
+                &["path"],
+            ),
+        ),
+        "write" => (
+            "Write a text file of the project (created or replaced).",
+            object(
+                json!({"path": string("Path relative to the project directory."), "content": string("The whole new content.")}),
+                &["path", "content"],
+            ),
+        ),
+        "edit" => (
+            "Replace one exact occurrence of a text in a file of the project.",
+            object(
+                json!({"path": string("Path relative to the project directory."), "old_text": string("The text to replace, exactly as in the file."), "new_text": string("The replacement.")}),
+                &["path", "old_text", "new_text"],
+            ),
+        ),
+        "bash" => (
+            "Run a bash command in the project directory.",
+            object(
+                json!({"command": string("The command line.")}),
+                &["command"],
+            ),
+        ),
+        "skill" => (
+            "Load a skill by name (the reference host ships none).",
+            object(json!({"name": string("The skill's name.")}), &["name"]),
+        ),
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,6 +49,7 @@ pub mod intercept;
 pub mod live;
 pub mod manager;
 pub mod manifest;
+pub mod model;
 pub mod name;
 pub mod notes;
 pub mod observe;

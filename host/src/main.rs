@@ -84,6 +84,9 @@ struct RunArgs {
     /// Override $ZOT_HOME.
     #[arg(long = "zot-home", value_name = "DIR")]
     zot_home: Option<PathBuf>,
+    /// A live model for the script's prompts, instead of its `replies`.
+    #[command(flatten)]
+    model: zot_host::model::ModelArgs,
 }
 
 fn main() -> ExitCode {
@@ -150,6 +153,13 @@ fn absolute(p: PathBuf) -> PathBuf {
 }
 
 fn run(args: RunArgs) -> ExitCode {
+    let model = match args.model.resolve() {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("zot-host: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let script = match Script::load(&args.script) {
         Ok(s) => s,
         Err(e) => {
@@ -192,6 +202,7 @@ fn run(args: RunArgs) -> ExitCode {
     opts.no_discovery = args.no_ext;
     opts.wire = wire;
     opts.transcript = transcript;
+    opts.model = model;
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -89,6 +89,11 @@ pub struct Conversation {
 impl Conversation {
     /// Adds a message.
     pub fn push(&mut self, m: Message) {
+        self.count(&m);
+    }
+
+    /// Counts a message kept elsewhere.
+    pub fn count(&mut self, m: &Message) {
         self.messages += 1;
         self.text_bytes += m.text_bytes() as u64;
     }
@@ -101,6 +106,24 @@ impl Conversation {
     /// Serialized text bytes ÷ 4 (HOST-143).
     pub fn token_estimate(&self) -> u64 {
         self.text_bytes / zot_protocol::limits::TOKEN_ESTIMATE_DIVISOR
+    }
+}
+
+impl State {
+    /// Adds a message to the conversation (and to a live model's history).
+    pub fn converse(&mut self, m: Message) {
+        self.conversation.count(&m);
+        if let Some(h) = &mut self.history {
+            h.push(m);
+        }
+    }
+
+    /// Empties the conversation.
+    pub fn forget_conversation(&mut self) {
+        self.conversation.clear();
+        if let Some(h) = &mut self.history {
+            h.clear();
+        }
     }
 }
 
@@ -129,6 +152,9 @@ pub struct State {
     pub base_prompt: String,
     /// The prompt in force after the last `before_agent_start` pass.
     pub prompt: Option<String>,
+    /// The messages themselves, kept only for a live model (which is sent
+    /// them); the scripted model needs only the sizes above.
+    pub history: Option<crate::model::History>,
     /// Whether a session is active (between start and end).
     pub active: bool,
     /// Shutdown began: no new session starts.
@@ -199,7 +225,15 @@ pub struct SessionEngine {
     pub durable: Option<crate::durable::DurableStore>,
     /// Stub tools, their hand-typed answers, direct calls in flight.
     pub(crate) direct: crate::direct::Direct,
+    /// The live model answering turns instead of the script's replies.
+    pub(crate) live_model: std::sync::OnceLock<Arc<crate::model::LiveModel>>,
+    /// Told each live model turn (a live session records it as `replies`).
+    pub(crate) on_model_turn: Mutex<Option<ModelTurnHook>>,
 }
+
+/// What [`SessionEngine::on_model_turn`] calls with each live turn (its
+/// script form).
+pub type ModelTurnHook = Arc<dyn Fn(&serde_json::Value) + Send + Sync>;
 
 /// Inputs of [`run_script`].
 #[derive(Clone)]
@@ -223,6 +257,8 @@ pub struct RunOptions {
     /// Cancelled to end the run early (an interrupt): the remaining steps
     /// are skipped and the session shuts down as usual.
     pub stop: tokio_util::sync::CancellationToken,
+    /// A live model for the turns (`--model-url`); `None`: the script's.
+    pub model: Option<Arc<crate::model::LiveModel>>,
 }
 
 impl RunOptions {
@@ -238,6 +274,7 @@ impl RunOptions {
             timeouts: Timeouts::default(),
             queue: QueueLimits::default(),
             stop: tokio_util::sync::CancellationToken::new(),
+            model: None,
         }
     }
 }
@@ -320,6 +357,11 @@ pub async fn open_session(script: &Script, opts: &RunOptions) -> Arc<SessionEngi
     if let Some(p) = &script.provider {
         cfg.provider = p.clone();
     }
+    if let Some(live) = &opts.model {
+        // hello_ack and before_agent_start name the model that answers.
+        cfg.provider = "openai-compatible".into();
+        cfg.model = live.name().to_owned();
+    }
     if let Some(m) = &script.model {
         cfg.model = m.clone();
     }
@@ -359,6 +401,9 @@ pub async fn open_session(script: &Script, opts: &RunOptions) -> Arc<SessionEngi
             .cloned(),
     );
     let engine = SessionEngine::with_store(mgr.clone(), script, durable);
+    if let Some(live) = &opts.model {
+        engine.use_live_model(live.clone());
+    }
     let handler: Arc<dyn FrameHandler> = engine.clone();
     mgr.set_handler(Arc::downgrade(&handler));
     mgr.load(cfg.timeouts.ready_grace).await;
@@ -369,6 +414,17 @@ pub async fn open_session(script: &Script, opts: &RunOptions) -> Arc<SessionEngi
 }
 
 impl SessionEngine {
+    /// Turns come from `model` from now on (see [`crate::model`]).
+    pub fn use_live_model(&self, model: Arc<crate::model::LiveModel>) {
+        lock(&self.st).history.get_or_insert_with(Default::default);
+        let _ = self.live_model.set(model);
+    }
+
+    /// Calls `hook` with each turn of the live model, in its script form.
+    pub fn on_model_turn(&self, hook: ModelTurnHook) {
+        *lock(&self.on_model_turn) = Some(hook);
+    }
+
     /// A new engine for a script's settings.
     pub fn new(mgr: Arc<Manager>, script: &Script) -> Arc<Self> {
         Self::with_store(mgr, script, None)
@@ -409,6 +465,7 @@ impl SessionEngine {
                     .clone()
                     .unwrap_or_else(|| "You are zot, a coding agent (reference host).".into()),
                 prompt: None,
+                history: None,
                 active: false,
                 closing: false,
             }),
@@ -431,6 +488,8 @@ impl SessionEngine {
             exit: AtomicBool::new(false),
             durable,
             direct: crate::direct::Direct::default(),
+            live_model: std::sync::OnceLock::new(),
+            on_model_turn: Mutex::default(),
         })
     }
 
@@ -901,8 +960,8 @@ impl SessionEngine {
                 .clone()
                 .unwrap_or_else(|| "(summary of the conversation)".into());
             let mut st = lock(&self.st);
-            st.conversation.clear();
-            st.conversation.push(Message::Summary(summary));
+            st.forget_conversation();
+            st.converse(Message::Summary(summary));
         }
         let (count, tokens) = self.conversation_size();
         self.emit(LifecycleEvent::PostCompact(PostCompactEvent {
@@ -989,7 +1048,7 @@ impl SessionEngine {
             let mut st = lock(&self.st);
             st.session_id = sw.id.clone();
             st.cwd = new_cwd;
-            st.conversation.clear();
+            st.forget_conversation();
             st.prompt = None;
         }
         self.start_session();
@@ -998,7 +1057,7 @@ impl SessionEngine {
     fn clear(&self) {
         {
             let mut st = lock(&self.st);
-            st.conversation.clear();
+            st.forget_conversation();
             st.prompt = None;
         }
         self.clear_notes();

@@ -288,6 +288,7 @@ async fn a_live_session_exports_a_script_that_replays_to_the_same_transcript() {
         zot_home: env.zot_home.clone(),
         no_discovery: true,
         header: Map::new(),
+        model: None,
     })
     .await
     .unwrap();

@@ -320,7 +320,7 @@
   function commandsView() {
     const input = h("input.command-input", {
       list: "command-list",
-      placeholder: "/echo hello",
+      placeholder: "/echo hello, or a prompt for the model",
       "data-test": "command-input",
       autocomplete: "off"
     });
@@ -353,9 +353,9 @@
       }
     });
     const run = async () => {
-      let text = input.value.trim();
+      const text = input.value.trim();
       if (!text) return;
-      if (!text.startsWith("/")) text = `/${text}`;
+      const isPrompt = !text.startsWith("/");
       history2.push(text);
       back = 0;
       input.value = "";
@@ -367,11 +367,15 @@
       );
       runs.prepend(card);
       try {
-        const r = await store.step({ command: text });
+        const r = await store.step(isPrompt ? { prompt: text } : { command: text });
         const frames = await store.framesIn(r.frames);
         const resp = frames.find((f) => f.type === "command_response");
         const obs = await store.obsIn(r.observations);
-        let action = h("div.muted", null, "no command_response (a built-in command, or none came)");
+        let action = h(
+          "div.muted",
+          null,
+          isPrompt ? "a prompt: the model's turns below" : "no command_response (a built-in command, or none came)"
+        );
         if (resp) {
           const body = JSON.parse(await getText(`/api/frame/${resp.n}`));
           const { type: _t, id: _i, ...fields } = body;

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { request } from "node:http";
+import { createServer, request } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
@@ -24,8 +24,40 @@ const HOST = process.env.ZOT_HOST ?? join(TARGET, "debug/zot-host");
 const SHOTS = process.env.ZOT_INSPECT_SHOTS ?? join(TARGET, "inspect-screenshots");
 const EXT = join(ROOT, "tests/conformance/rust");
 
-let tmp, project, server, url, base, token, browser, page;
+let tmp, project, server, url, base, token, browser, page, model;
 const serverOutput = [];
+const modelRequests = [];
+
+/** A live model on 127.0.0.1 speaking the OpenAI chat completions API: it
+ * calls the extension's echo tool once, then answers with what it saw. */
+async function mockModel() {
+  const srv = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const chat = JSON.parse(body);
+      modelRequests.push(chat);
+      const result = chat.messages.findLast((m) => m.role === "tool");
+      const message = result
+        ? { role: "assistant", content: `the model saw: ${result.content}` }
+        : {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              {
+                id: "call_1",
+                type: "function",
+                function: { name: "echo", arguments: JSON.stringify({ text: "from the model" }) },
+              },
+            ],
+          };
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ choices: [{ index: 0, message, finish_reason: "stop" }] }));
+    });
+  });
+  await new Promise((ok) => srv.listen(0, "127.0.0.1", ok));
+  return srv;
+}
 
 async function shot(name) {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
@@ -60,7 +92,10 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), "zot-inspect-"));
   project = join(tmp, "project");
   mkdirSync(project);
-  server = spawn(HOST, ["inspect", "--ext", EXT, "--no-ext", "--cwd", project, "--zot-home", join(tmp, "home")], {
+  model = await mockModel();
+  const modelUrl = `http://127.0.0.1:${model.address().port}/v1`;
+  const args = ["inspect", "--ext", EXT, "--no-ext", "--cwd", project, "--zot-home", join(tmp, "home")];
+  server = spawn(HOST, [...args, "--model-url", modelUrl, "--model", "mock-model"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   server.stderr.on("data", (d) => serverOutput.push(String(d)));
@@ -89,6 +124,7 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
+  model?.close();
   if (server && server.exitCode === null) {
     const exited = new Promise((ok) => server.on("exit", ok));
     server.kill("SIGINT");
@@ -172,6 +208,26 @@ test("a command runs and its response action is shown", async () => {
   await page.click("[data-test=run-command]");
   await page.locator("[data-test=notes]", { hasText: "a note for the notes area" }).waitFor();
   await shot("commands");
+});
+
+test("a prompt goes to the live model, whose tool call reaches the extension", async () => {
+  await tab("commands");
+  await page.fill("[data-test=command-input]", "please echo something");
+  await page.click("[data-test=run-command]");
+  const run = page.locator("[data-test=command-run]").first();
+  await run.getByText("the model saw: from the model").waitFor();
+  assert.equal(modelRequests.length, 2);
+  assert.equal(modelRequests[0].model, "mock-model");
+  assert.ok(
+    modelRequests[0].tools.some((t) => t.function.name === "echo"),
+    "the extension's tools are offered to the model",
+  );
+  assert.deepEqual(modelRequests[1].messages.at(-1), {
+    role: "tool",
+    tool_call_id: "call_1",
+    content: "from the model",
+  });
+  await shot("prompt");
 });
 
 test("a panel opens and is driven by the keyboard", async () => {

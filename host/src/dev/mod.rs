@@ -49,6 +49,9 @@ pub struct DevArgs {
     /// Override $ZOT_HOME.
     #[arg(long = "zot-home", value_name = "DIR")]
     pub zot_home: Option<PathBuf>,
+    /// A live model for prompts (the scripted model by default).
+    #[command(flatten)]
+    pub model: crate::model::ModelArgs,
 }
 
 /// Prints a line above the prompt (or plainly when there is no terminal).
@@ -182,6 +185,7 @@ async fn start(
     print: Print,
     colour: bool,
 ) -> Result<(Arc<Live>, watch::Watcher), String> {
+    let model = args.model.resolve()?;
     let plan = build::plan(dir, colour)?;
     if let Some(b) = &plan {
         print(format!("building: {}", b.describe()));
@@ -205,6 +209,7 @@ async fn start(
         zot_home,
         no_discovery: true,
         header: Map::new(),
+        model,
     })
     .await
     .map_err(|e| e.to_string())?;

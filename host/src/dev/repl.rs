@@ -39,7 +39,8 @@ pub enum Action {
 }
 
 /// The words that start a line (besides `/command`).
-pub const VERBS: [&str; 8] = [
+pub const VERBS: [&str; 9] = [
+    "prompt",
     "tool",
     "event",
     "intercept",
@@ -53,6 +54,7 @@ pub const VERBS: [&str; 8] = [
 /// The help text.
 pub const HELP: &str = "\
   /NAME ARGS                 run a slash command
+  prompt TEXT                a prompt for the model (a live one with --model-url, else the scripted one)
   tool NAME {JSON}           call a tool with these arguments (default {})
   event NAME {JSON}          send a lifecycle event with this payload (e.g. event turn_start {\"step\": 1})
   intercept NAME {JSON}      send an interception request through its chain
@@ -105,6 +107,8 @@ pub fn parse(line: &str) -> Result<Action, String> {
         Ok((name.to_owned(), object(payload, what)?))
     };
     match verb {
+        "prompt" if rest.trim().is_empty() => Err("prompt: what for? `prompt TEXT`".into()),
+        "prompt" => Ok(Action::Step(step("prompt", json!(rest.trim())))),
         "tool" => {
             let (name, args) = named("tool")?;
             Ok(Action::Step(step(
@@ -140,7 +144,7 @@ pub fn parse(line: &str) -> Result<Action, String> {
         "help" | "?" => Ok(Action::Help),
         "quit" | "exit" => Ok(Action::Quit),
         _ => Err(format!(
-            "unknown input `{verb}`: start with /COMMAND, tool, event, intercept, panel, cancel, restart or quit (help lists them)"
+            "unknown input `{verb}`: start with /COMMAND, prompt, tool, event, intercept, panel, cancel, restart or quit (help lists them)"
         )),
     }
 }
@@ -267,6 +271,11 @@ mod tests {
 
     #[test]
     fn lines_become_steps() {
+        assert_eq!(
+            parse("prompt add 2 and 3").unwrap(),
+            Action::Step(step("prompt", json!("add 2 and 3")))
+        );
+        assert!(parse("prompt ").unwrap_err().contains("prompt TEXT"));
         assert_eq!(
             parse("/greet Ada").unwrap(),
             Action::Step(step("command", json!("/greet Ada")))

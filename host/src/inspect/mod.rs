@@ -41,6 +41,9 @@ pub struct InspectArgs {
     /// Override $ZOT_HOME.
     #[arg(long = "zot-home", value_name = "DIR")]
     pub zot_home: Option<PathBuf>,
+    /// A live model for prompts (the scripted model by default).
+    #[command(flatten)]
+    pub model: crate::model::ModelArgs,
 }
 
 fn absolute(p: PathBuf) -> PathBuf {
@@ -74,6 +77,7 @@ pub fn main(args: InspectArgs) -> ExitCode {
 }
 
 async fn serve(args: InspectArgs) -> Result<(), String> {
+    let model = args.model.resolve()?;
     let ip = args.listen.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     let listener = tokio::net::TcpListener::bind(SocketAddr::new(ip, args.port))
         .await
@@ -100,6 +104,7 @@ async fn serve(args: InspectArgs) -> Result<(), String> {
         zot_home,
         no_discovery: args.no_ext,
         header: Map::new(),
+        model,
     })
     .await
     .map_err(|e| e.to_string())?;

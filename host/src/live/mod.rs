@@ -45,6 +45,8 @@ pub struct LiveOptions {
     /// The script's top-level settings (`mode`, `confirm`, `timeouts`...;
     /// no `steps`): the exported script starts with them.
     pub header: Map<String, Value>,
+    /// A live model for the turns (`--model-url`).
+    pub model: Option<Arc<crate::model::LiveModel>>,
 }
 
 /// Why a live action was not taken.
@@ -131,10 +133,18 @@ impl Live {
                 "the session settings cannot hold steps".into(),
             ));
         }
-        let script = Script::parse(&Value::Object(opts.header.clone()).to_string(), "settings")
+        let mut header = opts.header.clone();
+        if let Some(m) = &opts.model {
+            // The replay names the model the live session had.
+            header
+                .entry("provider")
+                .or_insert_with(|| json!("openai-compatible"));
+            header.entry("model").or_insert_with(|| json!(m.name()));
+        }
+        let script = Script::parse(&Value::Object(header.clone()).to_string(), "settings")
             .map_err(|e| LiveError::Invalid(e.to_string()))?;
         let feed = Feed::new();
-        let recorder = Arc::new(Mutex::new(Recorder::new(opts.header.clone())));
+        let recorder = Arc::new(Mutex::new(Recorder::new(header)));
         {
             let r = recorder.clone();
             feed.set_frame_hook(move |f| lock(&r).on_frame(f));
@@ -146,11 +156,14 @@ impl Live {
         run.explicit = opts.explicit.clone();
         run.no_discovery = opts.no_discovery;
         run.wire = Some(feed.wire_log());
+        run.model = opts.model.clone();
         let f = feed.clone();
         // Streamed into the feed, which keeps a bounded copy; the transcript
         // itself keeps nothing.
         run.transcript = Transcript::streaming(move |o: &Observation| f.observation(o));
         let engine = open_session(&script, &run).await;
+        let r = recorder.clone();
+        engine.on_model_turn(Arc::new(move |turn| lock(&r).model_turn(turn.clone())));
         let tail = tail::spawn(feed.clone(), engine.mgr.clone(), logs);
         Ok(Arc::new(Self {
             engine,

@@ -9,7 +9,9 @@
 //! - keys pressed and a Cancel clicked while a `call` ran become that
 //!   call's `keys` and `cancel`;
 //! - a hand-typed answer to a stub tool's call goes before the step during
-//!   which the call came (the replay queues it before the call waits).
+//!   which the call came (the replay queues it before the call waits);
+//! - a live model's turns (`--model-url`) go before the step during which
+//!   they came, as `replies` the replay's scripted model answers with.
 //!
 //! Known limit: the replay waits robustly for the frames of at most two
 //! extensions per step (one `wait` on the step and one lone `wait` after it;
@@ -55,6 +57,8 @@ struct Recorded {
     /// Keys pressed while this `call` ran, each with what followed it.
     keys: Vec<(Value, Tail)>,
     cancelled: bool,
+    /// A live model's turns during it, replayed as scripted `replies`.
+    turns: Vec<Value>,
 }
 
 /// Where spontaneous frames are attributed now.
@@ -176,6 +180,14 @@ impl Recorder {
         }
     }
 
+    /// A live model answered a turn (its script form): the replay's
+    /// scripted model gives the same answer.
+    pub fn model_turn(&mut self, turn: Value) {
+        if let Some(i) = self.running.or(self.steps.len().checked_sub(1)) {
+            self.steps[i].turns.push(turn);
+        }
+    }
+
     /// Sees every frame.
     pub fn on_frame(&mut self, f: &FrameRecord) {
         if f.dir != crate::wire::Dir::ExtToHost.as_str() || !SPONTANEOUS.contains(&f.ty.as_str()) {
@@ -213,6 +225,9 @@ impl Recorder {
         let mut steps = Vec::new();
         for r in &self.steps {
             steps.extend(r.before.iter().cloned());
+            if !r.turns.is_empty() {
+                steps.push(json!({ "replies": r.turns }));
+            }
             let mut step = r.step.clone();
             if let Some(Value::Object(call)) = step.get_mut("call") {
                 if !r.keys.is_empty() {

@@ -1,6 +1,7 @@
 // Slash commands: run one, see the extension's response action (display,
 // prompt, insert, tool_prompt, open_panel, noop, error) and what the host
-// did with it.
+// did with it. A line without the leading `/` is a prompt for the model (a
+// live one with --model-url, else the scripted model), as in zot itself.
 
 import { getText } from "../api";
 import { fill, h, pretty } from "../dom";
@@ -10,7 +11,7 @@ import { store } from "../store";
 export function commandsView(): HTMLElement {
   const input = h("input.command-input", {
     list: "command-list",
-    placeholder: "/echo hello",
+    placeholder: "/echo hello, or a prompt for the model",
     "data-test": "command-input",
     autocomplete: "off",
   });
@@ -45,9 +46,9 @@ export function commandsView(): HTMLElement {
   });
 
   const run = async (): Promise<void> => {
-    let text = input.value.trim();
+    const text = input.value.trim();
     if (!text) return;
-    if (!text.startsWith("/")) text = `/${text}`;
+    const isPrompt = !text.startsWith("/");
     history.push(text);
     back = 0;
     input.value = "";
@@ -59,11 +60,15 @@ export function commandsView(): HTMLElement {
     );
     runs.prepend(card);
     try {
-      const r = await store.step({ command: text });
+      const r = await store.step(isPrompt ? { prompt: text } : { command: text });
       const frames = await store.framesIn(r.frames);
       const resp = frames.find((f) => f.type === "command_response");
       const obs = await store.obsIn(r.observations);
-      let action: HTMLElement = h("div.muted", null, "no command_response (a built-in command, or none came)");
+      let action: HTMLElement = h(
+        "div.muted",
+        null,
+        isPrompt ? "a prompt: the model's turns below" : "no command_response (a built-in command, or none came)",
+      );
       if (resp) {
         const body = JSON.parse(await getText(`/api/frame/${resp.n}`)) as Record<string, unknown>;
         const { type: _t, id: _i, ...fields } = body;
