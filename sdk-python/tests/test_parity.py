@@ -24,7 +24,7 @@ def rows() -> List[Tuple[str, str]]:
     body = text.split("## The table", 1)[1]
     out = []
     for line in body.splitlines():
-        if not line.startswith("| ") or line.startswith("| call ") or line.startswith("| ---"):
+        if not line.startswith("| ") or line.startswith("| call | Rust |") or line.startswith("| ---"):
             continue
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
         assert len(cells) == len(COLUMNS), f"{line!r}: expected {len(COLUMNS)} cells"

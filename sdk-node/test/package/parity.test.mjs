@@ -23,7 +23,7 @@ function rows() {
   const body = text.split("## The table")[1];
   const out = [];
   for (const line of body.split("\n")) {
-    if (!line.startsWith("| ") || line.startsWith("| call ") || line.startsWith("| ---")) {
+    if (!line.startsWith("| ") || line.startsWith("| call | Rust |") || line.startsWith("| ---")) {
       continue;
     }
     const cells = line
