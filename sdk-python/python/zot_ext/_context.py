@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
 
 from . import _native
+from ._errors import CallToolError, NotRunningError, SessionError, ZotError
 from ._protocol import ContentBlock, HelloAck, HostToolResult, NotifyLevel
 from ._results import to_json
 
@@ -27,37 +28,11 @@ __all__ = [
 ]
 
 
-class ZotError(Exception):
-    """Something the SDK could not do (the extension is not running, the
-    engine refused a frame...)."""
-
-
-class SessionError(ZotError):
-    """The session ended abnormally (failed handshake, broken transport)."""
-
-
-class CallToolError(ZotError):
-    """A ``call_tool`` failed as a call: the host lacks ``call_tool``, the
-    key is invalid, the deadline passed, the caller or the session gave up.
-    (A tool that ran and failed is a :class:`CallResult` with
-    ``is_error``.)
-
-    ``kind`` is one of ``unsupported``, ``not_ready``, ``invalid_key``,
-    ``invalid_request``, ``timeout``, ``cancelled``, ``closed``, ``write``.
-    """
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
-
-
 def _call_error(e: _native.CallError) -> CallToolError:
     kind, message = e.args if len(e.args) == 2 else ("write", str(e))
-    return CallToolError(str(kind), str(message))
+    err = CallToolError(str(kind), str(message))
+    err.__cause__ = e
+    return err
 
 
 @dataclass(frozen=True)
@@ -194,7 +169,7 @@ class Ctx:
         """The host's ``hello_ack``."""
         host = self._session.host
         if host is None:  # pragma: no cover - handlers run after the handshake
-            raise ZotError("no hello_ack yet")
+            raise NotRunningError("no hello_ack yet")
         return host
 
     def is_cancelled(self) -> bool:
@@ -224,9 +199,9 @@ class Ctx:
                     self.job, name, to_json({} if args is None else args), key, timeout
                 )
             except _native.CallError as e:
-                raise _call_error(e) from None
+                raise _call_error(e) from e
             except RuntimeError as e:  # the runtime is gone (interpreter exiting, fork)
-                raise CallToolError("closed", str(e)) from None
+                raise CallToolError("closed", str(e)) from e
             session.calls[call] = waiter
         # Reading never pauses while a call waits for its answer.
         session.resume_feed()
