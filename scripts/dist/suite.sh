@@ -38,9 +38,23 @@ fi
 grep -q 'no platform packages' "$tmp/pack.log" || { cat "$tmp/pack.log" >&2; die "npm pack of npm/zot-host failed without saying why"; }
 ok "npm pack refuses zot-ext without a build and zot-host without platform packages, saying why"
 
+# --- the release workflow uploads what it checked --------------------------------
+# One step builds and checks (./dev test dist runs ./dev dist): a separate
+# `./dev dist` step before it had its target/dist, the one naming the CI-only
+# platforms in the main packages, replaced by the test's own build without
+# them. The platforms it names are platforms.tsv's CI-only ones.
+wf="$ROOT/.github/workflows/release.yml"
+ci_only="$(awk -F'\t' '!/^#/ && NF && $7 == "ci" { printf "%s%s", sep, $1; sep = " " }' "$ROOT/scripts/dist/platforms.tsv")"
+grep -qE "^ +- run: ZOT_DIST_EXTRA_PLATFORMS=(\"$ci_only\"|$ci_only) \./dev test dist\$" "$wf" ||
+  die "$wf: the dist job does not run \`ZOT_DIST_EXTRA_PLATFORMS=\"$ci_only\" ./dev test dist\` (the CI-only platforms of platforms.tsv)"
+! grep -qE '^ +- run: .*\./dev dist' "$wf" ||
+  die "$wf: runs ./dev dist beside ./dev test dist, whose build replaces target/dist (without ZOT_DIST_EXTRA_PLATFORMS)"
+ok "the release workflow builds with the CI-only platforms ($ci_only) listed and uploads what ./dev test dist checked"
+
 # --- build ---------------------------------------------------------------------
 bash "$ROOT/scripts/dist.sh" "${platforms[@]}"
 ensure_dist_tools # auditwheel
+check_artifact_list
 
 # --- licences inside every artifact ---------------------------------------------
 n=0
