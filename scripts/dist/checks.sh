@@ -1,5 +1,5 @@
 # Checks of the release artifacts in target/dist, shared by the suites
-# scripts/test.d/60-release.sh (linux-x64-gnu, every ./dev test) and
+# scripts/test.d/60-release.sh (linux-x64-gnu, opt-in: ./dev test release) and
 # scripts/test.d/70-dist.sh (every platform, ./dev test dist). Source it after
 # scripts/lib.sh. Each check prints one ✔ line or fails (set -e) saying what
 # is wrong with which file.
