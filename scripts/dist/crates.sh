@@ -15,6 +15,12 @@ package_crates() {
   # changed since an earlier run at the same version would be verified
   # against its old sources (it failed so: a zot-protocol of before schemars 1).
   rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/zot-*-"$version"
+  # Nor does it rebuild a registry crate it built before at the same version:
+  # the verification of zot-ext reused a zot-protocol compiled from the
+  # sources of before a merge ("no EventPayload in the root"). Our crates'
+  # compiled units go too (the dependencies' stay).
+  local units="$ROOT/target/dist-build/crates/debug"
+  rm -rf "$units"/.fingerprint/zot-* "$units"/build/zot-* "$units"/deps/libzot_* "$units"/deps/zot_*
   for c in "${CRATES[@]}"; do args+=(-p "$c"); done
   CARGO_TARGET_DIR="$ROOT/target/dist-build/crates" nice -n 10 cargo package --quiet --locked "${args[@]}"
   mkdir -p "$out"
