@@ -1,3 +1,5 @@
+# opt-in for now: ./dev test package (CI's total beside the fuzz suite's quick run
+# is not measured yet; RELEASING.md, "In ./dev test").
 # Release packaging, the part that needs no release build: in every ./dev
 # test, while the full release suite (60-release: linux-x64-gnu built with
 # zig as it ships, installed from npm, a venv and cargo install, and run) is
