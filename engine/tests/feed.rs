@@ -220,6 +220,7 @@ mod handover {
         let mut fds = [0; 2];
         // SAFETY: pipe(2) fills two fresh descriptors, which we own.
         assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: both descriptors were just made by pipe(2) and nothing else owns them.
         unsafe {
             (
                 OwnedFd::from_raw_fd(fds[0]),
