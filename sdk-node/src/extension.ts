@@ -24,10 +24,12 @@
 //   done.
 
 import type { Socket } from "node:net";
+import type { CallStart, CallStarted, Job } from "./generated/contract";
 import type {
   AssistantMessageIntercept,
   BeforeAgentStartIntercept,
   InterceptEventName,
+  LifecycleEvent,
   LifecycleEventName,
   NotifyLevel,
   PanelSpec,
@@ -69,21 +71,6 @@ export class CallToolError extends Error {
     this.kind = kind;
   }
 }
-
-// The engine's jobs (`Job::to_json`).
-type Job =
-  | { kind: "hello"; hello_ack: HostInfo }
-  | { kind: "command"; id: number; invocation: string; name: string; args: string }
-  | { kind: "tool"; id: number; invocation: string; name: string; args: JsonObject; interactive: boolean }
-  | { kind: "event"; id: number; name: string; event: JsonObject }
-  | { kind: "intercept"; id: number; name: string; request: JsonObject }
-  | { kind: "panel_key"; id: number; panel_id: string; key: string; text: string }
-  | { kind: "panel_close"; id: number; panel_id: string }
-  | { kind: "panel_resize"; id: number; panel_id: string; width: number; height: number }
-  | { kind: "cancel"; id: number }
-  | { kind: "call_result"; call: number; result?: CallToolResult; error?: string; error_kind?: string }
-  | { kind: "shutdown" }
-  | { kind: "finished"; error?: string };
 
 /**
  * An event or panel job; panel input carries the handlers it is for,
@@ -564,7 +551,9 @@ export class Extension {
           this.inbox.unshift(rest);
         }
         this.helloRunning = true;
-        void this.hello(engine, job.hello_ack).finally(() => {
+        // The frame minus its `type`: what `HostInfo` promises.
+        const { type: _frame, ...host } = job.hello_ack;
+        void this.hello(engine, host).finally(() => {
           this.helloRunning = false;
           this.deliver(engine, []);
         });
@@ -700,7 +689,7 @@ export class Extension {
         return;
       }
       case "intercept": {
-        const request: JsonObject = { type: "event_intercept", ...job.request };
+        const request = job.request;
         const f = this.intercepts.get(job.name as InterceptEventName);
         if (f === undefined) {
           this.report("interceptor", job.name, () => engine.complete(job.id, "{}"));
@@ -715,11 +704,10 @@ export class Extension {
             | JsonObject,
           ctx: Context,
         ) => Awaitable<Verdict | void>;
-        const invocation = typeof request["id"] === "string" ? request["id"] : "";
         this.runJob(
           engine,
           job.id,
-          invocation,
+          request.id,
           cancelled,
           "interceptor",
           job.name,
@@ -753,7 +741,9 @@ export class Extension {
         this.calls.delete(job.call);
         call.cleanup();
         if (job.result !== undefined) {
-          call.resolve(job.result);
+          // The frame minus its `type`: what `CallToolResult` promises.
+          const { type: _frame, ...result } = job.result;
+          call.resolve(result);
         } else {
           call.reject(new CallToolError(job.error ?? "call_tool failed", job.error_kind ?? "closed"));
         }
@@ -878,7 +868,7 @@ export class Extension {
   private runSerial(job: SerialJob): unknown {
     switch (job.kind) {
       case "event": {
-        const handler = this.events.get(job.name) as EventHandler<JsonObject> | undefined;
+        const handler = this.events.get(job.name) as EventHandler<LifecycleEvent> | undefined;
         if (handler === undefined) {
           return undefined;
         }
@@ -932,11 +922,13 @@ export class Extension {
     if (signal?.aborted === true) {
       return Promise.reject(new CallToolError("call_tool cancelled", "cancelled"));
     }
-    let started: { call?: number; error?: string; error_kind?: string };
+    let started: CallStarted;
     try {
-      started = JSON.parse(
-        engine.startCall(JSON.stringify({ parent, name, args, key: options.key, timeout_ms: options.timeoutMs })),
-      ) as typeof started;
+      const request: CallStart = { name, args };
+      if (parent !== undefined) request.parent = parent;
+      if (options.key !== undefined) request.key = options.key;
+      if (options.timeoutMs !== undefined) request.timeout_ms = options.timeoutMs;
+      started = JSON.parse(engine.startCall(JSON.stringify(request))) as CallStarted;
     } catch (e) {
       return Promise.reject(new CallToolError(message(e), "invalid_request"));
     }

@@ -1,6 +1,7 @@
 // The hand-written API surface: handler and context types. Wire payloads
 // (events, interception requests, frames) are the generated protocol types.
 
+import type { CallToolErrorKind as EngineCallToolErrorKind } from "./generated/contract";
 import type {
   AssistantMessageIntercept,
   BeforeAgentStartIntercept,
@@ -82,17 +83,13 @@ export interface Context {
   log(message: string): void;
 }
 
-/** Why a `callTool` failed as a call (a failing tool resolves with `is_error` instead). */
-export type CallToolErrorKind =
-  | "unsupported"
-  | "not_ready"
-  | "invalid_key"
-  | "invalid_request"
-  | "timeout"
-  | "cancelled"
-  | "closed"
-  | "write"
-  | (string & {});
+/**
+ * Why a `callTool` failed as a call (a failing tool resolves with `is_error`
+ * instead): the engine's kinds (`unsupported`, `not_ready`, `invalid_key`,
+ * `invalid_request`, `timeout`, `cancelled`, `closed`, `write`), and others
+ * a later engine may add.
+ */
+export type CallToolErrorKind = EngineCallToolErrorKind | (string & {});
 
 /** A tool registration. Every field but `name` is optional. */
 export interface ToolSpec {

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
 
 from . import _native
+from ._contract import CallStart, CallStarted
 from ._protocol import ContentBlock, HelloAck, HostToolResult, NotifyLevel
 from ._results import to_json
 
@@ -53,11 +55,6 @@ class CallToolError(ZotError):
 
     def __str__(self) -> str:
         return self.message
-
-
-def _call_error(e: _native.CallError) -> CallToolError:
-    kind, message = e.args if len(e.args) == 2 else ("write", str(e))
-    return CallToolError(str(kind), str(message))
 
 
 @dataclass(frozen=True)
@@ -218,15 +215,24 @@ class Ctx:
         waiter: _Waiter,
     ) -> int:
         session = self._session
+        request: CallStart = {"name": name, "args": dict(args) if args is not None else {}}
+        if self.job is not None:
+            request["parent"] = self.job
+        if key is not None:
+            request["key"] = key
+        if timeout is not None:
+            request["timeout_ms"] = timeout * 1000
+        text = to_json(request)
         with session.calls_lock:
             try:
-                call = session.native.start_call(
-                    self.job, name, to_json({} if args is None else args), key, timeout
-                )
-            except _native.CallError as e:
-                raise _call_error(e) from None
+                started: CallStarted = json.loads(session.native.start_call(text))
             except RuntimeError as e:  # the runtime is gone (interpreter exiting, fork)
                 raise CallToolError("closed", str(e)) from None
+            call = started.get("call")
+            if call is None:
+                # Refused, nothing sent: the same answer the Node binding
+                # gives (zot_ext_engine::contract, "Errors").
+                raise CallToolError(started.get("error_kind", "write"), started.get("error", ""))
             session.calls[call] = waiter
         # Reading never pauses while a call waits for its answer.
         session.resume_feed()

@@ -10,7 +10,6 @@ __all__ = [
     "Engine",
     "Harness",
     "EngineError",
-    "CallError",
     "HarnessError",
     "shutdown_runtime",
     "runtime_running",
@@ -22,9 +21,6 @@ __version__: str
 
 class EngineError(Exception):
     """The engine refused an operation (a registration, a frame, an answer)."""
-
-class CallError(Exception):
-    """A call_tool failed as a call; args are (kind, message)."""
 
 class HarnessError(Exception):
     """The in-process test harness could not do what was asked."""
@@ -57,14 +53,7 @@ class Engine:
     def fail(self, job: int, message: str) -> str: ...
     def is_cancelled(self, job: int) -> bool: ...
     def send(self, frame_json: str) -> None: ...
-    def start_call(
-        self,
-        parent: Optional[int],
-        name: str,
-        args_json: str,
-        key: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> int: ...
+    def start_call(self, request: str) -> str: ...
     def cancel_call(self, call: int) -> None: ...
     def close(self) -> None: ...
     def log(self, message: str) -> None: ...
