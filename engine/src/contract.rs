@@ -37,7 +37,7 @@ use schemars::transform::ReplaceConstValue;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::json;
-use zot_protocol::{HelloAck, HostToolResult, InterceptRequest, RawJson};
+use zot_protocol::{HelloAck, HostToolResult, InterceptRequest, PanelKeyName, RawJson};
 
 use crate::jobs::EventData;
 use crate::outcome::{CommandOutcome, InterceptOutcome, ToolOutcome};
@@ -228,8 +228,8 @@ pub enum JobMessage<'a> {
         id: u64,
         /// The panel.
         panel_id: &'a str,
-        /// The key name (`up`, `enter`, `rune`, …).
-        key: &'a str,
+        /// The key name (`up`, `enter`, `rune`, …; the protocol's set).
+        key: &'a PanelKeyName,
         /// The typed text, for `rune`.
         text: &'a str,
     },

@@ -264,7 +264,7 @@ impl Job {
             Job::PanelKey { id, key } => JobMessage::PanelKey {
                 id: id.0,
                 panel_id: &key.panel_id,
-                key: key.key.as_str(),
+                key: &key.key,
                 text: &key.text,
             },
             Job::PanelClose { id, panel_id } => JobMessage::PanelClose { id: id.0, panel_id },

@@ -24,7 +24,7 @@
 //   done.
 
 import type { Socket } from "node:net";
-import type { CallStart, CallStarted, Job } from "./generated/contract";
+import type { CallStart, CallStarted, CommandOutcome, InterceptOutcome, Job, ToolOutcome } from "./generated/contract";
 import type {
   AssistantMessageIntercept,
   BeforeAgentStartIntercept,
@@ -38,7 +38,15 @@ import type {
 } from "./generated/protocol";
 
 import { type EngineOptions, type FeedOutput, type NativeEngine, native } from "./native";
-import { type CallToolResult, type JsonObject, ToolOutput, type Verdict } from "./results";
+import {
+  type CallToolResult,
+  type CommandReply,
+  type JsonObject,
+  Response,
+  ToolOutput,
+  type ToolReply,
+  type Verdict,
+} from "./results";
 import { isStandardSchema, jsonSchemaOf, type SchemaOutput, type StandardSchema, validating } from "./schema";
 import type {
   AssistantMessageInterceptor,
@@ -118,8 +126,25 @@ function attempt<T>(f: () => Awaitable<T>): Promise<T> {
   }
 }
 
+/** The engine's outcome for what a command handler returned. */
+function commandOutcome(r: Response | CommandReply | void): CommandOutcome {
+  // `null` too: JavaScript handlers are not type-checked.
+  return r === undefined || r === null ? {} : r instanceof Response ? r.fields : r;
+}
+
+/** The engine's outcome for what a tool handler returned. */
+function toolOutcome(r: ToolOutput | ToolReply | string | void): ToolOutcome {
+  if (r === undefined || r === null) {
+    return {};
+  }
+  if (typeof r === "string") {
+    return { content: [{ type: "text", text: r }] };
+  }
+  return r instanceof ToolOutput ? r.toJSON() : r;
+}
+
 /** The engine's interception outcome for a verdict of the `event` interceptor. */
-function interceptOutcome(event: string, v: Verdict | void): JsonObject {
+function interceptOutcome(event: string, v: Verdict | void): InterceptOutcome {
   if (v === undefined || v === null) {
     return {};
   }
@@ -663,8 +688,15 @@ export class Extension {
           this.report("command", job.name, () => engine.fail(job.id, `no handler for /${job.name}`));
           return;
         }
-        this.runJob(engine, job.id, job.invocation, cancelled, "command", `/${job.name}`, (ctx) =>
-          c.handler(job.args, ctx),
+        this.runJob(
+          engine,
+          job.id,
+          job.invocation,
+          cancelled,
+          "command",
+          `/${job.name}`,
+          (ctx) => c.handler(job.args, ctx),
+          commandOutcome,
         );
         return;
       }
@@ -682,7 +714,7 @@ export class Extension {
           "tool",
           job.name,
           (ctx) => t.handler(job.args, ctx),
-          (r) => (typeof r === "string" ? { content: [{ type: "text", text: r }] } : r),
+          toolOutcome,
           // One text block, the common result: no JSON round trip.
           (r) => (typeof r === "string" ? r : r instanceof ToolOutput ? r.onlyText() : undefined),
         );
@@ -712,7 +744,7 @@ export class Extension {
           "interceptor",
           job.name,
           (ctx) => handler(request, ctx),
-          (v) => interceptOutcome(job.name, v as Verdict | void),
+          (v) => interceptOutcome(job.name, v),
         );
         return;
       }
@@ -756,16 +788,16 @@ export class Extension {
   }
 
   /** Runs a command, tool or interceptor handler concurrently and answers its job. */
-  private runJob(
+  private runJob<R>(
     engine: NativeEngine,
     id: number,
     invocation: string,
     cancelled: Set<number>,
     what: string,
     name: string,
-    call: (ctx: Context) => Awaitable<unknown>,
-    toOutcome: (r: unknown) => unknown = (r) => r,
-    textOf?: (r: unknown) => string | undefined,
+    call: (ctx: Context) => Awaitable<R>,
+    toOutcome: (r: R) => CommandOutcome | ToolOutcome | InterceptOutcome,
+    textOf?: (r: R) => string | undefined,
   ): void {
     const cancel = new LazyAbort();
     this.controllers.set(id, cancel);
@@ -787,7 +819,7 @@ export class Extension {
         }
         let json: string;
         try {
-          json = JSON.stringify(toOutcome(r) ?? {});
+          json = JSON.stringify(toOutcome(r));
         } catch (e) {
           this.report(what, name, () => engine.fail(id, message(e)));
           return;

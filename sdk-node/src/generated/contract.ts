@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { CommandAction, ContentBlock, HelloAck, HostToolResult, InterceptRequest, LifecycleEvent, PanelSpec } from "./protocol";
+import type { CommandAction, ContentBlock, HelloAck, HostToolResult, InterceptRequest, LifecycleEvent, PanelKeyName, PanelSpec } from "./protocol";
 
 // Engine ↔ binding messages
 
@@ -37,6 +37,19 @@ export type CompletionStatus =
   | "dropped:closed";
 
 /**
+ * What `start_call` answers: `call` (the request was sent; its `call_result`
+ * job carries this `call`), or `error` and `error_kind` (nothing was sent).
+ */
+export interface CallStarted {
+  /** The call's handle. */
+  call?: number;
+  /** Why nothing was sent, for people. */
+  error?: string;
+  /** Why nothing was sent, for code. */
+  error_kind?: CallToolErrorKind;
+}
+
+/**
  * The answer to a `crate::Job::Command`: the fields of `command_response`
  * (§4.3.6) without `id`.
  *
@@ -60,19 +73,6 @@ export interface CommandOutcome {
   open_panel?: PanelSpec;
   /** Non-empty: shown as an error; the action is not applied (OP-7). */
   error?: string;
-}
-
-/**
- * What `start_call` answers: `call` (the request was sent; its `call_result`
- * job carries this `call`), or `error` and `error_kind` (nothing was sent).
- */
-export interface CallStarted {
-  /** The call's handle. */
-  call?: number;
-  /** Why nothing was sent, for people. */
-  error?: string;
-  /** Why nothing was sent, for code. */
-  error_kind?: CallToolErrorKind;
 }
 
 /** A `call_tool` to start (`start_call`). */
@@ -239,8 +239,8 @@ export interface PanelKeyJob {
   id: number;
   /** The panel. */
   panel_id: string;
-  /** The key name (`up`, `enter`, `rune`, …). */
-  key: string;
+  /** The key name (`up`, `enter`, `rune`, …; the protocol's set). */
+  key: PanelKeyName;
   /** The typed text, for `rune`. */
   text: string;
 }

@@ -11,8 +11,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
 
-from . import _native
-from ._contract import CallStart, CallStarted
+from ._contract import CallResultJob, CallStart, CallStarted
 from ._protocol import ContentBlock, HelloAck, HostToolResult, NotifyLevel
 from ._results import to_json
 
@@ -119,15 +118,16 @@ class CallResult:
         return ""
 
     @classmethod
-    def from_job(cls, result: Mapping[str, Any]) -> CallResult:
-        raw: HostToolResult = {"type": "tool_result", **result}  # type: ignore[typeddict-item]
+    def from_job(cls, result: HostToolResult) -> CallResult:
+        """From the ``result`` of a ``call_result`` job (the host's frame,
+        ``type`` included)."""
         return cls(
-            id=str(result.get("id", "")),
-            name=str(result.get("name", "")),
+            id=result["id"],
+            name=result.get("name", ""),
             content=list(result.get("content", [])),
-            is_error=bool(result.get("is_error", False)),
-            truncated=bool(result.get("truncated", False)),
-            raw=raw,
+            is_error=result.get("is_error", False),
+            truncated=result.get("truncated", False),
+            raw=result,
         )
 
 
@@ -142,14 +142,14 @@ class _Waiter:
     ) -> None:
         self.future = future
 
-    def resolve(self, job: Mapping[str, Any]) -> None:
+    def resolve(self, job: CallResultJob) -> None:
         """Called on the loop thread with a ``call_result`` job."""
         if self.future.done():
             return
         if "result" in job:
             self.future.set_result(CallResult.from_job(job["result"]))
         else:
-            err = CallToolError(str(job.get("error_kind", "closed")), str(job.get("error", "")))
+            err = CallToolError(job.get("error_kind", "closed"), job.get("error", ""))
             self.future.set_exception(err)
 
 

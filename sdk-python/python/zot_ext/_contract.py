@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any, Dict, Final, List, Literal, Tuple, TypedDict, Union
 
-from ._protocol import CommandAction, ContentBlock, HelloAck, HostToolResult, InterceptRequest, LifecycleEvent, PanelSpec
+from ._protocol import CommandAction, ContentBlock, HelloAck, HostToolResult, InterceptRequest, LifecycleEvent, PanelKeyName, PanelSpec
 
 __all__ = [
     "CallToolErrorKind",
     "CompletionStatus",
-    "CommandOutcome",
     "CallStarted",
+    "CommandOutcome",
     "CallStart",
     "ToolOutcome",
     "InterceptOutcome",
@@ -67,6 +67,22 @@ interception deadline passed), `dropped:closed` (the session is over).
 """
 
 
+class CallStarted(TypedDict, total=False):
+    """What `start_call` answers: `call` (the request was sent; its
+    `call_result` job carries this `call`), or `error` and `error_kind`
+    (nothing was sent).
+    """
+
+    #: The call's handle.
+    call: int
+
+    #: Why nothing was sent, for people.
+    error: str
+
+    #: Why nothing was sent, for code.
+    error_kind: CallToolErrorKind
+
+
 class CommandOutcome(TypedDict, total=False):
     """The answer to a `crate::Job::Command`: the fields of `command_response`
     (§4.3.6) without `id`.
@@ -98,22 +114,6 @@ class CommandOutcome(TypedDict, total=False):
 
     #: Non-empty: shown as an error; the action is not applied (OP-7).
     error: str
-
-
-class CallStarted(TypedDict, total=False):
-    """What `start_call` answers: `call` (the request was sent; its
-    `call_result` job carries this `call`), or `error` and `error_kind`
-    (nothing was sent).
-    """
-
-    #: The call's handle.
-    call: int
-
-    #: Why nothing was sent, for people.
-    error: str
-
-    #: Why nothing was sent, for code.
-    error_kind: CallToolErrorKind
 
 
 class _CallStartRequired(TypedDict):
@@ -275,8 +275,8 @@ class PanelKeyJob(TypedDict):
     #: The panel.
     panel_id: str
 
-    #: The key name (`up`, `enter`, `rune`, …).
-    key: str
+    #: The key name (`up`, `enter`, `rune`, …; the protocol's set).
+    key: PanelKeyName
 
     #: The typed text, for `rune`.
     text: str
