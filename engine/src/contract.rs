@@ -3,8 +3,7 @@
 //!
 //! Jobs go out as [`JobMessage`]s (a batch is a JSON array of them,
 //! [`crate::Job::batch_to_json`]); outcomes come back as
-//! [`CommandOutcome`](crate::CommandOutcome), [`ToolOutcome`](crate::ToolOutcome)
-//! or [`InterceptOutcome`](crate::InterceptOutcome); what became of an
+//! [`CommandOutcome`], [`ToolOutcome`] or [`InterceptOutcome`]; what became of an
 //! answer is a [`CompletionStatus`]; a `call_tool` starts from a
 //! [`CallStart`] and is answered by a [`CallStarted`]. [`schema`] is the
 //! JSON Schema of all of them: `zot-codegen` writes it to
