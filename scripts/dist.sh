@@ -105,17 +105,9 @@ for manifest in sdk-python/Cargo.toml host/Cargo.toml; do
   CARGO_TARGET_DIR="$builds/pypi" maturin sdist -m "$manifest" -o "$out/pypi" >/dev/null
 done
 ok "sdists"
-# In publish order; packaged together, each verified against the others
-# (cargo's local overlay of the not yet published dependencies).
-# Cargo unpacks the packaged crates it verifies against (its local overlay)
-# into CARGO_HOME/registry/src/-<hash>/ and never again once there: a crate
-# changed since an earlier run at the same version would be verified
-# against its old sources (it failed so: a zot-protocol of before schemars 1).
-rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/zot-*-"$version"
-CARGO_TARGET_DIR="$builds/crates" nice -n 10 cargo package --quiet --locked -p zot-protocol -p zot-ext-engine -p zot-ext -p zot-host
-for crate in zot-protocol zot-ext-engine zot-ext zot-host; do
-  cp "$builds/crates/package/$crate-$version.crate" "$out/crates/"
-done
+# In publish order, each verified against the others (scripts/dist/crates.sh).
+source "$ROOT/scripts/dist/crates.sh"
+package_crates "$out/crates"
 ok "crates"
 
 node scripts/dist/artifacts.mjs "$out" "${platforms[@]}" > "$out/ARTIFACTS.md"

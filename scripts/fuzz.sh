@@ -74,11 +74,14 @@ prepare() {
   # finds nothing the borrow checker has not, at 2-3x the time per run; and
   # its quarantine of freed memory (up to 256 MB) would hide the RSS growth
   # a run is meant to show.
-  # Only the targets asked for: host_intake and manifest build the host
-  # (most of the build time), codec and engine do not.
+  # Only the targets asked for: host_intake and manifest need the host
+  # (fuzz/Cargo.toml's `host` feature, most of the build time), codec and
+  # engine do not.
   local t
   for t in "$@"; do
-    cargo "+$FUZZ_TOOLCHAIN" fuzz build -a --sanitizer none --target-dir "$FUZZ_DIR/build" "$t"
+    local features=()
+    case "$t" in host_intake | manifest) features=(--features host) ;; esac
+    cargo "+$FUZZ_TOOLCHAIN" fuzz build -a --sanitizer none --target-dir "$FUZZ_DIR/build" "${features[@]}" "$t"
   done
   build_rust_bins
   "$CARGO_TARGET_DIR/debug/zot-fuzz-seeds" "$FUZZ_DIR/corpus" >/dev/null

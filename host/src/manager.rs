@@ -284,13 +284,7 @@ impl Manager {
         }
         loaded.sort_by_key(|e| e.rank);
         for e in &loaded {
-            let o = Observation::Loaded {
-                ext: e.name.clone(),
-                version: e.hello.version.clone(),
-                source: e.source.label().to_owned(),
-                language: e.manifest.language.clone(),
-            };
-            reports.push((e.rank, o));
+            reports.push((e.rank, loaded_observation(e)));
         }
         reports.sort_by_key(|(rank, _)| *rank);
         for (_, o) in reports {
@@ -321,11 +315,7 @@ impl Manager {
             .extend(loaded);
         *self.load_errors.lock().unwrap_or_else(|e| e.into_inner()) = errors;
         *self.passive.lock().unwrap_or_else(|e| e.into_inner()) = passive;
-        self.shared
-            .registry
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .build_agent_tools();
+        self.rebuild_agent_tools();
         stats
     }
 
@@ -349,13 +339,7 @@ impl Manager {
         let endings =
             crate::shutdown::shutdown_all(&exts, &self.shared.cfg.timeouts, grace, how).await;
         self.shared.finish_reapers().await;
-        for e in &endings {
-            self.shared.transcript.push(Observation::Exited {
-                ext: e.ext.clone(),
-                status: e.status.clone(),
-                escalated: e.escalated.map(str::to_owned),
-            });
-        }
+        self.report_endings(&endings);
         endings
     }
 
@@ -368,6 +352,92 @@ impl Manager {
         let stall = self.shared.cfg.timeouts.write;
         for e in self.connected() {
             e.outbound.room(stall).await;
+        }
+    }
+
+    /// Restarts one extension (the inspector's Restart): stops it, drops
+    /// its registrations, starts it again from where it was discovered at
+    /// its load rank and waits for its `ready`. The others keep running.
+    pub async fn restart(&self, name: &str) -> Result<LoadStats, String> {
+        let old = self
+            .get(name)
+            .ok_or_else(|| format!("no extension {name:?} is loaded"))?;
+        let entry = self
+            .last_discovery()
+            .to_load()
+            .find(|e| e.name() == name)
+            .cloned()
+            .ok_or_else(|| format!("{name} is no longer where it was discovered"))?;
+        let t = self.shared.cfg.timeouts.clone();
+        let endings = crate::shutdown::shutdown_all(
+            std::slice::from_ref(&old),
+            &t,
+            t.reload_stop_grace,
+            crate::shutdown::StopBy::Shutdown,
+        )
+        .await;
+        self.report_endings(&endings);
+        self.exts
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|e| !Arc::ptr_eq(e, &old));
+        self.shared
+            .registry
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .forget_ext(name);
+        let mut stats = LoadStats {
+            stopped: endings.len(),
+            ..LoadStats::default()
+        };
+        match load_one(self.shared.clone(), entry, old.rank).await {
+            Ok(ext) => {
+                self.shared.transcript.push(loaded_observation(&ext));
+                let grace = t.reload_ready_grace.max(t.ready_grace);
+                crate::ready::wait_all(std::slice::from_ref(&ext), grace).await;
+                if ext.ready_state() == ReadyState::TimedOut {
+                    ext.diagnose(&self.shared, "timed out waiting for ready frame");
+                } else {
+                    stats.ready = 1;
+                }
+                stats.loaded = 1;
+                let mut exts = self.exts.write().unwrap_or_else(|e| e.into_inner());
+                exts.push(ext);
+                exts.sort_by_key(|e| e.rank);
+            }
+            Err(e) => {
+                self.shared.transcript.push(Observation::LoadError {
+                    ext: e.ext.clone(),
+                    message: e.to_string(),
+                });
+                stats.errors = 1;
+                self.load_errors
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(e);
+            }
+        }
+        self.rebuild_agent_tools();
+        Ok(stats)
+    }
+
+    /// The agent's tool registry from the registrations now (HOST-34).
+    fn rebuild_agent_tools(&self) {
+        self.shared
+            .registry
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .build_agent_tools();
+    }
+
+    /// How each stopped process ended, into the transcript.
+    fn report_endings(&self, endings: &[crate::shutdown::Ending]) {
+        for e in endings {
+            self.shared.transcript.push(Observation::Exited {
+                ext: e.ext.clone(),
+                status: e.status.clone(),
+                escalated: e.escalated.map(str::to_owned),
+            });
         }
     }
 
@@ -387,6 +457,16 @@ impl Manager {
         let mut stats = self.load(grace).await;
         stats.stopped = stopped;
         stats
+    }
+}
+
+/// The transcript's record of a started extension.
+fn loaded_observation(e: &LoadedExtension) -> Observation {
+    Observation::Loaded {
+        ext: e.name.clone(),
+        version: e.hello.version.clone(),
+        source: e.source.label().to_owned(),
+        language: e.manifest.language.clone(),
     }
 }
 

@@ -257,6 +257,24 @@ impl Registry {
         *self = Self::default();
     }
 
+    /// Drops every registration of `ext` (it is restarted alone; what it
+    /// registers next comes back at its load rank).
+    pub fn forget_ext(&mut self, ext: &str) {
+        self.commands.retain(|_, c| c.ext != ext);
+        let tools: Vec<String> = self
+            .tools
+            .iter()
+            .filter(|(_, t)| t.ext == ext)
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in &tools {
+            self.tools.remove(name);
+            self.activated.remove(name);
+        }
+        self.records.retain(|r| r.ext != ext);
+        self.displaced.retain(|(e, _)| e != ext);
+    }
+
     /// Builds the agent's tool registry from the current registrations.
     pub fn build_agent_tools(&mut self) {
         self.agent_tools = Some(self.tools.keys().cloned().collect());

@@ -64,7 +64,9 @@ macro_rules! templates {
 
 const RUST: &[Template] = templates!("rust":
     "extension.json" <= "extension.json",
-    "Cargo.toml" <= "Cargo.toml",
+    // Not Cargo.toml in the repository: cargo package leaves out every folder
+    // holding a Cargo.toml (a nested package), so the published crate would not build.
+    "Cargo.toml" <= "Cargo.toml.in",
     "src/main.rs" <= "src/main.rs",
     "README.md" <= "README.md",
     ".gitignore" <= "gitignore",

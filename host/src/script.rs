@@ -220,6 +220,8 @@ pub struct Step {
     pub clear: Option<bool>,
     /// `/reload-ext`.
     pub reload: Option<bool>,
+    /// Restart one extension (the others keep running).
+    pub restart: Option<String>,
     /// Report the tools advertised to the model.
     pub tools: Option<bool>,
     /// Wait for a frame from an extension.
@@ -492,7 +494,7 @@ impl Script {
                 return Err(ScriptError::Invalid {
                     path: origin.to_owned(),
                     message: format!(
-                        "steps[{i}]: a step needs exactly one action (prompt, replies, command, key, confirm, compact, subagent, model, session, clear, reload, tools, expect, codemode, call, emit, intercept, stub, unstub, answer, sleep_ms; or wait alone), found {n}"
+                        "steps[{i}]: a step needs exactly one action (prompt, replies, command, key, confirm, compact, subagent, model, session, clear, reload, restart, tools, expect, codemode, call, emit, intercept, stub, unstub, answer, sleep_ms; or wait alone), found {n}"
                     ),
                 });
             }
@@ -550,6 +552,7 @@ impl Step {
             self.session.is_some(),
             self.clear.is_some(),
             self.reload.is_some(),
+            self.restart.is_some(),
             self.tools.is_some(),
             self.expect.is_some(),
             self.codemode.is_some(),

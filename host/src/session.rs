@@ -633,6 +633,8 @@ impl SessionEngine {
             self.clear();
         } else if s.reload.is_some() {
             self.reload().await;
+        } else if let Some(name) = &s.restart {
+            self.restart_ext(name).await;
         } else if s.tools.is_some() {
             let names = lock(&self.mgr.shared().registry).advertised();
             self.observe(Observation::Tools { names });
@@ -1065,6 +1067,29 @@ impl SessionEngine {
             level: "info".into(),
             text: "conversation cleared".into(),
         });
+    }
+
+    /// Restarts one extension; its panel, if shown, is gone with it.
+    async fn restart_ext(&self, name: &str) {
+        match self.mgr.restart(name).await {
+            Ok(s) => {
+                let _ = lock(&self.panels).drop_ext(name);
+                self.status(
+                    "info",
+                    format!(
+                        "restarted {name}: {}",
+                        if s.ready == 1 {
+                            "ready"
+                        } else if s.loaded == 1 {
+                            "not ready"
+                        } else {
+                            "failed to load"
+                        }
+                    ),
+                );
+            }
+            Err(e) => self.status("error", format!("restart: {e}")),
+        }
     }
 
     async fn reload(&self) {

@@ -380,16 +380,7 @@ async fn a_live_session_exports_a_script_that_replays_to_the_same_transcript() {
     assert_eq!(slow_step["call"]["keys"][0]["wait"]["type"], "panel_render");
     assert_eq!(waits_for("", "slow stopped"), 1, "{script:#}");
 
-    let replay = env.run(&[e], script.clone()).await;
-    assert_eq!(replay.failures, 0, "{}", replay.text());
-    let replayed: Vec<Value> = replay
-        .obs
-        .into_iter()
-        .filter(|o| o["kind"] != "exited")
-        .collect();
-    let observed: Vec<Value> = observed
-        .iter()
-        .map(|o| serde_json::to_value(o).unwrap())
-        .collect();
-    assert_eq!(replayed, observed, "script: {script:#}");
+    env.run(&[e], script.clone())
+        .await
+        .assert_replays(&observed, &script);
 }

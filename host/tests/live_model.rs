@@ -14,10 +14,6 @@ use axum::{Json, Router};
 use common::*;
 use serde_json::{json, Value};
 use zot_host::model::LiveModel;
-use zot_host::script::Script;
-use zot_host::transcript::Transcript;
-use zot_host::wire::WireLog;
-use zot_host::{run_script, RunOptions};
 
 /// What the mock server saw: each request's body and Authorization header.
 type Seen = Arc<Mutex<Vec<(Value, Option<String>)>>>;
@@ -71,41 +67,19 @@ fn calculator(env: &Env) -> std::path::PathBuf {
     )
 }
 
-async fn run_live(env: &Env, ext: std::path::PathBuf, model: LiveModel) -> Run {
-    let script = Script::parse(
-        &json!({"steps": [{"prompt": "what is 2 + 3?"}]}).to_string(),
-        "test",
-    )
-    .unwrap();
-    let (wire, mem) = WireLog::memory();
-    let mut opts = RunOptions::new(env.cwd.clone(), env.zot_home.clone());
-    opts.explicit = vec![ext];
-    opts.wire = Some(wire);
-    opts.transcript = Transcript::new();
-    opts.model = Some(Arc::new(model));
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(60),
-        run_script(&script, opts),
-    )
-    .await
-    .expect("the run finishes");
-    Run {
-        obs: out
-            .observations
-            .iter()
-            .map(|o| serde_json::to_value(o).unwrap())
-            .collect(),
-        wire: mem.lines(),
-        failures: out.failures,
-    }
+async fn run_live(env: &mut Env, ext: std::path::PathBuf, model: LiveModel) -> Run {
+    env.model = Some(Arc::new(model));
+    env.run(&[ext], json!({"steps": [{"prompt": "what is 2 + 3?"}]}))
+        .await
 }
 
 #[tokio::test]
 async fn a_tool_call_of_the_model_reaches_the_extension_and_its_result_goes_back() {
-    let env = Env::new();
+    let mut env = Env::new();
     let (url, seen) = mock_model().await;
     let model = LiveModel::new(&url, "mock-1", Some("sk-test".into())).unwrap();
-    let run = run_live(&env, calculator(&env), model).await;
+    let ext = calculator(&env);
+    let run = run_live(&mut env, ext, model).await;
 
     // The extension ran the model's call with the model's arguments.
     let calls = run.sent("calc", "tool_call");
@@ -153,14 +127,15 @@ async fn a_tool_call_of_the_model_reaches_the_extension_and_its_result_goes_back
 
 #[tokio::test]
 async fn an_unreachable_model_ends_the_turn_with_an_error_saying_so() {
-    let env = Env::new();
+    let mut env = Env::new();
     // A port nothing listens on: bound, then closed.
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
     let model = LiveModel::new(&format!("http://127.0.0.1:{port}/v1"), "m", None).unwrap();
-    let run = run_live(&env, calculator(&env), model).await;
+    let ext = calculator(&env);
+    let run = run_live(&mut env, ext, model).await;
     let errors: Vec<&str> = run
         .kinds("status")
         .into_iter()
@@ -216,18 +191,9 @@ async fn a_live_session_with_a_model_exports_a_script_that_replays_the_same() {
     );
     assert_eq!(steps[1]["prompt"], "what is 2 + 3?");
 
-    let replay = env.run(&[ext], script.clone()).await;
-    assert_eq!(replay.failures, 0);
-    let replayed: Vec<Value> = replay
-        .obs
-        .into_iter()
-        .filter(|o| o["kind"] != "exited")
-        .collect();
-    let observed: Vec<Value> = observed
-        .iter()
-        .map(|o| serde_json::to_value(o).unwrap())
-        .collect();
-    assert_eq!(replayed, observed, "script: {script:#}");
+    env.run(&[ext], script.clone())
+        .await
+        .assert_replays(&observed, &script);
 }
 
 /// The command line: the flags reach the session, and a URL the host

@@ -502,3 +502,41 @@ async fn a_printed_first_line_is_quoted_in_the_load_error() {
     let cut = errors.iter().find(|m| m.contains("long-start")).unwrap();
     assert!(cut.contains(&format!("\"{}…\"", "x".repeat(80))), "{cut}");
 }
+
+/// The inspector's Restart: one extension is stopped and started again at
+/// its rank, its tool works afterwards, and the other keeps running.
+#[tokio::test(flavor = "multi_thread")]
+async fn restarting_one_extension_leaves_the_others_running() {
+    let env = Env::new();
+    let a = env.ext(
+        "a",
+        json!({"on_ack": [tool("ta"), ready()], "on": {"tool_call:ta": text_result("from a")}}),
+    );
+    let b = env.ext("b", json!({"on_ack": [tool("tb"), ready()]}));
+    let run = env
+        .run(
+            &[a, b],
+            json!({"steps": [
+                {"restart": "a"},
+                {"call": {"name": "ta"}},
+                {"restart": "nope"},
+            ]}),
+        )
+        .await;
+    let text = run.text();
+    // a stopped once for the restart (and once at the end), b only at the end.
+    let exited: Vec<&str> = run.strs("exited", "ext");
+    assert_eq!(exited.iter().filter(|e| **e == "a").count(), 2, "{text}");
+    assert_eq!(exited.iter().filter(|e| **e == "b").count(), 1, "{text}");
+    assert_eq!(run.received("a", "hello").len(), 2, "{text}");
+    assert_eq!(run.received("b", "hello").len(), 1, "{text}");
+    assert_eq!(run.strs("tool_result", "text"), ["from a"], "{text}");
+    let statuses = run.strs("status", "text");
+    assert!(statuses.contains(&"restarted a: ready"), "{text}");
+    assert!(
+        statuses
+            .iter()
+            .any(|s| s.contains(r#"restart: no extension "nope" is loaded"#)),
+        "{text}"
+    );
+}

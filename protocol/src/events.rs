@@ -50,8 +50,44 @@ pub enum LifecycleEvent {
     SubagentStop(SubagentStopEvent),
 }
 
+/// The payload struct of one lifecycle event: its wire name and its
+/// extraction from a [`LifecycleEvent`]. Implemented for every event
+/// struct (generated with [`LifecycleEvent::name`] from one table, so the
+/// two cannot disagree); SDKs key typed event handlers on it
+/// (`Extension::on_event::<ToolResultEvent>`).
+pub trait EventPayload: Sized + Send + 'static {
+    /// The wire event name (`"tool_result"`).
+    const NAME: &'static str;
+    /// This payload, if `event` is this kind of event.
+    fn from_event(event: LifecycleEvent) -> Option<Self>;
+    /// The event carrying this payload.
+    fn into_event(self) -> LifecycleEvent;
+}
+
 macro_rules! lifecycle_names {
-    ($($var:ident => $name:literal),+ $(,)?) => {
+    ($($var:ident($payload:ident) => $name:literal),+ $(,)?) => {
+        $(
+            impl EventPayload for $payload {
+                const NAME: &'static str = $name;
+                fn from_event(event: LifecycleEvent) -> Option<Self> {
+                    match event {
+                        LifecycleEvent::$var(e) => Some(e),
+                        #[allow(unreachable_patterns)]
+                        _ => None,
+                    }
+                }
+                fn into_event(self) -> LifecycleEvent {
+                    LifecycleEvent::$var(self)
+                }
+            }
+
+            impl From<$payload> for LifecycleEvent {
+                fn from(e: $payload) -> Self {
+                    LifecycleEvent::$var(e)
+                }
+            }
+        )+
+
         impl LifecycleEvent {
             /// The wire event name.
             pub fn name(&self) -> &'static str {
@@ -88,20 +124,20 @@ macro_rules! lifecycle_names {
 }
 
 lifecycle_names! {
-    SessionStart => "session_start",
-    SessionEnd => "session_end",
-    UserPromptSubmit => "user_prompt_submit",
-    TurnStart => "turn_start",
-    TurnEnd => "turn_end",
-    ToolCall => "tool_call",
-    ToolResult => "tool_result",
-    ToolConfirmationRequested => "tool_confirmation_requested",
-    PermissionDecision => "permission_decision",
-    AssistantMessage => "assistant_message",
-    PreCompact => "pre_compact",
-    PostCompact => "post_compact",
-    SubagentStart => "subagent_start",
-    SubagentStop => "subagent_stop",
+    SessionStart(SessionStartEvent) => "session_start",
+    SessionEnd(SessionEndEvent) => "session_end",
+    UserPromptSubmit(UserPromptSubmitEvent) => "user_prompt_submit",
+    TurnStart(TurnStartEvent) => "turn_start",
+    TurnEnd(TurnEndEvent) => "turn_end",
+    ToolCall(ToolCallEvent) => "tool_call",
+    ToolResult(ToolResultEvent) => "tool_result",
+    ToolConfirmationRequested(ToolConfirmationRequestedEvent) => "tool_confirmation_requested",
+    PermissionDecision(PermissionDecisionEvent) => "permission_decision",
+    AssistantMessage(AssistantMessageEvent) => "assistant_message",
+    PreCompact(PreCompactEvent) => "pre_compact",
+    PostCompact(PostCompactEvent) => "post_compact",
+    SubagentStart(SubagentStartEvent) => "subagent_start",
+    SubagentStop(SubagentStopEvent) => "subagent_stop",
 }
 
 /// Declares an event payload struct with the three common fields first.

@@ -52,11 +52,11 @@ pub use codec::{encode_frame, CodecError, FrameReader, FrameWriter, LineReader, 
 pub use content::{ContentBlock, EventResult, PanelSpec, UnknownBlock};
 pub use decode::{DecodeError, Frame, FrameTags, LONE_SURROGATE};
 pub use events::{
-    AssistantMessageEvent, AssistantMessageIntercept, BeforeAgentStartIntercept, InterceptRequest,
-    LifecycleEvent, PermissionDecisionEvent, PostCompactEvent, PreCompactEvent, SessionEndEvent,
-    SessionStartEvent, SubagentStartEvent, SubagentStopEvent, ToolCallEvent, ToolCallIntercept,
-    ToolConfirmationRequestedEvent, ToolResultEvent, TurnEndEvent, TurnStartEvent,
-    TurnStartIntercept, UnknownEvent, UserPromptSubmitEvent,
+    AssistantMessageEvent, AssistantMessageIntercept, BeforeAgentStartIntercept, EventPayload,
+    InterceptRequest, LifecycleEvent, PermissionDecisionEvent, PostCompactEvent, PreCompactEvent,
+    SessionEndEvent, SessionStartEvent, SubagentStartEvent, SubagentStopEvent, ToolCallEvent,
+    ToolCallIntercept, ToolConfirmationRequestedEvent, ToolResultEvent, TurnEndEvent,
+    TurnStartEvent, TurnStartIntercept, UnknownEvent, UserPromptSubmitEvent,
 };
 pub use ext_frames::{
     CallTool, CallToolCancel, CommandResponse, EventInterceptResponse, ExtFrame, Hello, Notify,

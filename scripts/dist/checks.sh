@@ -1,5 +1,5 @@
 # Checks of the release artifacts in target/dist, shared by the suites
-# scripts/test.d/60-release.sh (linux-x64-gnu, every ./dev test) and
+# scripts/test.d/60-release.sh (linux-x64-gnu, opt-in: ./dev test release) and
 # scripts/test.d/70-dist.sh (every platform, ./dev test dist). Source it after
 # scripts/lib.sh. Each check prints one ✔ line or fails (set -e) saying what
 # is wrong with which file.
@@ -255,4 +255,48 @@ check_host_runs() {
   "$@" "$host" run --script session.json --ext "$ext" --no-ext --cwd . --zot-home zot-home > transcript.txt 2>&1 ||
     { cat transcript.txt >&2; die "$label: the scripted session failed (transcript above)"; }
   ok "$label: $v, and a scripted session against $(basename "$ext") passes"
+}
+
+# target/dist/ARTIFACTS.md says truthfully what the run built: every file of
+# target/dist with its sha256, and every platform of platforms.tsv in its
+# table, "built" exactly when target/dist holds its four platform artifacts
+# (and none of them otherwise), the CI-only ones with their reason.
+check_artifact_list() {
+  local list="$DIST/ARTIFACTS.md" f sha row suffix n status
+  [ -f "$list" ] || die "no target/dist/ARTIFACTS.md"
+  while read -r f; do
+    sha="$(sha256sum "$DIST/$f" | cut -d' ' -f1)"
+    grep -qF "| \`$(basename "$f")\` | " "$list" || die "ARTIFACTS.md does not list $f"
+    grep -F "| \`$(basename "$f")\` | " "$list" | grep -qF "\`$sha\`" || die "ARTIFACTS.md: wrong sha256 for $f"
+  done < <(cd "$DIST" && find npm pypi crates -type f | sort)
+  while IFS=$'\t' read -r suffix _ _ _ _ _ where; do
+    row="$(grep -E "^\| $suffix \| " "$list" || true)"
+    [ -n "$row" ] || die "ARTIFACTS.md has no row for the platform $suffix"
+    status="$(printf '%s\n' "$row" | cut -d'|' -f4 | sed 's/^ *//; s/ *$//')"
+    platform_row "$suffix"
+    n="$(platform_files "$suffix" | wc -l)"
+    if [ "$status" = built ]; then
+      [ "$n" = 4 ] || die "ARTIFACTS.md says $suffix is built, target/dist has $n of its 4 artifacts"
+    else
+      [ "$n" = 0 ] || die "ARTIFACTS.md says $suffix is $status, but target/dist has $n of its artifacts"
+      if [ "$where" != here ]; then
+        [[ "$status" == "not built: CI only"* ]] || die "ARTIFACTS.md: $suffix is built by CI only, the list says: $status"
+        grep -qE "^- $suffix: not built here: " "$list" || die "ARTIFACTS.md does not say why $suffix is not built here"
+      fi
+    fi
+  done < <(awk -F'\t' '!/^#/ && NF && $1 != "suffix"' "$ROOT/scripts/dist/platforms.tsv")
+  ok "ARTIFACTS.md lists all $(cd "$DIST" && find npm pypi crates -type f | wc -l) files with their sha256, and each platform as built or not (and where instead) as target/dist has it"
+}
+
+# The files of target/dist that belong to one platform: its two npm packages
+# and its two wheels (by tag), one per line.
+platform_files() {
+  local tag
+  case "$os-$libc" in
+    linux-glibc) tag="manylinux_2_17_$arch" ;;
+    linux-musl) tag="musllinux_1_2_$arch" ;;
+    darwin-*) tag="macosx_[0-9_]*_${arch/aarch64/arm64}" ;;
+    win32-*) tag="win_amd64" ;;
+  esac
+  (cd "$DIST" && find npm pypi -type f | grep -E "^npm/zot-(ext|host)-$1-[0-9]|^pypi/.*[-.]$tag(\.|$)" || true)
 }

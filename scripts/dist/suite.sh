@@ -13,34 +13,12 @@ version="$(workspace_version)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# --- licences at the root ----------------------------------------------------
-grep -q '^Permission is hereby granted, free of charge' "$ROOT/LICENSE-MIT" || die "LICENSE-MIT is not the MIT licence"
-grep -q 'Apache License' "$ROOT/LICENSE-APACHE" && grep -q 'Version 2.0, January 2004' "$ROOT/LICENSE-APACHE" ||
-  die "LICENSE-APACHE is not the Apache License 2.0"
-ok "LICENSE-MIT and LICENSE-APACHE at the root"
-
-# --- npm pack refuses packages that could not run ------------------------------
-# sdk-node as a clean checkout has it: no dist/, no addon.
-mkdir -p "$tmp/clean/scripts"
-cp "$ROOT/sdk-node/package.json" "$ROOT/sdk-node/README.md" "$tmp/clean/"
-cp "$ROOT/sdk-node/scripts/prepack.mjs" "$tmp/clean/scripts/"
-if (cd "$tmp/clean" && npm pack --pack-destination "$tmp" > "$tmp/pack.log" 2>&1); then
-  die "npm pack of zot-ext without dist/ or an addon succeeded"
-fi
-grep -q 'npm pack refused' "$tmp/pack.log" && grep -q 'dist/ is not built' "$tmp/pack.log" &&
-  grep -q 'no native engine' "$tmp/pack.log" || { cat "$tmp/pack.log" >&2; die "npm pack of zot-ext failed without saying why"; }
-[ -z "$(compgen -G "$tmp/*.tgz")" ] || die "npm pack refused but left a tarball"
-# The host's launcher package as committed: no platform packages.
-cp -R "$ROOT/npm/zot-host" "$tmp/host-template"
-if (cd "$tmp/host-template" && npm pack --pack-destination "$tmp" > "$tmp/pack.log" 2>&1); then
-  die "npm pack of npm/zot-host without platform packages succeeded"
-fi
-grep -q 'no platform packages' "$tmp/pack.log" || { cat "$tmp/pack.log" >&2; die "npm pack of npm/zot-host failed without saying why"; }
-ok "npm pack refuses zot-ext without a build and zot-host without platform packages, saying why"
+source "$ROOT/scripts/dist/static-checks.sh"
 
 # --- build ---------------------------------------------------------------------
 bash "$ROOT/scripts/dist.sh" "${platforms[@]}"
 ensure_dist_tools # auditwheel
+check_artifact_list
 
 # --- licences inside every artifact ---------------------------------------------
 n=0

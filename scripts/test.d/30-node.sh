@@ -76,6 +76,7 @@ cp -R "$ROOT/examples/node" examples
 cp -R "$ROOT/sdk-node/test/package" test
 ln -s "$ROOT/node_modules/tsx" node_modules/tsx
 ln -s "$ROOT/node_modules/zod" node_modules/zod
+ln -s "$ROOT/node_modules/typescript" node_modules/typescript
 node "$ROOT/node_modules/typescript/bin/tsc" --strict --noEmit --exactOptionalPropertyTypes \
   --noUncheckedIndexedAccess --noUncheckedSideEffectImports --target es2022 --module nodenext --moduleResolution nodenext \
   --typeRoots "$ROOT/node_modules/@types" --types node \

@@ -1,9 +1,12 @@
-# opt-in for this landing: ./dev test release (RELEASING.md, "In ./dev test":
-# about 14 CPU-minutes, 8-10 min on an idle 2-core machine, and 2.4 GB of
-# disk on a fresh clone; to return to every run once its cost beside the new
-# fuzz and scaffold suites is measured in a clean CI run). What it alone catches: a package that
-# no longer installs or runs from what ships, and a crate that no longer
-# packages in publish order.
+# opt-in: ./dev test release (RELEASING.md, "In ./dev test"): measured cold
+# at about 40 CPU-minutes (three fat-LTO builds, the tools, the crates), over
+# 20 min of wall time on an idle 2-core machine (CPU time over two cores),
+# and 3.2 GB of disk: CI's
+# whole run would pass its 45 minutes. Every ./dev test runs the part that
+# needs no release build instead (58-package.sh: licences, npm pack guards,
+# the release workflow, the crates packaged and verified). What only this
+# suite catches: a package that no longer installs or runs from what ships,
+# a glibc floor crept above 2.17.
 # Release packaging, on this machine's platform (linux-x64-gnu): `./dev dist
 # linux-x64-gnu` (zig, glibc 2.17 floor), then the checks of
 # scripts/dist/suite.sh: licences at the root and inside every artifact, the

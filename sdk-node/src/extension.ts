@@ -25,6 +25,7 @@
 
 import type { Socket } from "node:net";
 import type { CallStart, CallStarted, CommandOutcome, InterceptOutcome, Job, ToolOutcome } from "./generated/contract";
+import { CallToolError, NotRunningError, RegistrationError, SendError, SessionError, wrapped } from "./errors";
 import type {
   AssistantMessageIntercept,
   BeforeAgentStartIntercept,
@@ -36,8 +37,8 @@ import type {
   ToolCallIntercept,
   TurnStartIntercept,
 } from "./generated/protocol";
-
 import { type EngineOptions, type FeedOutput, type NativeEngine, native } from "./native";
+import { noteArgs } from "./notify";
 import {
   type CallToolResult,
   type CommandReply,
@@ -47,13 +48,22 @@ import {
   type ToolReply,
   type Verdict,
 } from "./results";
-import { isStandardSchema, jsonSchemaOf, type SchemaOutput, type StandardSchema, validating } from "./schema";
+import {
+  isShape,
+  isStandardSchema,
+  jsonSchemaOf,
+  type SchemaOutput,
+  type Shape,
+  type ShapeOutput,
+  type StandardSchema,
+  shapeSchema,
+  validating,
+} from "./schema";
 import type {
   AssistantMessageInterceptor,
   Awaitable,
   BeforeAgentStartInterceptor,
   CallOptions,
-  CallToolErrorKind,
   CommandHandler,
   Context,
   EventHandler,
@@ -68,17 +78,6 @@ import type {
   TurnStartInterceptor,
 } from "./types";
 
-/** A `callTool` that failed as a call: see {@link CallToolError.kind}. */
-export class CallToolError extends Error {
-  /** Why: `timeout`, `cancelled`, `closed`, `unsupported`, `invalid_key`, ... */
-  readonly kind: CallToolErrorKind;
-
-  constructor(message: string, kind: CallToolErrorKind) {
-    super(message);
-    this.name = "CallToolError";
-    this.kind = kind;
-  }
-}
 
 /**
  * An event or panel job; panel input carries the handlers it is for,
@@ -161,6 +160,51 @@ function interceptOutcome(event: string, v: Verdict | void): InterceptOutcome {
 }
 
 /**
+ * A JSON Schema object that is not a raw shape: a shape's handler gets the
+ * shape's types, and must not fall back to an untyped overload.
+ */
+type NotShape<S> = { [K in keyof S]: S[K] extends StandardSchema ? never : S[K] };
+
+/**
+ * The spec and handler of a `tool(...)` call in either form: `(spec,
+ * handler)` or MCP's `(name, [description], [schema], handler)`. A call
+ * that fits neither throws a `TypeError` saying what was expected, instead
+ * of the engine's decoding error on a half-built spec.
+ */
+function toolArgs(args: unknown[]): [ToolSpec, ToolHandler<never>] {
+  const handler = args[args.length - 1];
+  if (typeof handler !== "function") {
+    throw new TypeError("tool(): the last argument must be the handler function");
+  }
+  const [first, ...rest] = args.slice(0, -1);
+  if (typeof first === "string") {
+    const [description, schema, extra] = rest;
+    if (extra !== undefined || (description !== undefined && typeof description !== "string")) {
+      throw new TypeError("tool(name, description, schema, handler): description must be a string");
+    }
+    if (schema !== undefined && (schema === null || typeof schema !== "object")) {
+      throw new TypeError(`tool ${JSON.stringify(first)}: the schema must be an object`);
+    }
+    const spec: ToolSpec = { name: first };
+    if (description !== undefined) {
+      spec.description = description;
+    }
+    if (schema !== undefined) {
+      spec.schema = schema as JsonObject;
+    }
+    return [spec, handler as ToolHandler<never>];
+  }
+  if (first === null || typeof first !== "object" || rest.length > 0) {
+    throw new TypeError("tool(): expected (spec, handler) or (name, description, schema, handler)");
+  }
+  const spec = first as ToolSpec;
+  if (typeof spec.name !== "string") {
+    throw new TypeError("tool(spec, handler): spec.name must be a string");
+  }
+  return [spec, handler as ToolHandler<never>];
+}
+
+/**
  * A zot extension: register commands, tools, event handlers, interceptors
  * and panels, then `run()`.
  *
@@ -222,35 +266,70 @@ export class Extension {
     return this.hostInfo;
   }
 
-  /** Registers a slash command (replacing one of the same name). */
+  /**
+   * Registers a slash command (replacing one of the same name). A refused
+   * name throws a {@link RegistrationError}.
+   */
   command(name: string, description: string, handler: CommandHandler): this {
-    native().checkCommand(name);
+    wrapped(
+      () => native().checkCommand(name),
+      (m, o) => new RegistrationError(m, o),
+    );
     this.commands.set(name, { description, handler });
     if (this.engine !== undefined) {
-      this.running().registerCommand(name, description);
+      const engine = this.running();
+      wrapped(
+        () => engine.registerCommand(name, description),
+        (m, o) => new RegistrationError(m, o),
+      );
     }
     return this;
   }
 
   /**
-   * Registers a tool (replacing one of the same name).
+   * Registers a tool (replacing one of the same name): a {@link ToolSpec}
+   * and a handler, or MCP's positional form `tool(name, description?,
+   * schema?, handler)`.
    *
-   * With a library schema (`schema: z.object({...})`, any Standard Schema
-   * with Standard JSON Schema) the arguments are validated before the
-   * handler runs and typed by the schema. With a JSON Schema object, `A`
-   * types the arguments for the handler without validating them.
+   * The schema may be a JSON Schema object, a library schema
+   * (`z.object({...})`, any Standard Schema with Standard JSON Schema) or a
+   * raw shape of library schemas (`{ city: z.string() }`). Every call's
+   * arguments are validated by the engine against the tool's JSON Schema
+   * before the handler runs, with the same `invalid arguments: …` message
+   * in every SDK; a library schema (or shape) then also parses them, so the
+   * handler gets the library's output (defaults, transforms) typed by the
+   * schema. With a JSON Schema object, `A` types the arguments. A refused
+   * registration throws a {@link RegistrationError}.
    */
+  tool<S extends Shape>(spec: ToolSpec & { schema: S }, handler: ToolHandler<ShapeOutput<S>>): this;
   tool<S extends StandardSchema<object>>(spec: ToolSpec & { schema: S }, handler: ToolHandler<SchemaOutput<S>>): this;
-  tool<A extends object = JsonObject>(
-    spec: ToolSpec & { schema?: JsonObject | undefined },
+  tool<A extends object = JsonObject, S extends JsonObject = JsonObject>(
+    spec: ToolSpec & { schema?: (S & NotShape<S>) | undefined },
     handler: ToolHandler<A>,
   ): this;
-  tool(spec: ToolSpec, handler: ToolHandler<never>): this {
-    const library = isStandardSchema(spec.schema) ? spec.schema : undefined;
+  tool<S extends Shape>(name: string, description: string, shape: S, handler: ToolHandler<ShapeOutput<S>>): this;
+  tool<S extends StandardSchema<object>>(
+    name: string,
+    description: string,
+    schema: S,
+    handler: ToolHandler<SchemaOutput<S>>,
+  ): this;
+  tool<A extends object = JsonObject, S extends JsonObject = JsonObject>(
+    name: string,
+    description: string,
+    schema: S & NotShape<S>,
+    handler: ToolHandler<A>,
+  ): this;
+  tool(name: string, description: string, handler: ToolHandler<JsonObject>): this;
+  tool(name: string, handler: ToolHandler<JsonObject>): this;
+  tool(...args: unknown[]): this {
+    const [spec, handler] = toolArgs(args);
+    const given = isShape(spec.schema) ? shapeSchema(spec.name, spec.schema) : spec.schema;
+    const library = isStandardSchema(given) ? given : undefined;
     const json = JSON.stringify({
       name: spec.name,
       description: spec.description,
-      schema: library === undefined ? spec.schema : jsonSchemaOf(spec.name, library),
+      schema: library === undefined ? given : jsonSchemaOf(spec.name, library),
       output_schema: spec.outputSchema,
       namespace: spec.namespace,
       namespace_description: spec.namespaceDescription,
@@ -259,11 +338,18 @@ export class Extension {
       deferred: spec.deferred,
       interactive: spec.interactive,
     });
-    native().checkTool(json);
+    wrapped(
+      () => native().checkTool(json),
+      (m, o) => new RegistrationError(m, o),
+    );
     const run = library === undefined ? (handler as ToolHandler<JsonObject>) : validating(library, handler);
     this.tools.set(spec.name, { spec: json, handler: run });
     if (this.engine !== undefined) {
-      this.running().registerTool(json);
+      const engine = this.running();
+      wrapped(
+        () => engine.registerTool(json),
+        (m, o) => new RegistrationError(m, o),
+      );
     }
     return this;
   }
@@ -278,7 +364,7 @@ export class Extension {
   on(event: string, handler: EventHandler<EventOf<string>>): this;
   on(event: string, handler: EventHandler<never>): this {
     if (event === "") {
-      throw new Error("event names must not be empty");
+      throw new RegistrationError("event names must not be empty");
     }
     this.events.set(event, handler);
     if (this.engine !== undefined) {
@@ -288,7 +374,10 @@ export class Extension {
   }
 
   private interceptor(event: InterceptEventName, handler: AnyInterceptor): this {
-    native().checkIntercept(event);
+    wrapped(
+      () => native().checkIntercept(event),
+      (m, o) => new RegistrationError(m, o),
+    );
     this.intercepts.set(event, handler);
     if (this.engine !== undefined) {
       this.running().intercept(event);
@@ -364,29 +453,66 @@ export class Extension {
 
   private running(): NativeEngine {
     if (this.engine === undefined) {
-      throw new Error(`zot-ext: extension ${this.name} is not running`);
+      throw new NotRunningError(`zot-ext: extension ${this.name} is not running`);
     }
     return this.engine;
   }
 
-  /** Shows a note (`notify`). Throws when the session is not running. */
-  notify(level: NotifyLevel, message: string): void {
-    this.running().notify(level, message);
+  /**
+   * Shows a note (`notify`; `level`: `info` by default, `success`, `warn`,
+   * `error`). Throws a {@link NotRunningError} when the session is not
+   * running, a {@link SendError} when the engine refuses the frame. The 0.1
+   * order `notify(level, message)` (a level first, then a message that is
+   * not one) still works for one release, with a one-time
+   * `DeprecationWarning`.
+   */
+  notify(message: string, level?: NotifyLevel): void {
+    this.note(message, level);
+  }
+
+  private note(first: string, second: string | undefined): void {
+    const [message, level] = noteArgs(first, second);
+    const engine = this.running();
+    wrapped(
+      () => engine.notify(level, message),
+      (m, o) => new SendError(m, o),
+    );
   }
 
   /** Removes this extension's notes (`clear_notes`). */
   clearNotes(): void {
-    this.running().clearNotes();
+    const engine = this.running();
+    wrapped(
+      () => engine.clearNotes(),
+      (m, o) => new SendError(m, o),
+    );
   }
 
   /** Submits a prompt as if typed (`submit`; interactive hosts only). */
   submit(text: string): void {
-    this.running().submit(text);
+    const engine = this.running();
+    wrapped(
+      () => engine.submit(text),
+      (m, o) => new SendError(m, o),
+    );
+  }
+
+  /** Runs a slash command as if typed (`submit_slash`). */
+  submitSlash(text: string): void {
+    const engine = this.running();
+    wrapped(
+      () => engine.send(JSON.stringify({ type: "submit_slash", text })),
+      (m, o) => new SendError(m, o),
+    );
   }
 
   /** Opens a panel outside any command (spontaneous `open_panel`). */
   openPanel(panel: PanelSpec): void {
-    this.running().openPanel(JSON.stringify(panel));
+    const engine = this.running();
+    wrapped(
+      () => engine.openPanel(JSON.stringify(panel)),
+      (m, o) => new SendError(m, o),
+    );
   }
 
   /** Redraws a panel: new body rows, or the fields to change. */
@@ -394,13 +520,21 @@ export class Extension {
     const fields: PanelUpdate = Array.isArray(update)
       ? { lines: [...(update as readonly string[])] }
       : (update as PanelUpdate);
-    this.running().renderPanel(JSON.stringify({ panel_id: panelId, ...fields }));
+    const engine = this.running();
+    wrapped(
+      () => engine.renderPanel(JSON.stringify({ panel_id: panelId, ...fields })),
+      (m, o) => new SendError(m, o),
+    );
   }
 
   /** Closes a panel (`panel_close`) and forgets its handlers. */
   closePanel(panelId: string): void {
     this.forgetPanel(panelId);
-    this.running().closePanel(panelId);
+    const engine = this.running();
+    wrapped(
+      () => engine.closePanel(panelId),
+      (m, o) => new SendError(m, o),
+    );
   }
 
   /** Writes `[<name>] message` to stderr (stdout is the wire). */
@@ -433,7 +567,10 @@ export class Extension {
       // event loop and fed to the engine: no thread hand-off per request
       // (`takeWire`). The engine reads the handshake, which keeps loading
       // `node:net` off the start-up path.
-      engine = native().NativeEngine.stdioFed(this.name, this.version, undefined);
+      engine = wrapped(
+        () => native().NativeEngine.stdioFed(this.name, this.version, undefined),
+        (m, o) => new SessionError(`zot-ext: cannot start: ${m}`, o),
+      );
     } catch (e) {
       return Promise.reject(e);
     }
@@ -452,7 +589,7 @@ export class Extension {
 
   private claim(): void {
     if (this.started) {
-      throw new Error(`zot-ext: extension ${this.name} is already running`);
+      throw new SessionError(`zot-ext: extension ${this.name} is already running`);
     }
     this.started = true;
   }
@@ -587,7 +724,7 @@ export class Extension {
       if (job.kind === "finished") {
         this.finish();
         if (job.error !== undefined) {
-          this.ended?.reject(new Error(`zot-ext: ${job.error}`));
+          this.ended?.reject(new SessionError(`zot-ext: ${job.error}`));
         } else {
           this.ended?.resolve();
         }
@@ -935,7 +1072,7 @@ export class Extension {
       },
       host,
       callTool: (name, args = {}, options = {}) => this.startCall(job, name, args, options),
-      notify: (level, msg) => this.notify(level, msg),
+      notify: (first: string, second?: string) => this.note(first, second),
       log: (msg) => this.log(msg),
     };
   }
@@ -962,7 +1099,7 @@ export class Extension {
       if (options.timeoutMs !== undefined) request.timeout_ms = options.timeoutMs;
       started = JSON.parse(engine.startCall(JSON.stringify(request))) as CallStarted;
     } catch (e) {
-      return Promise.reject(new CallToolError(message(e), "invalid_request"));
+      return Promise.reject(new CallToolError(message(e), "invalid_request", { cause: e }));
     }
     const call = started.call;
     if (call === undefined) {

@@ -3,7 +3,17 @@
 // The public API. Every protocol rule lives in the Rust engine this package
 // wraps; see README.md.
 
-export { CallToolError, Extension } from "./extension";
+export {
+  ArgumentError,
+  CallToolError,
+  NotRunningError,
+  RegistrationError,
+  SendError,
+  SessionError,
+  ZotError,
+  type ZotErrorCode,
+} from "./errors";
+export { Extension } from "./extension";
 export * from "./generated/protocol";
 export type { CallToolResult, CommandReply, JsonObject, ToolReply, Verdict } from "./results";
 export {
@@ -15,7 +25,7 @@ export {
   ToolOutput,
   TurnVerdict,
 } from "./results";
-export type { SchemaOutput, SchemaResult, StandardSchema } from "./schema";
+export type { SchemaOutput, SchemaResult, Shape, ShapeOutput, StandardSchema } from "./schema";
 export { protectStdout } from "./stdout";
 export type {
   AssistantMessageInterceptor,

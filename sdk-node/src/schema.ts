@@ -10,6 +10,7 @@
 // library's output value, typed by the schema. No library is a dependency
 // of this package: only the shape of those interfaces is used.
 
+import { ArgumentError } from "./errors";
 import type { JsonObject } from "./results";
 
 /** A path step of a validation issue: a key, or an object holding one. */
@@ -94,12 +95,12 @@ function pathText(path: ReadonlyArray<PathStep>): string {
 }
 
 /** The error a handler never sees: the arguments did not validate. */
-function invalid(result: Extract<SchemaResult<unknown>, { issues: ReadonlyArray<unknown> }>): Error {
+function invalid(result: Extract<SchemaResult<unknown>, { issues: ReadonlyArray<unknown> }>): ArgumentError {
   const parts = result.issues.map((issue) => {
     const path = issue.path === undefined ? "" : pathText(issue.path);
     return path === "" ? issue.message : `field \`${path}\`: ${issue.message}`;
   });
-  return new Error(`invalid arguments: ${parts.length === 0 ? "rejected by the schema" : parts.join("; ")}`);
+  return new ArgumentError(`invalid arguments: ${parts.length === 0 ? "rejected by the schema" : parts.join("; ")}`);
 }
 
 /**
@@ -127,5 +128,114 @@ export function validating<C, R>(
       throw invalid(result);
     }
     return call(result.value, ctx);
+  };
+}
+
+/**
+ * A raw shape, as MCP users write it: a plain object whose values are
+ * library schemas (`{ name: z.string(), days: z.number().optional() }`).
+ * It stands for the object schema with those properties.
+ */
+export type Shape = { readonly [key: string]: StandardSchema };
+
+type OutputOf<S> = S extends StandardSchema<infer O> ? O : never;
+
+/** The handler's argument type of a raw shape: optional where `undefined` is accepted. */
+export type ShapeOutput<S extends Shape> = {
+  [K in keyof S as undefined extends OutputOf<S[K]> ? never : K]: OutputOf<S[K]>;
+} & {
+  [K in keyof S as undefined extends OutputOf<S[K]> ? K : never]?: OutputOf<S[K]>;
+};
+
+/**
+ * Whether `schema` is a raw shape: a plain object with at least one key,
+ * every value a library schema. (`{}` stays the JSON Schema that accepts
+ * anything.)
+ */
+export function isShape(schema: unknown): schema is Shape {
+  if (schema === null || typeof schema !== "object" || isStandardSchema(schema)) {
+    return false;
+  }
+  const proto = Object.getPrototypeOf(schema) as unknown;
+  if (proto !== Object.prototype && proto !== null) {
+    return false;
+  }
+  const values = Object.values(schema);
+  return values.length > 0 && values.every((v) => isStandardSchema(v));
+}
+
+/** Whether a field accepts a missing value (its schema takes `undefined`). */
+function optional(field: StandardSchema): boolean {
+  const r = field["~standard"].validate(undefined);
+  return !(r instanceof Promise) && r.issues === undefined;
+}
+
+type Issue = { readonly message: string; readonly path?: ReadonlyArray<PathStep> | undefined };
+
+/**
+ * The object schema of a raw shape, as one library schema: its JSON Schema
+ * lists the properties (required unless the field accepts `undefined`,
+ * no others: `additionalProperties: false`, so that the engine names an
+ * unexpected key instead of it being dropped), and it validates each field
+ * with its own schema, issues prefixed with the field's name.
+ */
+export function shapeSchema(tool: string, shape: Shape): StandardSchema<object> {
+  const entries = Object.entries(shape);
+  const vendor = entries[0]?.[1]["~standard"].vendor ?? "shape";
+  const finish = (results: Array<[string, SchemaResult<unknown>]>, input: JsonObject): SchemaResult<object> => {
+    const issues: Issue[] = [];
+    const value: Record<string, unknown> = {};
+    for (const [key, r] of results) {
+      if (r.issues !== undefined) {
+        for (const issue of r.issues) {
+          issues.push({ message: issue.message, path: [key, ...(issue.path ?? [])] });
+        }
+      } else if (r.value !== undefined || key in input) {
+        value[key] = r.value;
+      }
+    }
+    for (const key of Object.keys(input)) {
+      if (!(key in shape)) {
+        issues.push({ message: "unexpected key", path: [key] });
+      }
+    }
+    return issues.length > 0 ? { issues } : { value };
+  };
+  return {
+    "~standard": {
+      version: 1,
+      vendor,
+      validate(input: unknown): SchemaResult<object> | Promise<SchemaResult<object>> {
+        if (input === null || typeof input !== "object" || Array.isArray(input)) {
+          return { issues: [{ message: "expected a JSON object" }] };
+        }
+        const args = input as JsonObject;
+        const results = entries.map(([key, field]) => [key, field["~standard"].validate(args[key])] as const);
+        if (results.some(([, r]) => r instanceof Promise)) {
+          return Promise.all(results.map(async ([key, r]) => [key, await r] as [string, SchemaResult<unknown>])).then(
+            (settled) => finish(settled, args),
+          );
+        }
+        return finish(results as Array<[string, SchemaResult<unknown>]>, args);
+      },
+      jsonSchema: {
+        input(): Record<string, unknown> {
+          const properties: Record<string, unknown> = {};
+          const required: string[] = [];
+          for (const [key, field] of entries) {
+            properties[key] = jsonSchemaOf(`${tool}.${key}`, field);
+            if (!optional(field)) {
+              required.push(key);
+            }
+          }
+          return {
+            type: "object",
+            properties,
+            ...(required.length > 0 ? { required } : {}),
+            additionalProperties: false,
+          };
+        },
+      },
+    },
   };
 }

@@ -1,7 +1,6 @@
 // The hand-written API surface: handler and context types. Wire payloads
 // (events, interception requests, frames) are the generated protocol types.
 
-import type { CallToolErrorKind as EngineCallToolErrorKind } from "./generated/contract";
 import type {
   AssistantMessageIntercept,
   BeforeAgentStartIntercept,
@@ -26,7 +25,7 @@ import type {
   ToolReply,
   TurnVerdict,
 } from "./results";
-import type { StandardSchema } from "./schema";
+import type { Shape, StandardSchema } from "./schema";
 
 /** A value or a promise of it: every handler may be sync or `async`. */
 export type Awaitable<T> = T | PromiseLike<T>;
@@ -77,19 +76,18 @@ export interface Context {
    * {@link CallToolError}.
    */
   callTool(name: string, args?: JsonObject, options?: CallOptions): Promise<CallToolResult>;
-  /** Shows a note. */
-  notify(level: NotifyLevel, message: string): void;
+  /**
+   * Shows a note (`level`: `info` by default, `success`, `warn`, `error`).
+   * The 0.1 order `notify(level, message)` (a level first, then a message
+   * that is not one) still works for one release, with a one-time
+   * `DeprecationWarning`.
+   */
+  notify(message: string, level?: NotifyLevel): void;
   /** Writes `[<name>] message` to stderr (stdout is the wire). */
   log(message: string): void;
 }
 
-/**
- * Why a `callTool` failed as a call (a failing tool resolves with `is_error`
- * instead): the engine's kinds (`unsupported`, `not_ready`, `invalid_key`,
- * `invalid_request`, `timeout`, `cancelled`, `closed`, `write`), and others
- * a later engine may add.
- */
-export type CallToolErrorKind = EngineCallToolErrorKind | (string & {});
+export type { CallToolErrorKind } from "./errors";
 
 /** A tool registration. Every field but `name` is optional. */
 export interface ToolSpec {
@@ -102,9 +100,13 @@ export interface ToolSpec {
    * is kept), or a schema of a validation library implementing Standard
    * Schema and Standard JSON Schema (a zod 4 `z.object(...)`): its JSON
    * Schema is sent to the host and every call's arguments are validated
-   * before the handler runs (an invalid call gets an error result).
+   * before the handler runs (an invalid call gets an error result), or a
+   * raw shape of such schemas (`{ name: z.string() }`, as MCP servers
+   * write it), which stands for the object with those properties. A JSON
+   * Schema is enforced by the engine before the handler runs, the same in
+   * every SDK.
    */
-  schema?: JsonObject | StandardSchema<object> | undefined;
+  schema?: JsonObject | StandardSchema<object> | Shape | undefined;
   /** JSON Schema of `structured_content`, for programmatic callers. */
   outputSchema?: JsonObject | undefined;
   /** Discovery grouping (the extension name by default). */
@@ -125,8 +127,9 @@ export interface ToolSpec {
 export type CommandHandler = (args: string, ctx: Context) => Awaitable<Response | CommandReply | void>;
 
 /**
- * A tool handler: gets the arguments (a JSON object, as the model sent
- * them: check them, the type parameter is not a validation) and returns a
+ * A tool handler: gets the arguments (a JSON object the engine checked
+ * against the tool's JSON Schema; with a library schema, the library's
+ * output; with a JSON Schema, `A` is a type for what it allows) and returns a
  * {@link ToolOutput}, a string (one text block) or the wire fields. A thrown
  * error becomes an `is_error` result with its message.
  */

@@ -58,11 +58,17 @@ def test_weather() -> None:
         assert tool["schema"] == {
             "type": "object",
             "properties": {
-                "city": {"type": "string", "description": "The city to forecast."},
-                "days": {"type": "integer", "description": "How many days, 1 to 7 (3 by default)."},
+                "city": {"type": "string", "description": 'City name, e.g. "Lisbon".'},
+                "days": {
+                    "type": "integer",
+                    "description": "Number of days (1 to 7, default 3).",
+                    "minimum": 1,
+                    "maximum": 7,
+                    "default": 3,
+                },
             },
             "required": ["city"],
-            "description": "Where and for how long.",
+            "additionalProperties": False,
         }
         assert "high_c" in json.dumps(tool.get("output_schema"))
         r = host.tool("forecast", {"city": "Lisbon", "days": 2})
@@ -72,8 +78,11 @@ def test_weather() -> None:
         bad = host.tool("forecast", {"days": 2})
         # Checked by the engine against the schema, the same in every SDK.
         assert bad.get("is_error") and text(bad) == "invalid arguments: missing field `city`"
-        # This copy's schema does not bound `days`: its handler does.
-        assert text(host.tool("forecast", {"city": "X", "days": 9})) == "days must be between 1 and 7"
+        # Bounded by the schema, as in the Node and Rust examples.
+        assert text(host.tool("forecast", {"city": "X", "days": 9})) == (
+            "invalid arguments: field `days`: 9 is greater than the maximum of 7"
+        )
+        assert len(host.tool("forecast", {"city": "X"}).get("structured_content", {})["days"]) == 3
 
 
 def test_guard() -> None:

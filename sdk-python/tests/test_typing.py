@@ -17,7 +17,7 @@ import pytest
 from zot_ext.protocol import LIFECYCLE_EVENTS
 
 PROBE = """
-from typing import Any, Dict, Mapping
+from typing import Any, Dict, Mapping, Optional
 from zot_ext import Ctx, Extension, LifecycleEvent, Response, ToolCallEvent, TurnEndEvent
 from zot_ext import ToolCallVerdict, ToolCallIntercept, TurnStartIntercept, BeforeAgentStartIntercept
 
@@ -78,6 +78,24 @@ async def wrong_verdict(req: TurnStartIntercept) -> ToolCallVerdict:
 @ext.intercept_before_agent_start
 def prompt(req: BeforeAgentStartIntercept) -> str:
     return req.get("system_prompt", "") + "!"
+
+@ext.command
+def bare_command(args: str, ctx: Ctx) -> str:
+    return args
+
+@ext.command  # error: bare_command_args
+def bare_count(args: int) -> str:
+    return str(args)
+
+@ext.tool
+async def bare_tool(city: str, days: int = 3, ctx: Optional[Ctx] = None) -> str:
+    return city
+
+@ext.tool(description="Described")
+def described(args: Dict[str, Any]) -> str:
+    return ""
+
+reveal_type(bare_tool)
 """
 
 
@@ -122,11 +140,14 @@ def test_on_checks_the_handler_against_the_event(tmp_path: Path) -> None:
         "command_args",
         "intercept_request",
         "intercept_verdict",
+        "bare_command_args",
     }, out
     assert "TurnEndEvent" in errors["wrong_event"], out
     assert "int" in errors["wrong_ctx"], out
     # The direct form returns the handler unchanged.
     assert re.search(r'Revealed type is "def \(ev: TypedDict\(.*ToolCallEvent', out), out
+    # A bare decorator too (the keyword-parameter tool keeps its signature).
+    assert re.search(r'Revealed type is "def \(city: builtins.str, days: builtins.int =', out), out
 
 
 def test_the_typed_overloads_cover_every_lifecycle_event() -> None:

@@ -152,6 +152,23 @@ pub mod testing;
 
 pub use sdk::*;
 
+/// The lifecycle events' payloads, for [`Extension::on_event`]: one type
+/// per event of the protocol (`zot-protocol`'s), each an [`EventPayload`]
+/// naming its event.
+///
+/// [`EventPayload`]: events::EventPayload
+pub mod events {
+    pub use zot_protocol::{
+        AssistantMessageEvent, EventPayload, LifecycleEvent, PermissionDecisionEvent,
+        PostCompactEvent, PreCompactEvent, SessionEndEvent, SessionStartEvent, SubagentStartEvent,
+        SubagentStopEvent, ToolCallEvent, ToolConfirmationRequestedEvent, ToolResultEvent,
+        TurnEndEvent, TurnStartEvent, UnknownEvent, UserPromptSubmitEvent,
+    };
+}
+
+/// The level of a note ([`Ctx::notify`]).
+pub use zot_protocol::NotifyLevel;
+
 /// The `schemars` (1.x) that tool schemas are derived with: a tool's
 /// argument type implements *this* `JsonSchema`.
 ///

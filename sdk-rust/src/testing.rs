@@ -108,9 +108,6 @@ impl TestHost {
     /// output closed); `None` for [`TestHost::connect`]ed engines.
     pub async fn finished(&mut self) -> Option<Result<(), RunError>> {
         let task = self.task.take()?;
-        Some(
-            task.await
-                .unwrap_or_else(|e| Err(RunError::Session(format!("extension task failed: {e}")))),
-        )
+        Some(task.await.unwrap_or_else(|e| Err(RunError::Task(e))))
     }
 }

@@ -19,7 +19,7 @@ fn ext() -> Extension {
     Extension::new("x", "1")
         .tool("wait", "", |_a: serde_json::Value, ctx| async move {
             ctx.cancelled().await;
-            let _ = ctx.notify(NotifyLevel::Warn, format!("cancelled {}", ctx.id()));
+            let _ = ctx.notify(format!("cancelled {}", ctx.id()), NotifyLevel::Warn);
             ToolOutput::text("late")
         })
         .tool("quick", "", |_a: serde_json::Value, _c| async {

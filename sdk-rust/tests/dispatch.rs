@@ -496,7 +496,7 @@ async fn engine_normalizes_outcomes_and_rejects_mismatches() {
 async fn notify_and_other_spontaneous_frames_from_handlers_and_handles() {
     let ext = Extension::new("x", "1").command("all", "", |_a, ctx| async move {
         let h = ctx.ext();
-        ctx.notify(NotifyLevel::Success, "done")?;
+        ctx.notify("done", NotifyLevel::Success)?;
         h.clear_notes()?;
         h.submit("next prompt")?;
         h.open_panel(PanelSpec {

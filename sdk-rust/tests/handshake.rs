@@ -268,7 +268,7 @@ async fn sdk_reports_invalid_registrations_when_run() {
 #[tokio::test]
 async fn frames_sent_by_the_sdk_hook_follow_ready() {
     let ext = Extension::new("x", "1").on_hello(|_host, reg| {
-        let _ = reg.ext().notify(NotifyLevel::Info, "hi from the hook");
+        let _ = reg.ext().notify("hi from the hook", NotifyLevel::Info);
     });
     let mut host = TestHost::start(ext).await.unwrap();
     match host.next_frame().await.unwrap() {

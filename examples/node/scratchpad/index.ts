@@ -57,7 +57,7 @@ ext
   .command("wipe", "Empty the scratchpad", async (_args: string, ctx: Context) => {
     lines = [];
     await save(ctx);
-    ctx.notify("success", "scratchpad wiped");
+    ctx.notify("scratchpad wiped", "success");
   })
   .tool<ScratchpadArgs>(
     {

@@ -50,13 +50,9 @@ export function extension() {
         },
       },
     },
+    // The engine checked the arguments against the schema (`city`
+    // required, `days` 1 to 7) before this runs.
     ({ city, days = 3 }) => {
-      if (typeof city !== "string") {
-        return ToolOutput.error("invalid arguments: missing field `city`");
-      }
-      if (!Number.isInteger(days) || days < 1 || days > 7) {
-        return ToolOutput.error("days must be between 1 and 7");
-      }
       const f = forecast(city, days);
       const lines = f.days.map((d) => `day ${d.day}: ${d.high_c} °C, ${d.sky}`);
       return ToolOutput.text(`${f.city}:\n${lines.join("\n")}`).withStructured(f);

@@ -1,25 +1,19 @@
-"""weather: a typed tool. The input schema is derived from ``ForecastArgs``
-and the arguments are checked and converted to it before the handler runs;
-the result carries a text block and ``structured_content`` (declared with
-``output_schema``). The forecast is made up from the city name: examples do
-not use the network."""
+"""weather: a typed tool whose arguments are keyword parameters. The input
+schema is derived from their type hints (``days`` bounded 1 to 7 by a JSON
+Schema fragment, so the engine refuses ``days: 9`` as the Node and Rust
+examples do) and the arguments are converted to them before the handler
+runs; the result carries a text block and ``structured_content`` (declared
+with ``output_schema``). The forecast is made up from the city name:
+examples do not use the network."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Annotated, List, Optional
+from typing import Annotated, List
 
 from zot_ext import Extension, ToolOutput
 
 ext = Extension("weather", "0.1.0")
-
-
-@dataclass
-class ForecastArgs:
-    """Where and for how long."""
-
-    city: Annotated[str, "The city to forecast."]
-    days: Annotated[Optional[int], "How many days, 1 to 7 (3 by default)."] = None
 
 
 @dataclass
@@ -70,11 +64,11 @@ def forecast(city: str, days: int) -> Forecast:
 
 
 @ext.tool("forecast", "Weather forecast for a city", output_schema=OUTPUT_SCHEMA)
-def forecast_tool(args: ForecastArgs) -> ToolOutput:
-    days = 3 if args.days is None else args.days
-    if not 1 <= days <= 7:
-        return ToolOutput.error("days must be between 1 and 7")
-    f = forecast(args.city, days)
+def forecast_tool(
+    city: Annotated[str, 'City name, e.g. "Lisbon".'],
+    days: Annotated[int, "Number of days (1 to 7, default 3).", {"minimum": 1, "maximum": 7}] = 3,
+) -> ToolOutput:
+    f = forecast(city, days)
     text = "\n".join(f"day {d.day}: {d.high_c} °C, {d.sky}" for d in f.days)
     return ToolOutput.text(f"{f.city}:\n{text}").with_structured(asdict(f))
 

@@ -800,6 +800,15 @@
             h(
               "button",
               {
+                onclick: () => void store.step({ restart: e.name }),
+                title: `Stop ${e.name} and start it again; the other extensions keep running`,
+                "data-test": "restart"
+              },
+              "Restart"
+            ),
+            h(
+              "button",
+              {
                 onclick: () => void store.step({ reload: true }),
                 title: "Stop every extension and load them again (/reload-ext)"
               },

@@ -19,6 +19,8 @@ pub struct Env {
     pub zot_home: PathBuf,
     pub timeouts: Timeouts,
     pub queue: Option<zot_host::QueueLimits>,
+    /// A live model for the runs (`--model-url`); `None`: the scripted one.
+    pub model: Option<std::sync::Arc<zot_host::model::LiveModel>>,
 }
 
 pub struct Run {
@@ -48,6 +50,7 @@ impl Env {
             tmp,
             timeouts,
             queue: None,
+            model: None,
         }
     }
 
@@ -114,6 +117,7 @@ impl Env {
         if let Some(q) = self.queue {
             opts.queue = q;
         }
+        opts.model = self.model.clone();
         tokio::time::timeout(Duration::from_secs(60), run_script(&script, opts))
             .await
             .expect("run finishes")
@@ -194,6 +198,23 @@ pub fn text_result(text: &str) -> Value {
 }
 
 impl Run {
+    /// Asserts that this replay of `script` saw what the live session
+    /// did (`observed`), but for the processes' exits, which the live
+    /// session had not reached yet.
+    pub fn assert_replays(self, observed: &[zot_host::transcript::Observation], script: &Value) {
+        assert_eq!(self.failures, 0, "{}", self.text());
+        let replayed: Vec<Value> = self
+            .obs
+            .into_iter()
+            .filter(|o| o["kind"] != "exited")
+            .collect();
+        let observed: Vec<Value> = observed
+            .iter()
+            .map(|o| serde_json::to_value(o).unwrap())
+            .collect();
+        assert_eq!(replayed, observed, "script: {script:#}");
+    }
+
     pub fn kinds(&self, kind: &str) -> Vec<&Value> {
         self.obs.iter().filter(|o| o["kind"] == kind).collect()
     }

@@ -220,11 +220,11 @@ describe("tools", () => {
 describe("cancellation", () => {
   function cancellable() {
     return new Extension("cancel", "1.0.0").tool({ name: "wait", interactive: true }, async (_args, ctx) => {
-      ctx.notify("info", `started aborted=${ctx.signal.aborted}`);
+      ctx.notify(`started aborted=${ctx.signal.aborted}`);
       if (!ctx.signal.aborted) {
         await new Promise((r) => ctx.signal.addEventListener("abort", r, { once: true }));
       }
-      ctx.notify("warn", `cancelled ${ctx.id}`);
+      ctx.notify(`cancelled ${ctx.id}`, "warn");
       return "never sent";
     });
   }
@@ -272,7 +272,7 @@ describe("cancellation", () => {
   test("the interception deadline aborts the interceptor's signal", async () => {
     const ext = new Extension("slow", "1.0.0").interceptTurnStart(async (_req, ctx) => {
       await new Promise((r) => ctx.signal.addEventListener("abort", r, { once: true }));
-      ctx.notify("info", "deadline passed");
+      ctx.notify("deadline passed");
       return TurnVerdict.block("too late");
     });
     await withHost(
@@ -295,13 +295,13 @@ describe("duplicate ids", () => {
   test("a second tool_call with a running call's id gets an error; the running call keeps its result and its cancel", async () => {
     let release;
     const ext = new Extension("dup", "1.0.0").tool({ name: "wait", interactive: true }, async (args, ctx) => {
-      ctx.notify("info", `started ${args.n}`);
+      ctx.notify(`started ${args.n}`);
       const how = await new Promise((r) => {
         release = () => r("released");
         ctx.signal.addEventListener("abort", () => r("aborted"), { once: true });
       });
       if (how === "aborted") {
-        ctx.notify("warn", `cancelled ${args.n}`);
+        ctx.notify(`cancelled ${args.n}`, "warn");
       }
       return `${how} ${args.n}`;
     });
@@ -429,7 +429,7 @@ describe("callTool", () => {
       try {
         await ctx.callTool("echo", {});
       } catch (e) {
-        ctx.notify("info", `${e.kind} aborted=${ctx.signal.aborted}`);
+        ctx.notify(`${e.kind} aborted=${ctx.signal.aborted}`);
       }
     });
     await withHost(ext, async (host) => {
@@ -509,7 +509,7 @@ describe("events", () => {
       })
       .on("my_future_event", (e, ctx) => {
         seen.push(`future:${e.type}:${e.custom}`);
-        ctx.notify("info", JSON.stringify(seen));
+        ctx.notify(JSON.stringify(seen));
       });
     await withHost(ext, async (host) => {
       assert.deepEqual(host.registration.events, ["session_start", "tool_result", "turn_start", "my_future_event"]);
@@ -624,7 +624,7 @@ describe("panels, hello and spontaneous frames", () => {
       },
       () => {
         seen.push("closed");
-        ext.notify("info", JSON.stringify(seen));
+        ext.notify(JSON.stringify(seen));
       },
     );
     ext.onPanelKey("q", (key) => {
@@ -675,9 +675,9 @@ describe("panels, hello and spontaneous frames", () => {
 
   test("notify, clearNotes, submit, openPanel, renderPanel, closePanel", async () => {
     const ext = new Extension("spont", "1.0.0");
-    assert.throws(() => ext.notify("info", "too early"), /not running/);
+    assert.throws(() => ext.notify("too early"), /not running/);
     ext.command("all", "", () => {
-      ext.notify("success", "n");
+      ext.notify("n", "success");
       ext.clearNotes();
       ext.submit("s");
       ext.openPanel({ id: "sp", lines: ["1"] });

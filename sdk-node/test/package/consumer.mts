@@ -18,6 +18,8 @@ import {
   ToolCallVerdict,
   ToolOutput,
   TurnVerdict,
+  ZotError,
+  type ZotErrorCode,
 } from "zot-ext";
 import { TestHost } from "zot-ext/testing";
 
@@ -82,6 +84,33 @@ ext.tool({ name: "bad" }, () => 42);
 // @ts-expect-error the spec needs a name
 ext.tool({ description: "nameless" }, () => "");
 
+// A raw shape (MCP style) types the handler too: optional where the field accepts undefined.
+ext.tool({ name: "shape", schema: { city: z.string(), days: z.number().optional() } }, (args) => {
+  const city: string = args.city;
+  const days: number | undefined = args.days;
+  // @ts-expect-error not in the shape
+  void args.country;
+  return `${city} ${days ?? 3}`;
+});
+// MCP's positional form: (name, description, shape | schema, handler), (name, description, handler), (name, handler).
+ext.tool("greet", "Greet someone", { name: z.string() }, async ({ name }, ctx) => {
+  ctx.notify(`greeting ${name}`);
+  ctx.notify("loud", "warn");
+  return `Hello, ${name}!`;
+});
+ext.tool("zod", "A zod object", forecast, (args) => `${args.city} ${args.days}`);
+ext.tool("json", "A JSON Schema", { type: "object" }, (args) => JSON.stringify(args));
+ext.tool("described", "Described", () => "d");
+ext.tool("bare", () => "b");
+// @ts-expect-error the shape's handler gets a string, not a number
+ext.tool("typed", "", { name: z.string() }, (args: { name: number }) => String(args.name));
+// Errors carry a stable code.
+export function codeOf(e: unknown): ZotErrorCode | undefined {
+  return e instanceof ZotError ? e.code : undefined;
+}
+ext.notify("done");
+ext.notify("done", "success");
+
 ext.command("hi", "Say hi", (args) => Response.display(`hi ${args}`));
 ext.command("none", "Nothing", async () => {});
 // @ts-expect-error a command cannot return a number
@@ -101,7 +130,7 @@ ext.onPanelKey(
       ext.renderPanel(key.panel_id, [key.text]);
     }
   },
-  () => ext.notify("info", "closed"),
+  () => ext.notify("closed"),
 );
 ext.onHello((info) => {
   const cwd: string | undefined = info.cwd;

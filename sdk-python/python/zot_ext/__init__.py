@@ -29,7 +29,20 @@ from __future__ import annotations
 import atexit
 
 from . import _native
-from ._context import CallResult, CallToolError, Ctx, HostInfo, SessionError, ZotError
+from ._context import CallResult, Ctx, HostInfo
+from ._errors import (
+    ArgumentError,
+    CallToolCancelled,
+    CallToolClosed,
+    CallToolError,
+    CallToolTimeout,
+    CallToolUnsupported,
+    NotRunningError,
+    RegistrationError,
+    SendError,
+    SessionError,
+    ZotError,
+)
 from ._extension import Extension, protect_stdout
 from ._protocol import (
     AssistantMessageEvent,
@@ -70,7 +83,6 @@ from ._results import (
     image_block,
     text_block,
 )
-from ._schema import ArgumentError
 
 __version__ = _native.__version__
 
@@ -96,9 +108,16 @@ __all__ = [
     "text_block",
     "image_block",
     "ZotError",
-    "CallToolError",
+    "NotRunningError",
+    "RegistrationError",
+    "SendError",
     "SessionError",
     "ArgumentError",
+    "CallToolError",
+    "CallToolUnsupported",
+    "CallToolTimeout",
+    "CallToolCancelled",
+    "CallToolClosed",
     # the payloads handlers receive (all wire types: zot_ext.protocol)
     "HelloAck",
     "LifecycleEvent",

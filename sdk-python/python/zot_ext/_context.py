@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
 
 from ._contract import CallResultJob, CallStart, CallStarted
+from ._errors import CallToolError, NotRunningError, SessionError, ZotError
 from ._protocol import ContentBlock, HelloAck, HostToolResult, NotifyLevel
 from ._results import to_json
 
@@ -28,32 +29,6 @@ __all__ = [
 ]
 
 
-class ZotError(Exception):
-    """Something the SDK could not do (the extension is not running, the
-    engine refused a frame...)."""
-
-
-class SessionError(ZotError):
-    """The session ended abnormally (failed handshake, broken transport)."""
-
-
-class CallToolError(ZotError):
-    """A ``call_tool`` failed as a call: the host lacks ``call_tool``, the
-    key is invalid, the deadline passed, the caller or the session gave up.
-    (A tool that ran and failed is a :class:`CallResult` with
-    ``is_error``.)
-
-    ``kind`` is one of ``unsupported``, ``not_ready``, ``invalid_key``,
-    ``invalid_request``, ``timeout``, ``cancelled``, ``closed``, ``write``.
-    """
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
 
 
 @dataclass(frozen=True)
@@ -191,7 +166,7 @@ class Ctx:
         """The host's ``hello_ack``."""
         host = self._session.host
         if host is None:  # pragma: no cover - handlers run after the handshake
-            raise ZotError("no hello_ack yet")
+            raise NotRunningError("no hello_ack yet")
         return host
 
     def is_cancelled(self) -> bool:
@@ -227,7 +202,7 @@ class Ctx:
             try:
                 started: CallStarted = json.loads(session.native.start_call(text))
             except RuntimeError as e:  # the runtime is gone (interpreter exiting, fork)
-                raise CallToolError("closed", str(e)) from None
+                raise CallToolError("closed", str(e)) from e
             call = started.get("call")
             if call is None:
                 # Refused, nothing sent: the same answer the Node binding

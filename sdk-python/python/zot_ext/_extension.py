@@ -29,6 +29,7 @@ import logging
 import os
 import sys
 import threading
+import traceback
 from collections import deque
 from dataclasses import dataclass, replace
 from functools import partial
@@ -50,7 +51,7 @@ from typing import (
 )
 
 from . import _native
-from ._context import Ctx, HostInfo, SessionError, ZotError, _Waiter
+from ._context import Ctx, HostInfo, _Waiter
 from ._contract import (
     CommandJob,
     CommandOutcome,
@@ -66,6 +67,7 @@ from ._contract import (
     ToolJob,
     ToolOutcome,
 )
+from ._errors import ArgumentError, NotRunningError, RegistrationError, SendError, SessionError, ZotError
 from ._events import EventRegistration
 from ._handlers import HandlerOf
 from ._protocol import (
@@ -90,6 +92,7 @@ from ._results import (
     verdict_outcome,
 )
 from ._schema import Converter, converter_for, schema_for
+from ._signature import command_description, keyword_tool, name_of, tool_description
 from ._workers import DEFAULT_IDLE_TIMEOUT, Workers, default_max_threads
 
 __all__ = ["Extension", "protect_stdout"]
@@ -259,6 +262,19 @@ def _message(e: BaseException) -> str:
     return str(e) or type(e).__name__
 
 
+def _log_failure(logger: logging.Logger, what: str, e: BaseException) -> None:
+    """One line per failed handler, as the Node and Rust SDKs log it: the
+    message, and where a handler's own exception was raised; the traceback
+    at DEBUG level (``ext.logger.setLevel(logging.DEBUG)``). Bad arguments
+    are the caller's mistake: no location."""
+    where = ""
+    if not isinstance(e, ArgumentError) and e.__traceback__ is not None:
+        last = traceback.extract_tb(e.__traceback__)[-1]
+        where = f" ({os.path.basename(last.filename)}:{last.lineno} in {last.name})"
+    logger.error("%s: %s%s", what, _message(e), where)
+    logger.debug("%s: traceback", what, exc_info=e)
+
+
 class Extension(EventRegistration):
     """An extension: its registrations and its spontaneous actions.
 
@@ -324,47 +340,62 @@ class Extension(EventRegistration):
         try:
             call(native)
         except (_native.EngineError, ValueError) as e:
-            raise ZotError(f"{what} not registered: {e}") from None
+            raise RegistrationError(f"{what} not registered: {e}") from e
+
+    @overload
+    def command(self, name: CommandF, /) -> CommandF: ...
 
     @overload
     def command(
-        self, name: str, description: str = "", *, thread: bool = True
+        self, name: Optional[str] = None, description: Optional[str] = None, *, thread: bool = True
     ) -> Callable[[CommandF], CommandF]: ...
 
     @overload
-    def command(self, name: str, description: str, handler: CommandF, *, thread: bool = True) -> CommandF: ...
+    def command(
+        self, name: Optional[str], description: Optional[str], handler: CommandF, *, thread: bool = True
+    ) -> CommandF: ...
 
     def command(
         self,
-        name: str,
-        description: str = "",
+        name: Union[str, CommandF, None] = None,
+        description: Optional[str] = None,
         handler: Optional[CommandF] = None,
         *,
         thread: bool = True,
     ) -> Union[CommandF, Callable[[CommandF], CommandF]]:
-        """Registers a slash command (a decorator, or pass ``handler``).
+        """Registers a slash command: a decorator, bare (``@ext.command``)
+        or called (``@ext.command("hi", "Say hi")``), or pass ``handler``.
 
-        The handler gets the rest of the user's input (``str``) and a
-        :class:`Ctx`; it returns a :class:`Response`, a ``str`` (shown with
-        ``display``) or ``None`` (``noop``). Raising an exception answers
-        ``noop`` with the message as the error (SDK-16). Registering a name
-        again (compared case-insensitively) replaces the command.
+        The name defaults to the function's name, the description to the
+        first paragraph of its docstring. The handler gets the rest of the
+        user's input (``str``) and a :class:`Ctx`; it returns a
+        :class:`Response`, a ``str`` (shown with ``display``) or ``None``
+        (``noop``). Raising an exception answers ``noop`` with the message
+        as the error (SDK-16). Registering a name again (compared
+        case-insensitively) replaces the command.
         """
+        if callable(name):
+            return self.command(None, description, thread=thread)(name)
 
         def register(fn: CommandF) -> CommandF:
-            cmd = _Command(name, description, _Handler.of(fn, thread))
+            cmd_name = name if name is not None else name_of(fn, "command handler")
+            desc = description if description is not None else command_description(fn)
+            cmd = _Command(cmd_name, desc, _Handler.of(fn, thread))
             with self._lock:
-                self._commands[name.lower()] = cmd
-            self._register_late(f"command {name!r}", lambda n: n.register_command(name, description))
+                self._commands[cmd_name.lower()] = cmd
+            self._register_late(f"command {cmd_name!r}", lambda n: n.register_command(cmd_name, desc))
             return fn
 
         return register if handler is None else register(handler)
 
     @overload
+    def tool(self, name: ToolF, /) -> ToolF: ...
+
+    @overload
     def tool(
         self,
-        name: str,
-        description: str = "",
+        name: Optional[str] = None,
+        description: Optional[str] = None,
         *,
         schema: Optional[Mapping[str, Any]] = None,
         output_schema: Optional[Mapping[str, Any]] = None,
@@ -380,8 +411,8 @@ class Extension(EventRegistration):
     @overload
     def tool(
         self,
-        name: str,
-        description: str,
+        name: Optional[str],
+        description: Optional[str],
         handler: ToolF,
         *,
         schema: Optional[Mapping[str, Any]] = None,
@@ -397,8 +428,8 @@ class Extension(EventRegistration):
 
     def tool(
         self,
-        name: str,
-        description: str = "",
+        name: Union[str, ToolF, None] = None,
+        description: Optional[str] = None,
         handler: Optional[ToolF] = None,
         *,
         schema: Optional[Mapping[str, Any]] = None,
@@ -411,25 +442,57 @@ class Extension(EventRegistration):
         interactive: bool = False,
         thread: bool = True,
     ) -> Union[ToolF, Callable[[ToolF], ToolF]]:
-        """Registers a tool (a decorator, or pass ``handler``).
+        """Registers a tool: a decorator, bare (``@ext.tool``) or called
+        (``@ext.tool("greet", "Greet someone")``), or pass ``handler``.
 
-        The handler gets the arguments and a :class:`Ctx`. Without
-        ``schema``, the JSON Schema is derived from the annotation of its
-        first parameter (a ``TypedDict``, a dataclass or a pydantic model;
-        none / ``dict`` means any object), and the arguments are checked and
-        converted to that type before the handler runs. It returns a
-        :class:`ToolOutput`, a ``str``, a list of content blocks, a ``dict``
-        (structured content) or ``None``; raising an exception answers
-        ``is_error`` with the message (SDK-21). ``interactive`` tools wait
-        for the user and get cancelled through ``ctx`` (SDK-53).
+        The name defaults to the function's name, the description to its
+        docstring. The handler takes its arguments either as one object and
+        a :class:`Ctx` (``def greet(args: Greet, ctx: Ctx)``: the first
+        parameter annotated with a ``TypedDict``, a dataclass or a pydantic
+        model; none / ``dict`` means any object), or as keyword parameters
+        with type hints (``def weather(city: str, days: int = 3, ctx: Ctx =
+        ...)``: each parameter but the context is a property, required unless
+        it has a default or is ``Optional``). Without ``schema`` the JSON
+        Schema is derived from those hints, and the arguments (validated by
+        the engine against the schema) are converted to the hinted types
+        before the handler runs. It returns a :class:`ToolOutput`, a
+        ``str``, a list of content blocks, a ``dict`` (structured content)
+        or ``None``; raising an exception answers ``is_error`` with the
+        message (SDK-21). ``interactive`` tools wait for the user and get
+        cancelled through ``ctx`` (SDK-53).
         """
+        if callable(name):
+            return self.tool(
+                None,
+                description,
+                name,
+                schema=schema,
+                output_schema=output_schema,
+                namespace=namespace,
+                namespace_description=namespace_description,
+                namespace_instructions=namespace_instructions,
+                exposure=exposure,
+                deferred=deferred,
+                interactive=interactive,
+                thread=thread,
+            )
 
         def register(fn: ToolF) -> ToolF:
-            arg_type = _first_param_type(fn)
+            tool_name = name if name is not None else name_of(fn, "tool handler")
+            keywords = keyword_tool(fn)
+            if keywords is not None:
+                derived = keywords.schema
+                convert: Converter = keywords.convert
+                handler_of = _Handler(keywords.caller(fn), _is_async(fn), thread, 2)
+            else:
+                arg_type = _first_param_type(fn)
+                derived = schema_for(arg_type) if schema is None else {}
+                convert = converter_for(arg_type)
+                handler_of = _Handler.of(fn, thread)
             frame: Dict[str, Any] = {
-                "name": name,
-                "description": description,
-                "schema": dict(schema) if schema is not None else schema_for(arg_type),
+                "name": tool_name,
+                "description": description if description is not None else tool_description(fn),
+                "schema": dict(schema) if schema is not None else derived,
             }
             if output_schema is not None:
                 frame["output_schema"] = dict(output_schema)
@@ -445,10 +508,10 @@ class Extension(EventRegistration):
                 frame["deferred"] = True
             if interactive:
                 frame["interactive"] = True
-            spec = _Tool(frame, _Handler.of(fn, thread), converter_for(arg_type))
+            spec = _Tool(frame, handler_of, convert)
             with self._lock:
-                self._tools[name] = spec
-            self._register_late(f"tool {name!r}", lambda n: n.register_tool(to_json(frame)))
+                self._tools[tool_name] = spec
+            self._register_late(f"tool {tool_name!r}", lambda n: n.register_tool(to_json(frame)))
             return fn
 
         return register if handler is None else register(handler)
@@ -639,11 +702,11 @@ class Extension(EventRegistration):
     def _send(self, frame: Mapping[str, Any]) -> None:
         s = self._session
         if s is None:
-            raise ZotError("the extension is not running")
+            raise NotRunningError("the extension is not running")
         try:
             s.native.send(to_json(frame))
         except (_native.EngineError, RuntimeError) as e:
-            raise ZotError(str(e)) from None
+            raise SendError(str(e)) from e
 
     def notify(self, message: str, level: NotifyLevel = "info") -> None:
         """Shows a note (``notify``; ``level``: info, success, warn,
@@ -735,7 +798,7 @@ class Extension(EventRegistration):
             # event loop and feeds the engine (no thread hand-off per request).
             native = _native.Engine.stdio_fed(self.name, self.version)
         except (_native.EngineError, RuntimeError) as e:
-            raise ZotError(f"cannot start: {e}") from None
+            raise SessionError(f"cannot start: {e}") from e
         _stdout_follows_descriptor_1()
         await self._serve_on(native, fed=True)
 
@@ -747,7 +810,7 @@ class Extension(EventRegistration):
                 self._session = session
         if running:
             native.close()
-            raise ZotError(f"extension {self.name!r} is already running")
+            raise SessionError(f"extension {self.name!r} is already running")
         try:
             error = await session.run()
         finally:
@@ -1309,7 +1372,7 @@ class _Session:
     def _failed(self, job_id: int, what: str, e: Exception, ctx: Ctx) -> None:
         if not ctx.cancelled.is_set():
             self.ext._ensure_logging()
-            self.ext.logger.error("%s failed: %s", what, _message(e), exc_info=e)
+            _log_failure(self.ext.logger, f"{what} failed", e)
         self._fail(job_id, _message(e))
 
     # -- events and panel input, in order ---------------------------------
@@ -1407,7 +1470,7 @@ class _Session:
             raise
         except Exception as e:
             self.ext._ensure_logging()
-            self.ext.logger.error("%s handler failed: %s", what, _message(e), exc_info=e)
+            _log_failure(self.ext.logger, f"{what} handler failed", e)
             self._fail(job_id, _message(e))  # the engine logs it too (SDK-36)
             return False
         return True

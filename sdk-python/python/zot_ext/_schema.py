@@ -10,7 +10,10 @@ checked and converted to that type before the handler runs. ``dict`` /
 Supported field types: ``str``, ``int``, ``float``, ``bool``, ``None``,
 ``Any``, ``Optional[T]`` and other unions, ``Literal[...]``, enums,
 ``List[T]`` / ``Sequence[T]`` / ``Tuple[T, ...]``, ``Dict[str, T]``, nested
-TypedDicts and dataclasses, and ``Annotated[T, "description"]``.
+TypedDicts and dataclasses, and ``Annotated[T, "description"]``; a
+``dict`` in ``Annotated`` is a JSON Schema fragment merged into the field's
+schema (``Annotated[int, {"minimum": 1, "maximum": 7}]``): the engine
+validates every call against the schema, bounds included.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ import sys
 import typing
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
+from ._errors import ArgumentError
+
 __all__ = ["ArgumentError", "schema_for", "converter_for", "is_typeddict"]
 
 NoneType = type(None)
@@ -30,11 +35,6 @@ if sys.version_info >= (3, 10):  # pragma: no cover - depends on the interpreter
     import types
 
     _UNION_TYPES = (typing.Union, types.UnionType)
-
-
-class ArgumentError(ValueError):
-    """The arguments do not match the handler's declared type (the tool
-    answers with an error result carrying this message)."""
 
 
 def is_typeddict(tp: Any) -> bool:
@@ -136,6 +136,10 @@ def _field_schema(hint: Any) -> Dict[str, Any]:
     schema = _type_schema(tp)
     if description:
         schema = {**schema, "description": description}
+    if typing.get_origin(hint) is typing.Annotated:
+        for meta in typing.get_args(hint)[1:]:
+            if isinstance(meta, Mapping):
+                schema = {**schema, **meta}
     return schema
 
 
@@ -208,7 +212,7 @@ def converter_for(tp: Any) -> Converter:
             try:
                 return tp.model_validate(value)
             except Exception as e:  # pydantic.ValidationError; pydantic is optional
-                raise ArgumentError(f"invalid arguments: {e}") from None
+                raise ArgumentError(f"invalid arguments: {e}") from e
 
         return pydantic_convert
     return lambda value: _convert(value, tp, "arguments")
@@ -268,7 +272,7 @@ def _convert(value: Any, hint: Any, path: str) -> Any:
         try:
             return tp.model_validate(value)
         except Exception as e:
-            raise ArgumentError(f"invalid arguments: {path}: {e}") from None
+            raise ArgumentError(f"invalid arguments: {path}: {e}") from e
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin is typing.Literal:

@@ -12,8 +12,8 @@ use zot_protocol::validate::{
 };
 use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
 use zot_protocol::{
-    AssistantMessageIntercept, BeforeAgentStartIntercept, InterceptRequest, PanelKey, PanelResize,
-    RawJson, RegisterCommand, ToolCallIntercept, TurnStartIntercept,
+    AssistantMessageIntercept, BeforeAgentStartIntercept, EventPayload, InterceptRequest, PanelKey,
+    PanelResize, RawJson, RegisterCommand, ToolCallIntercept, TurnStartIntercept,
 };
 
 use super::ctx::Ctx;
@@ -168,6 +168,33 @@ impl Handlers {
             Some(slot) => slot.1 = f,
             None => self.events.push((event, f)),
         }
+    }
+
+    /// A handler of one known event, typed by its payload (`E::NAME` is the
+    /// subscription). An event of that name that did not decode as `E`
+    /// (the engine passes such a frame on as unknown) fails the handler
+    /// with a message saying so (logged, SDK-36) rather than vanishing.
+    pub(crate) fn add_typed_event<E, F, Fut, R>(&mut self, handler: F)
+    where
+        E: EventPayload,
+        F: Fn(E, Ctx) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: HandlerResult<()>,
+    {
+        let handler = Arc::new(handler);
+        self.add_event(E::NAME.to_owned(), move |event: Event, ctx: Ctx| {
+            let handler = handler.clone();
+            async move {
+                let payload = match event {
+                    EventData::Known(e) => E::from_event(e),
+                    EventData::Unknown(_) => None,
+                };
+                match payload {
+                    Some(p) => handler(p, ctx).await.into_result(),
+                    None => Err(format!("a {} event did not decode as its payload", E::NAME)),
+                }
+            }
+        });
     }
 
     fn add_intercept(&mut self, event: &str, f: InterceptFn) {
@@ -548,6 +575,43 @@ impl Extension {
         self
     }
 
+    /// Subscribes to a lifecycle event, typed by its payload: the event is
+    /// the payload type ([`EventPayload`], one per event of the protocol,
+    /// e.g. [`ToolResultEvent`](zot_protocol::ToolResultEvent)) and the
+    /// handler gets it decoded. The same rules as [`Extension::on`] (which
+    /// stays for events this protocol version does not list, by name); the
+    /// two share one subscription per event name, the last registered
+    /// handler wins.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use std::sync::{Arc, Mutex};
+    /// use zot_ext::Extension;
+    /// use zot_protocol::TurnStartEvent;
+    ///
+    /// let steps = Arc::new(Mutex::new(Vec::new()));
+    /// let log = steps.clone();
+    /// let ext = Extension::new("demo", "1.0.0").on_event(move |event: TurnStartEvent, _ctx| {
+    ///     let log = log.clone();
+    ///     async move { log.lock().unwrap().push(event.step) }
+    /// });
+    /// let mut host = zot_ext::testing::TestHost::start(ext).await.unwrap();
+    /// host.send_json(r#"{"type":"event","event":"turn_start","step":3}"#).await.unwrap();
+    /// host.shutdown().await.unwrap();
+    /// assert_eq!(*steps.lock().unwrap(), [3]);
+    /// # });
+    /// ```
+    pub fn on_event<E, F, Fut, R>(mut self, handler: F) -> Self
+    where
+        E: EventPayload,
+        F: Fn(E, Ctx) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: HandlerResult<()>,
+    {
+        self.handlers.add_typed_event(handler);
+        self
+    }
+
     /// Intercepts tool calls (§11.2): allow, block with a reason, or
     /// rewrite the arguments. A failing interceptor blocks (SDK-45).
     ///
@@ -755,7 +819,7 @@ impl Extension {
     /// }
     /// ```
     pub async fn run(self) -> Result<(), super::RunError> {
-        let transport = Transport::stdio().map_err(|e| super::RunError::Io(e.to_string()))?;
+        let transport = Transport::stdio().map_err(super::RunError::Io)?;
         self.run_with(transport).await
     }
 
@@ -786,17 +850,15 @@ impl Extension {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| super::RunError::Io(e.to_string()))?;
+            .map_err(super::RunError::Io)?;
         // The session runs as a task, not as the `block_on` future itself:
         // waking a task queues it, while waking the `block_on` future makes
         // the scheduler poll epoll once more before it runs (one syscall per
         // request on an idle extension).
         let result = rt.block_on(async move {
-            tokio::spawn(self.run()).await.unwrap_or_else(|e| {
-                Err(super::RunError::Session(format!(
-                    "the extension's session task failed: {e}"
-                )))
-            })
+            tokio::spawn(self.run())
+                .await
+                .unwrap_or_else(|e| Err(super::RunError::Task(e)))
         });
         // Handlers still running (or blocked) must not delay the exit.
         rt.shutdown_timeout(std::time::Duration::from_millis(100));
@@ -883,6 +945,19 @@ impl Registrar<'_> {
         R: HandlerResult<()>,
     {
         self.handlers.add_event(event.into(), handler);
+        self
+    }
+
+    /// Subscribes to an event, typed by its payload; see
+    /// [`Extension::on_event`].
+    pub fn on_event<E, F, Fut, R>(&mut self, handler: F) -> &mut Self
+    where
+        E: EventPayload,
+        F: Fn(E, Ctx) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: HandlerResult<()>,
+    {
+        self.handlers.add_typed_event(handler);
         self
     }
 

@@ -1,9 +1,10 @@
 //! [`Ctx`]: what every handler gets next to its arguments.
 
 use serde::Serialize;
-use zot_protocol::{HostToolResult, NotifyLevel};
+use zot_protocol::HostToolResult;
 
 use super::handle::{CallOptions, ExtHandle, HostInfo};
+use super::note::NoteArgs;
 use crate::engine::{CallToolError, CancelToken, JobId, SendError};
 
 /// The context of one handler invocation: its id, its cancellation, host
@@ -90,9 +91,14 @@ impl Ctx {
         self.ext.call(self.job, name, args, opts).await
     }
 
-    /// Shows a note.
-    pub fn notify(&self, level: NotifyLevel, message: impl Into<String>) -> Result<(), SendError> {
-        self.ext.notify(level, message)
+    /// Shows a note: `ctx.notify("done", NotifyLevel::Info)` (the message
+    /// first, as in every SDK; the 0.1 order `(level, message)` still
+    /// compiles, deprecated).
+    pub fn notify<M, L>(&self, message: M, level: L) -> Result<(), SendError>
+    where
+        (M, L): NoteArgs,
+    {
+        self.ext.notify(message, level)
     }
 
     /// The host's `hello_ack`.

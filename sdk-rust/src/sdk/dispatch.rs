@@ -35,9 +35,9 @@ pub(crate) async fn serve(
     if !handlers.errors.is_empty() {
         return Err(RunError::Register(handlers.errors.join("; ")));
     }
-    let engine = Engine::start(config, transport).map_err(|e| RunError::Engine(e.to_string()))?;
+    let engine = Engine::start(config, transport).map_err(RunError::Engine)?;
     if handle.shared.engine.set(engine.clone()).is_err() {
-        return Err(RunError::Engine("this extension is already running".into()));
+        return Err(RunError::AlreadyRunning);
     }
 
     // Until hello_ack: nothing else can arrive.

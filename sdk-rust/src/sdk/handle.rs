@@ -8,9 +8,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 use zot_protocol::{
-    HelloAck, HostToolResult, NotifyLevel, PanelKey, PanelRender, PanelResize, PanelSpec, RawJson,
+    ExtFrame, HelloAck, HostToolResult, PanelKey, PanelRender, PanelResize, PanelSpec, RawJson,
+    SubmitSlash,
 };
 
+use super::note::NoteArgs;
 use crate::engine::panic;
 use crate::engine::{CallRequest, CallToolError, Engine, Job, JobId, SendError};
 use crate::lock;
@@ -126,7 +128,7 @@ pub(crate) struct Shared {
 /// let handle = ext.handle();
 /// std::thread::spawn(move || {
 ///     // e.g. from a file watcher:
-///     let _ = handle.notify(NotifyLevel::Info, "file changed");
+///     let _ = handle.notify("file changed", NotifyLevel::Info);
 /// });
 /// ```
 #[derive(Clone)]
@@ -172,8 +174,14 @@ impl ExtHandle {
         self.shared.host.get()
     }
 
-    /// Shows a note (`notify`).
-    pub fn notify(&self, level: NotifyLevel, message: impl Into<String>) -> Result<(), SendError> {
+    /// Shows a note (`notify`): `handle.notify("done", NotifyLevel::Info)`
+    /// (the message first, as in every SDK; the 0.1 order `(level,
+    /// message)` still compiles, deprecated).
+    pub fn notify<M, L>(&self, message: M, level: L) -> Result<(), SendError>
+    where
+        (M, L): NoteArgs,
+    {
+        let (message, level) = super::note::note((message, level), |line| self.log(line));
         self.engine()?.notify(level, message)
     }
 
@@ -185,6 +193,12 @@ impl ExtHandle {
     /// Submits a prompt as if typed (`submit`; interactive hosts only).
     pub fn submit(&self, text: impl Into<String>) -> Result<(), SendError> {
         self.engine()?.submit(text)
+    }
+
+    /// Runs a slash command as if typed (`submit_slash`).
+    pub fn submit_slash(&self, text: impl Into<String>) -> Result<(), SendError> {
+        self.engine()?
+            .send(ExtFrame::SubmitSlash(SubmitSlash { text: text.into() }))
     }
 
     /// Opens a panel outside any command (spontaneous `open_panel`).

@@ -4,15 +4,19 @@
 mod builder;
 mod ctx;
 mod dispatch;
+mod error;
 mod handle;
+mod note;
 mod results;
 mod tool_spec;
 
 pub use builder::{Event, Extension, Registrar};
 pub use ctx::Ctx;
+pub use error::{Error, RunError};
 pub use handle::{CallOptions, ExtHandle, HostInfo};
+pub use note::NoteArgs;
 pub use results::{
-    Error, HandlerResult, MessageVerdict, PromptVerdict, Response, ToolCallVerdict, ToolOutput,
+    HandlerResult, MessageVerdict, PromptVerdict, Response, ToolCallVerdict, ToolOutput,
     TurnVerdict,
 };
 pub use tool_spec::ToolSpec;
@@ -34,21 +38,4 @@ pub use tool_spec::ToolSpec;
 /// ```
 pub fn protect_stdout() -> std::io::Result<()> {
     crate::engine::Transport::protect_stdio()
-}
-
-/// Why [`Extension::run`] failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RunError {
-    /// A handler was registered with an invalid name, exposure or schema.
-    #[error("invalid registration: {0}")]
-    Register(String),
-    /// stdin/stdout could not be set up.
-    #[error("i/o error: {0}")]
-    Io(String),
-    /// The engine could not start.
-    #[error("{0}")]
-    Engine(String),
-    /// The session failed (handshake or transport).
-    #[error("{0}")]
-    Session(String),
 }

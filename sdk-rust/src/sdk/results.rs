@@ -566,49 +566,6 @@ plain_result!(
     ()
 );
 
-/// A convenient error type for handlers: anything that implements
-/// [`std::error::Error`] converts into it with `?`, and
-/// [`Error::msg`] makes one from text.
-///
-/// ```
-/// use zot_ext::{Ctx, Error, ToolOutput};
-///
-/// async fn parse(args: String, _ctx: Ctx) -> Result<ToolOutput, Error> {
-///     let n: i64 = args.parse()?; // ParseIntError -> Error
-///     if n < 0 {
-///         return Err(Error::msg("negative"));
-///     }
-///     Ok(ToolOutput::text(n.to_string()))
-/// }
-/// # let _ = parse;
-/// ```
-pub struct Error(String);
-
-impl Error {
-    /// An error with this message.
-    pub fn msg(message: impl Display) -> Self {
-        Self(message.to_string())
-    }
-}
-
-impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
-    fn from(e: E) -> Self {
-        Self(e.to_string())
-    }
-}
-
-impl Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::fmt::Debug for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Error({:?})", self.0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::base64;

@@ -104,7 +104,7 @@ export function extension() {
     .command("insert", "Insert the arguments into the editor", (args) => Response.insert(args))
     .command("panel", "Open a counter panel", () => openCounter(ext))
     .command("note", "Send the arguments as a note", (args, ctx) => {
-      ctx.notify("info", args);
+      ctx.notify(args);
       return Response.noop();
     })
     .command("clear", "Clear this extension's notes", () => {
@@ -172,14 +172,14 @@ export function extension() {
       if (await sleep(ms, ctx.signal)) {
         return ToolOutput.text(`slept ${ms}`);
       }
-      ctx.notify("warn", `cancelled ${ms}`);
+      ctx.notify(`cancelled ${ms}`, "warn");
       return ToolOutput.text("cancelled"); // not sent: the call was cancelled
     })
     .tool(
       { name: "ask", description: "Wait for the user until cancelled", schema: object(), interactive: true },
       async (_args, ctx) => {
         await aborted(ctx.signal);
-        ctx.notify("warn", "ask cancelled");
+        ctx.notify("ask cancelled", "warn");
         return ToolOutput.text("ask cancelled"); // not sent
       },
     )

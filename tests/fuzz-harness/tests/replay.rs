@@ -57,7 +57,7 @@ fn every_seed_passes() {
     let all = seeds::all();
     for (target, _) in TARGETS {
         assert!(
-            all.iter().filter(|s| s.target == target).count() >= 5,
+            all.iter().filter(|s| s.target == *target).count() >= 5,
             "too few seeds for {target}"
         );
     }

@@ -25,7 +25,7 @@ fn extension() -> Extension {
         )
         // `/ping` → a note through `notify`, and nothing else.
         .command("ping", "Send a note", |_args, ctx| async move {
-            ctx.notify(NotifyLevel::Success, "pong")?;
+            ctx.notify("pong", NotifyLevel::Success)?;
             Ok::<_, zot_ext::Error>(Response::noop())
         })
         // Registered once the host said who it is.

@@ -1,6 +1,7 @@
 //! `weather`: a typed tool. The input schema comes from the argument type
-//! (schemars), arguments are decoded into it (a wrong field is answered
-//! with an error naming it), and the result carries structured content for
+//! (schemars; `days` bounded 1 to 7, as in the Node and Python examples),
+//! the engine checks every call against it (a wrong field is answered with
+//! an error naming it), arguments are decoded into the type, and the result carries structured content for
 //! programmatic callers next to the text the model reads.
 
 use serde::{Deserialize, Serialize};
@@ -13,6 +14,7 @@ struct ForecastArgs {
     city: String,
     /// Number of days (1 to 7, default 3).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 7))]
     days: Option<u8>,
 }
 
@@ -53,11 +55,8 @@ fn extension() -> Extension {
     let spec =
         ToolSpec::new("forecast", "Weather forecast for a city").output_schema_for::<Forecast>();
     Extension::new("weather", "0.1.0").tool_with(spec, |args: ForecastArgs, _ctx| async move {
-        let days = args.days.unwrap_or(3);
-        if !(1..=7).contains(&days) {
-            return ToolOutput::error("days must be between 1 and 7");
-        }
-        let f = forecast(&args.city, days);
+        // The engine refused anything outside 1..=7 (the schema's range).
+        let f = forecast(&args.city, args.days.unwrap_or(3));
         let text = f
             .days
             .iter()
@@ -115,5 +114,9 @@ mod tests {
             .await
             .unwrap();
         assert!(r.is_error);
+        assert_eq!(
+            r.content[0].as_text().unwrap(),
+            "invalid arguments: field `days`: 9 is greater than the maximum of 7"
+        );
     }
 }

@@ -103,7 +103,7 @@ pub fn extension() -> Extension {
         })
         .command("panel", "Open a counter panel", |_args, ctx| async move { open_counter(&ctx) })
         .command("note", "Send the arguments as a note", |args, ctx| async move {
-            ctx.notify(NotifyLevel::Info, args)?;
+            ctx.notify(args, NotifyLevel::Info)?;
             Ok::<_, zot_ext::Error>(Response::noop())
         })
         .command("clear", "Clear this extension's notes", |_args, ctx| async move {
@@ -167,7 +167,7 @@ pub fn extension() -> Extension {
                 tokio::select! {
                     _ = tokio::time::sleep(Duration::from_millis(args.ms)) => ToolOutput::text(format!("slept {}", args.ms)),
                     _ = ctx.cancelled() => {
-                        let _ = ctx.notify(NotifyLevel::Warn, format!("cancelled {}", args.ms));
+                        let _ = ctx.notify(format!("cancelled {}", args.ms), NotifyLevel::Warn);
                         ToolOutput::text("cancelled") // not sent: the call was cancelled
                     }
                 }
@@ -177,7 +177,7 @@ pub fn extension() -> Extension {
             ToolSpec::new("ask", "Wait for the user until cancelled").schema(&object()).interactive(),
             |_args, ctx| async move {
                 ctx.cancelled().await;
-                let _ = ctx.notify(NotifyLevel::Warn, "ask cancelled");
+                let _ = ctx.notify("ask cancelled", NotifyLevel::Warn);
                 ToolOutput::text("ask cancelled")
             },
         )

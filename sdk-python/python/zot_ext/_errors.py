@@ -1,0 +1,125 @@
+"""The SDK's errors: one class per kind of failure, all subclasses of
+:class:`ZotError`, each with the stable ``code`` the Node SDK's errors carry
+(``err.code``) and the Rust SDK's ``Error::code()`` returns, so that one
+table (docs/api-parity.md) describes all three. The underlying cause (the
+engine's refusal, the OS error) is kept as ``__cause__``."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Dict, Type
+
+__all__ = [
+    "ZotError",
+    "NotRunningError",
+    "RegistrationError",
+    "SendError",
+    "SessionError",
+    "ArgumentError",
+    "CallToolError",
+    "CallToolUnsupported",
+    "CallToolTimeout",
+    "CallToolCancelled",
+    "CallToolClosed",
+]
+
+
+class ZotError(Exception):
+    """Something the SDK could not do. ``code`` names the kind of failure
+    (the same string in every SDK)."""
+
+    code: ClassVar[str] = "zot"
+
+
+class NotRunningError(ZotError):
+    """An action that needs a running session was taken without one
+    (``notify`` before ``run``, ``ctx.host`` before the handshake)."""
+
+    code = "not_running"
+
+
+class RegistrationError(ZotError, ValueError):
+    """The engine refused a registration (an invalid name or schema). Still a
+    ``ValueError``, as the registration methods raised before."""
+
+    code = "registration"
+
+
+class SendError(ZotError):
+    """The engine refused to send a frame (invalid contents, the wire is
+    closed)."""
+
+    code = "send"
+
+
+class SessionError(ZotError):
+    """The session could not start or ended abnormally (failed handshake,
+    broken transport, already running)."""
+
+    code = "session"
+
+
+class ArgumentError(ZotError, ValueError):
+    """The arguments do not match the handler's declared type (the tool
+    answers with an error result carrying this message). Still a
+    ``ValueError``, as before."""
+
+    code = "invalid_arguments"
+
+
+class CallToolError(ZotError):
+    """A ``call_tool`` failed as a call: the host lacks ``call_tool``, the
+    key is invalid, the deadline passed, the caller or the session gave up.
+    (A tool that ran and failed is a :class:`CallResult` with
+    ``is_error``.)
+
+    ``kind`` is one of ``unsupported``, ``not_ready``, ``invalid_key``,
+    ``invalid_request``, ``timeout``, ``cancelled``, ``closed``, ``write``;
+    the common ones have their own subclass (:class:`CallToolTimeout`...).
+    ``CallToolError(kind, message)`` builds the subclass of ``kind``.
+    """
+
+    code = "call_tool"
+    kind: str
+    message: str
+
+    def __new__(cls, kind: str = "", message: str = "") -> CallToolError:
+        # `CallToolError("timeout", ...)` is a CallToolTimeout, so that code
+        # catching the subclass sees errors however they were built.
+        sub = _BY_KIND.get(kind, cls) if cls is CallToolError else cls
+        return super(CallToolError, sub).__new__(sub)
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self) -> tuple[Type[CallToolError], tuple[str, str]]:
+        return (CallToolError, (self.kind, self.message))
+
+
+class CallToolUnsupported(CallToolError):
+    """The host does not accept ``call_tool`` (or durable keys)."""
+
+
+class CallToolTimeout(CallToolError, TimeoutError):
+    """The call's deadline passed (``call_tool_cancel`` was sent)."""
+
+
+class CallToolCancelled(CallToolError):
+    """The caller gave up: its invocation or the awaiting task was
+    cancelled."""
+
+
+class CallToolClosed(CallToolError):
+    """The session ended before the answer came."""
+
+
+_BY_KIND: Dict[str, Type[CallToolError]] = {
+    "unsupported": CallToolUnsupported,
+    "timeout": CallToolTimeout,
+    "cancelled": CallToolCancelled,
+    "closed": CallToolClosed,
+}
