@@ -29,8 +29,6 @@ __all__ = [
 ]
 
 
-
-
 @dataclass(frozen=True)
 class HostInfo:
     """What the host said in ``hello_ack`` (SDK-6)."""
