@@ -24,8 +24,8 @@
 //   done.
 
 import type { Socket } from "node:net";
-import type { CallStart, CallStarted, CommandOutcome, InterceptOutcome, Job, ToolOutcome } from "./generated/contract";
 import { CallToolError, NotRunningError, RegistrationError, SendError, SessionError, wrapped } from "./errors";
+import type { CallStart, CallStarted, CommandOutcome, InterceptOutcome, Job, ToolOutcome } from "./generated/contract";
 import type {
   AssistantMessageIntercept,
   BeforeAgentStartIntercept,
@@ -77,7 +77,6 @@ import type {
   ToolSpec,
   TurnStartInterceptor,
 } from "./types";
-
 
 /**
  * An event or panel job; panel input carries the handlers it is for,
