@@ -22,8 +22,7 @@ use crate::contract::{Framed, JobMessage};
 use crate::lock;
 
 /// The engine's handle for one request it handed out (a command, a tool call
-/// or an interception). Answer it with [`crate::Engine::complete`] or
-/// [`crate::Engine::fail`].
+/// or an interception). Answer it with [`crate::Engine::complete`].
 ///
 /// Ids count up from 1 and never reach 2^53, so they survive a round trip
 /// through a JavaScript number.
@@ -124,11 +123,12 @@ impl Serialize for EventData {
 /// Contract for dispatchers (the Rust SDK's, and the Node and Python
 /// bindings'):
 /// - [`Job::Command`], [`Job::Tool`] and [`Job::Intercept`] run
-///   concurrently, each answered exactly once with `complete` or `fail`.
+///   concurrently, each answered exactly once with `complete` (an outcome,
+///   or [`crate::Outcome::Failed`]).
 /// - [`Job::Event`], [`Job::PanelKey`], [`Job::PanelClose`] and
 ///   [`Job::PanelResize`] run **in the order received, one at a time**
 ///   (SDK-35: a burst of keys is never reordered). They are answered too
-///   (`complete(id, Outcome::Done)` or `fail(id, message)`, which logs):
+///   (`Outcome::Done`, or `Outcome::Failed(message)`, which logs):
 ///   the shutdown grace waits for them, so a `session_end` queued just
 ///   before `shutdown` is still handled.
 /// - Every job with an `id` is answered exactly once.
@@ -148,7 +148,7 @@ pub enum Job {
     /// Run a tool handler.
     Tool(ToolJob),
     /// Run the event handler (in order, one at a time), then answer with
-    /// [`crate::Outcome::Done`] (or `fail`).
+    /// [`crate::Outcome::Done`] (or [`crate::Outcome::Failed`]).
     Event {
         /// Answer with this id once the handler returned.
         id: JobId,
@@ -336,9 +336,6 @@ struct QueueState {
     done: bool,
     /// `Finished` was queued: nothing may be queued after it.
     sealed: bool,
-    /// A feed is running on the consumer's thread and takes what is queued
-    /// meanwhile itself: no wake-up for it.
-    quiet: bool,
     #[cfg(unix)]
     wake: Option<WakePipe>,
     #[cfg(unix)]
@@ -368,7 +365,7 @@ impl JobQueue {
             }
             st.jobs.push_back(job);
         }
-        if st.jobs.len() == before || st.quiet {
+        if st.jobs.len() == before {
             return;
         }
         #[cfg(unix)]
@@ -390,28 +387,6 @@ impl JobQueue {
 
     pub(crate) fn push(&self, job: Job) {
         self.push_all([job]);
-    }
-
-    /// Takes everything queued and, with `quiet`, queues without waking
-    /// the consumer until the next call (a feed takes those jobs itself at
-    /// its end). Ending quiet wakes for jobs left from before it.
-    pub(crate) fn take_setting_quiet(&self, quiet: bool) -> Vec<Job> {
-        let jobs = {
-            let mut st = lock(&self.state);
-            st.quiet = quiet;
-            if st.jobs.is_empty() {
-                return Vec::new();
-            }
-            let jobs: Vec<Job> = st.jobs.drain(..).collect();
-            if matches!(jobs.last(), Some(Job::Finished { .. })) {
-                st.done = true;
-                // Anyone else waiting for the end learns of it.
-                drop(st);
-                self.notify.notify_waiters();
-            }
-            jobs
-        };
-        jobs
     }
 
     /// Takes everything queued. `None` when nothing is queued and the
