@@ -210,6 +210,10 @@ fn start_watchdog(name: String, after: Duration) {
         .spawn(move || {
             std::thread::sleep(after);
             crate::log::line(&name, "still running after shutdown; exiting (watchdog)");
+            #[allow(
+                clippy::exit,
+                reason = "the watchdog exists to end a process whose shutdown hangs"
+            )]
             std::process::exit(0);
         });
     if let Err(e) = spawned {

@@ -52,6 +52,10 @@ pub fn watch(graceful: Option<CancellationToken>, bound: Duration) -> std::io::R
                 None => {
                     eprintln!("zot-host: {name}: killing the extensions");
                     crate::supervise::kill_all(bound);
+                    #[allow(
+                        clippy::exit,
+                        reason = "a second signal ends the host at once, as the user asked"
+                    )]
                     std::process::exit(i32::from(exit_code(sig)));
                 }
             }

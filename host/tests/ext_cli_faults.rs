@@ -93,6 +93,7 @@ fn wait_gone(pid: i32, what: &str) {
     };
     // SAFETY: one valid pollfd; the descriptor is closed right after.
     let n = unsafe { libc::poll(&mut p, 1, HANG.as_millis() as i32) };
+    // SAFETY: `fd` is ours and is not used after this.
     unsafe { libc::close(fd) };
     assert_eq!(n, 1, "{what} (pid {pid}) is still running");
 }

@@ -602,6 +602,7 @@ async fn shutdown_grace_is_one_deadline_shared_by_all_extensions() {
             .parse()
             .unwrap();
         assert!(
+            // SAFETY: signal 0 only asks whether the process exists.
             unsafe { libc::kill(p, 0) } != 0,
             "{me} ({p}) still exists (not reaped)"
         );

@@ -21,3 +21,17 @@ if out="$(./dev test no-such-suite 2>&1)"; then
 fi
 grep -q "no test suite named 'no-such-suite'" <<<"$out" || { fail "unexpected: $out"; exit 1; }
 ok "./dev test refuses an unknown suite name"
+# Every crate of the workspace follows the one lint policy of the root
+# Cargo.toml ([workspace.lints]); a new crate that forgets to opt in fails here.
+missing="$(cargo metadata --no-deps --format-version 1 --locked | python3 -c '
+import json, sys, tomllib
+for p in json.load(sys.stdin)["packages"]:
+    with open(p["manifest_path"], "rb") as f:
+        if tomllib.load(f).get("lints", {}).get("workspace") is not True:
+            print(p["manifest_path"])
+')"
+if [[ -n "$missing" ]]; then
+  fail "crates without '[lints] workspace = true':"$'\n'"$missing"
+  exit 1
+fi
+ok "every workspace crate uses [workspace.lints]"

@@ -157,6 +157,10 @@ fn shutdown_runtime(py: Python<'_>) -> PyResult<()> {
                 py.detach(move || runtime.shutdown_timeout(Duration::from_millis(500)));
             } else {
                 // The threads belong to the parent: nothing to join here.
+                #[allow(
+                    clippy::mem_forget,
+                    reason = "dropping would join threads that exist only in the parent"
+                )]
                 std::mem::forget(runtime);
             }
         }

@@ -254,7 +254,7 @@ pub fn escape(root: &Path, rel: &Path) -> Option<Escape> {
     // (`usize::MAX`: from `rel` itself).
     let mut todo: VecDeque<(OsString, usize)> = VecDeque::new();
     // Walk to the link's parent, then follow the link itself.
-    let comps: Vec<Component> = rel.components().collect();
+    let comps: Vec<Component<'_>> = rel.components().collect();
     for (i, c) in comps.iter().enumerate() {
         match c {
             Component::Normal(n) if i + 1 < comps.len() => at.push(n.to_os_string()),

@@ -109,6 +109,7 @@ fn parse_args() -> Result<Options, String> {
             }
             "-h" | "--help" => {
                 println!("usage: zot-conformance [--host PATH] [--lang rust,node,python] [--only SCRIPT,...] [--ext LANG=DIR] [--bless] [--examples] [--differential [--seed N] [--cases N]]");
+                #[allow(clippy::exit, reason = "--help ends the run after printing the usage")]
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other:?} (see --help)")),
