@@ -79,7 +79,9 @@ def test_the_pull_model_over_json() -> None:
         batch += jobs(engine)
     assert [j["kind"] for j in batch] == ["tool", "cancel"]
     assert engine.is_cancelled(batch[0]["id"])
-    assert complete(engine, {"job": batch[0]["id"], "tool": {"content": []}}) == [{"status": "dropped:cancelled"}]
+    assert complete(engine, {"job": batch[0]["id"], "tool": {"content": []}}) == [
+        {"status": "dropped:cancelled"}
+    ]
 
     # Spontaneous frames are validated by the engine.
     engine.send('{"type":"notify","level":"info","message":"n"}')
