@@ -329,6 +329,33 @@ pub(crate) struct JobQueue {
     notify: Notify,
 }
 
+/// How a consumer that does not await the queue learns that jobs wait: a
+/// readable descriptor (asyncio's `add_reader`) or a call (Node's
+/// thread-safe function). Woken once per batch: again only after the next
+/// take.
+enum Waker {
+    #[cfg(unix)]
+    Pipe(WakePipe),
+    Call(Box<dyn Fn() + Send + Sync>),
+}
+
+impl Waker {
+    fn wake(&self) {
+        match self {
+            #[cfg(unix)]
+            Self::Pipe(p) => p.signal(),
+            Self::Call(f) => f(),
+        }
+    }
+
+    fn drain(&self) {
+        #[cfg(unix)]
+        if let Self::Pipe(p) = self {
+            p.drain();
+        }
+    }
+}
+
 #[derive(Default)]
 struct QueueState {
     jobs: VecDeque<Job>,
@@ -336,10 +363,21 @@ struct QueueState {
     done: bool,
     /// `Finished` was queued: nothing may be queued after it.
     sealed: bool,
-    #[cfg(unix)]
-    wake: Option<WakePipe>,
-    #[cfg(unix)]
+    waker: Option<Arc<Waker>>,
+    /// The waker was woken and nothing was taken since.
     signaled: bool,
+}
+
+impl QueueState {
+    /// The waker to wake now that jobs wait, unless it already was.
+    fn to_wake(&mut self) -> Option<Arc<Waker>> {
+        if self.signaled || self.jobs.is_empty() {
+            return None;
+        }
+        let waker = self.waker.clone()?;
+        self.signaled = true;
+        Some(waker)
+    }
 }
 
 impl JobQueue {
@@ -368,15 +406,13 @@ impl JobQueue {
         if st.jobs.len() == before {
             return;
         }
-        #[cfg(unix)]
-        if !st.signaled {
-            if let Some(w) = &st.wake {
-                w.signal();
-                st.signaled = true;
-            }
-        }
+        let waker = st.to_wake();
         let sealed = st.sealed;
         drop(st);
+        // Outside the lock: a waker may take the jobs at once.
+        if let Some(w) = waker {
+            w.wake();
+        }
         // One consumer pulls at a time: a stored permit is enough and cheaper
         // than waking every registered waiter. The end wakes everyone.
         if sealed {
@@ -393,9 +429,8 @@ impl JobQueue {
     /// session is not over.
     pub(crate) fn try_take(&self) -> Option<Vec<Job>> {
         let mut st = lock(&self.state);
-        #[cfg(unix)]
         if st.signaled {
-            if let Some(w) = &st.wake {
+            if let Some(w) = &st.waker {
                 w.drain();
             }
             st.signaled = false;
@@ -436,18 +471,85 @@ impl JobQueue {
         }
     }
 
+    /// Calls `wake` (from the thread that queues) whenever jobs wait and it
+    /// was not called since the last take; `None` stops the calls. Replaces
+    /// the wake-up descriptor, if any.
+    pub(crate) fn on_jobs(&self, wake: Option<Box<dyn Fn() + Send + Sync>>) {
+        let mut st = lock(&self.state);
+        st.waker = wake.map(|f| Arc::new(Waker::Call(f)));
+        st.signaled = false;
+        let waker = st.to_wake();
+        drop(st);
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+
     /// The read end of the wake-up pipe, created on first use.
     #[cfg(unix)]
     pub(crate) fn wake_fd(&self) -> std::io::Result<std::os::fd::RawFd> {
         let mut st = lock(&self.state);
-        if st.wake.is_none() {
-            let pipe = WakePipe::new()?;
-            if !st.jobs.is_empty() {
-                pipe.signal();
-                st.signaled = true;
+        let fd = match st.waker.as_deref() {
+            Some(Waker::Pipe(p)) => p.read_fd(),
+            _ => {
+                let pipe = WakePipe::new()?;
+                let fd = pipe.read_fd();
+                st.waker = Some(Arc::new(Waker::Pipe(pipe)));
+                st.signaled = false;
+                if let Some(w) = st.to_wake() {
+                    w.wake();
+                }
+                fd
             }
-            st.wake = Some(pipe);
-        }
-        Ok(st.wake.as_ref().expect("just created").read_fd())
+        };
+        Ok(fd)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn finished() -> Job {
+        Job::Finished { error: None }
+    }
+
+    fn counting(queue: &JobQueue) -> Arc<AtomicUsize> {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = calls.clone();
+        queue.on_jobs(Some(Box::new(move || {
+            c.fetch_add(1, Ordering::SeqCst);
+        })));
+        calls
+    }
+
+    /// One call per batch: queuing more before the take does not call
+    /// again, the take re-arms it.
+    #[test]
+    fn the_waker_is_called_once_per_batch() {
+        let queue = JobQueue::new();
+        let calls = counting(&queue);
+        assert_eq!(calls.load(Ordering::SeqCst), 0, "called with nothing queued");
+        queue.push(Job::Cancel { id: JobId(1) });
+        queue.push(Job::Cancel { id: JobId(2) });
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        assert_eq!(queue.try_take().map(|j| j.len()), Some(2));
+        queue.push(finished());
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+
+    /// Jobs queued before the waker was set are announced at once; after
+    /// `None`, nothing is called.
+    #[test]
+    fn the_waker_learns_of_jobs_already_queued_and_can_be_stopped() {
+        let queue = JobQueue::new();
+        queue.push(Job::Cancel { id: JobId(1) });
+        let calls = counting(&queue);
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        queue.on_jobs(None);
+        queue.try_take();
+        queue.push(Job::Cancel { id: JobId(2) });
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
     }
 }

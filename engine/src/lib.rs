@@ -677,6 +677,16 @@ impl Engine {
         self.inner.queue.try_take().unwrap_or_default()
     }
 
+    /// Calls `wake` when jobs wait and it was not called since the last
+    /// [`Engine::take_jobs`]: the readiness signal of a runtime that can be
+    /// called from any thread (Node's thread-safe function). It runs on
+    /// the thread that queued the jobs, so it must only hand the news over
+    /// (never take the jobs itself or block). `None` stops the calls; one
+    /// waker at a time (this replaces [`Engine::wake_fd`]'s).
+    pub fn on_jobs(&self, wake: Option<Box<dyn Fn() + Send + Sync>>) {
+        self.inner.queue.on_jobs(wake);
+    }
+
     /// A descriptor that is readable while jobs are queued, for event loops
     /// that are not tokio (e.g. `asyncio`'s `loop.add_reader`); drain it
     /// with [`Engine::take_jobs`]. Created on first call; owned by the

@@ -6,19 +6,20 @@
 //! [`zot_ext_engine::Engine`] and keeps the engine's pull model:
 //!
 //! - The engine reads the host's pipe itself (the one read path).
-//! - [`NativeEngine::jobs_ready`] is an `async fn`, the readiness signal:
-//!   JavaScript awaits it, then takes every queued job with
+//! - [`NativeEngine::on_jobs`] sets the readiness signal: a thread-safe
+//!   function the engine calls from the thread that queued jobs (once per
+//!   batch), so that JavaScript takes every queued job with
 //!   [`NativeEngine::take_jobs`] (a JSON array of [`Job::to_json`]
-//!   objects) on its own thread. While that promise is pending it keeps
-//!   Node's event loop alive; once a batch ends with `finished` the
-//!   dispatcher stops waiting and the process can exit on its own.
+//!   objects) on its own thread: one hop from the engine's reader to the
+//!   JavaScript thread. While it is set it keeps Node's event loop alive;
+//!   once a batch ends with `finished` the dispatcher removes it and the
+//!   process can exit on its own.
 //! - Jobs are answered in batches with [`NativeEngine::complete`] (a JSON
 //!   array of the contract's answers, see
 //!   [`zot_ext_engine::contract::complete_json`]; a failure is one of them).
 //! - `call_tool` uses the job form ([`Engine::start_call`]): the result comes
-//!   back as a `call_result` job, so no JavaScript callback is ever called
-//!   from Rust (no threadsafe functions that could keep Node alive or lose a
-//!   cancellation).
+//!   back as a `call_result` job, so the readiness callback is the only
+//!   JavaScript function Rust ever calls.
 //!
 //! Everything crosses the boundary as JSON text or plain numbers; every
 //! protocol decision (ids, deadlines, cancellation, call matching, writing)
@@ -31,7 +32,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use napi::bindgen_prelude::within_runtime_if_available;
+use napi::bindgen_prelude::{within_runtime_if_available, Function};
+use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 use zot_ext_engine::contract::{CallStart, CallStarted};
@@ -134,12 +136,27 @@ impl NativeEngine {
         })
     }
 
-    /// Resolves once jobs are queued (or the session is over); take them
-    /// with `takeJobs` (a JSON array of job objects, see `Job::to_json`),
-    /// on the JavaScript thread, in the order taken.
-    #[napi(catch_unwind)]
-    pub async fn jobs_ready(&self) {
-        self.engine.jobs_ready().await
+    /// Calls `callback` (with no arguments, on the JavaScript thread) when
+    /// jobs are queued and it was not called since the last `takeJobs`:
+    /// the readiness signal. Take them with `takeJobs` (a JSON array of job
+    /// objects, see `Job::to_json`), in the order taken. While a callback is
+    /// set it keeps Node's event loop alive; `null` removes it (after the
+    /// `finished` job), so the process can exit on its own.
+    #[napi(catch_unwind, ts_args_type = "callback: (() => void) | null")]
+    pub fn on_jobs(&self, callback: Option<Function<'_, (), ()>>) -> Result<()> {
+        let Some(callback) = callback else {
+            self.engine.on_jobs(None);
+            return Ok(());
+        };
+        let wake = callback
+            .build_threadsafe_function::<()>()
+            .callee_handled::<false>()
+            .build()?;
+        self.engine.on_jobs(Some(Box::new(move || {
+            // Fails only while Node is shutting down: nobody is waiting.
+            let _ = wake.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        })));
+        Ok(())
     }
 
     /// Starts a session on an in-memory transport, for tests; the host side

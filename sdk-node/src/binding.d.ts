@@ -9,11 +9,14 @@ export declare class NativeEngine {
    */
   static stdio(name: string, version: string, options?: EngineOptions | undefined | null): NativeEngine
   /**
-   * Resolves once jobs are queued (or the session is over); take them
-   * with `takeJobs` (a JSON array of job objects, see `Job::to_json`),
-   * on the JavaScript thread, in the order taken.
+   * Calls `callback` (with no arguments, on the JavaScript thread) when
+   * jobs are queued and it was not called since the last `takeJobs`:
+   * the readiness signal. Take them with `takeJobs` (a JSON array of job
+   * objects, see `Job::to_json`), in the order taken. While a callback is
+   * set it keeps Node's event loop alive; `null` removes it (after the
+   * `finished` job), so the process can exit on its own.
    */
-  jobsReady(): Promise<void>
+  onJobs(callback: (() => void) | null): void
   /**
    * Starts a session on an in-memory transport, for tests; the host side
    * is taken by a [`NativeTestHost`].

@@ -4,9 +4,9 @@
 // The engine (Rust) owns the protocol: it writes `hello`, decodes frames,
 // keeps ids, deadlines and cancellation state, matches `call_tool` results
 // and writes every frame. The engine reads the host's pipe itself (the one
-// read path); this file awaits `jobsReady()`, takes every queued job at once
-// with `takeJobs()` (the one pull), runs the user's handlers and answers the
-// jobs, a batch per turn of the event loop (`answers.ts`: one
+// read path); it calls back (`onJobs`) when jobs wait, and this file takes
+// every queued job at once with `takeJobs()` (the one pull), runs the
+// user's handlers and answers the jobs, a batch per turn of the event loop (`answers.ts`: one
 // `complete(batch)`, a failure being one more outcome).
 //
 // - commands, tools and interceptors run concurrently;
@@ -16,9 +16,9 @@
 // - `cancel` jobs abort the job's `AbortSignal` (a cancel in the same batch
 //   as its job aborts the signal before the handler starts);
 // - `call_result` jobs settle `callTool` promises;
-// - `finished` ends the session. While `jobsReady()` is pending Node's loop
-//   stays alive; after `finished` nothing keeps it, so the process exits on
-//   its own once the user's handlers are done.
+// - `finished` ends the session. While the `onJobs` callback is set Node's
+//   loop stays alive; `finished` removes it, so the process exits on its
+//   own once the user's handlers are done.
 
 import { Answers } from "./answers";
 import { CallToolError, SessionError } from "./errors";
@@ -175,21 +175,21 @@ export class Session {
     this.finished = new Promise<void>((resolve, reject) => {
       this.ended = { resolve, reject };
     });
-    void this.pullQueued(engine);
+    this.pullQueued(engine);
   }
 
   /**
-   * The one pull: awaits the engine's readiness signal, then takes every
-   * queued job on this thread, so that batches are handled in the order
-   * taken.
+   * The one pull: the engine calls back (once per batch, on this thread)
+   * when jobs wait, and every queued job is taken at once, so that batches
+   * are handled in the order taken. The callback keeps Node alive until
+   * `finished` removes it.
    */
-  private async pullQueued(engine: NativeEngine): Promise<void> {
-    while (!this.over) {
-      await engine.jobsReady();
+  private pullQueued(engine: NativeEngine): void {
+    engine.onJobs(() => {
       if (!this.over) {
         this.deliver(engine, JSON.parse(engine.takeJobs()) as Job[]);
       }
-    }
+    });
   }
 
   /** Handles batches in the order taken; the on-hello hook holds the rest. */
@@ -299,6 +299,7 @@ export class Session {
 
   private finish(): void {
     this.over = true;
+    this.engine.onJobs(null);
     this.ending.abort();
     for (const c of this.controllers.values()) {
       c.abort();
