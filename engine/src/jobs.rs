@@ -530,7 +530,11 @@ mod tests {
     fn the_waker_is_called_once_per_batch() {
         let queue = JobQueue::new();
         let calls = counting(&queue);
-        assert_eq!(calls.load(Ordering::SeqCst), 0, "called with nothing queued");
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            0,
+            "called with nothing queued"
+        );
         queue.push(Job::Cancel { id: JobId(1) });
         queue.push(Job::Cancel { id: JobId(2) });
         assert_eq!(calls.load(Ordering::SeqCst), 1);
