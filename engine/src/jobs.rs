@@ -370,7 +370,7 @@ struct QueueState {
 
 impl QueueState {
     /// The waker to wake now that jobs wait, unless it already was.
-    fn to_wake(&mut self) -> Option<Arc<Waker>> {
+    fn waker_due(&mut self) -> Option<Arc<Waker>> {
         if self.signaled || self.jobs.is_empty() {
             return None;
         }
@@ -406,7 +406,7 @@ impl JobQueue {
         if st.jobs.len() == before {
             return;
         }
-        let waker = st.to_wake();
+        let waker = st.waker_due();
         let sealed = st.sealed;
         drop(st);
         // Outside the lock: a waker may take the jobs at once.
@@ -478,7 +478,7 @@ impl JobQueue {
         let mut st = lock(&self.state);
         st.waker = wake.map(|f| Arc::new(Waker::Call(f)));
         st.signaled = false;
-        let waker = st.to_wake();
+        let waker = st.waker_due();
         drop(st);
         if let Some(w) = waker {
             w.wake();
@@ -496,7 +496,7 @@ impl JobQueue {
                 let fd = pipe.read_fd();
                 st.waker = Some(Arc::new(Waker::Pipe(pipe)));
                 st.signaled = false;
-                if let Some(w) = st.to_wake() {
+                if let Some(w) = st.waker_due() {
                     w.wake();
                 }
                 fd
