@@ -60,11 +60,14 @@
 //! # Waking a non-tokio event loop
 //!
 //! One pull, [`Engine::take_jobs`], and one readiness signal per runtime:
-//! [`Engine::jobs_ready`] is an `async fn` for tokio-friendly callers
-//! (napi-rs turns it into a promise). A loop that is not tokio (Python's
-//! asyncio) calls [`Engine::wake_fd`] once, watches the descriptor for
-//! readability (`loop.add_reader(fd, cb)`) and calls [`Engine::take_jobs`]
-//! from the callback, which also re-arms the descriptor (Unix only).
+//! [`Engine::jobs_ready`] is an `async fn` for tokio callers. A runtime
+//! that can be called from any thread (Node, through a thread-safe
+//! function) sets a callback with [`Engine::on_jobs`]: the engine calls it
+//! from the thread that queued the jobs, once per batch. A loop that
+//! watches descriptors (Python's asyncio) calls [`Engine::wake_fd`] once,
+//! watches it for readability (`loop.add_reader(fd, cb)`) and calls
+//! [`Engine::take_jobs`] from the callback. Either way the next batch's
+//! signal is re-armed by `take_jobs`.
 //!
 //! # Example
 //!
@@ -664,9 +667,9 @@ impl Engine {
     }
 
     /// Completes once jobs are queued or the session is over, without
-    /// taking them: the readiness signal for a dispatcher that takes every
-    /// batch on its own thread with [`Engine::take_jobs`] (the Node
-    /// binding).
+    /// taking them: the readiness signal for a tokio dispatcher that takes
+    /// every batch with [`Engine::take_jobs`] (the Python binding's thread
+    /// for loops without `add_reader`).
     pub async fn jobs_ready(&self) {
         self.inner.queue.ready().await
     }
