@@ -2,9 +2,11 @@
 //! bindings exchange with the engine, in one place.
 //!
 //! Jobs go out as [`JobMessage`]s (a batch is a JSON array of them,
-//! [`crate::Job::batch_to_json`]); outcomes come back as
-//! [`CommandOutcome`], [`ToolOutcome`] or [`InterceptOutcome`]; what became of an
-//! answer is a [`CompletionStatus`]; a `call_tool` starts from a
+//! [`crate::Job::batch_to_json`]); answers come back as a batch too, a JSON
+//! array of [`Answer`]s, each carrying a [`CommandOutcome`], a
+//! [`ToolOutcome`], an [`InterceptOutcome`], a tool's one text, a failure,
+//! or nothing (an event or panel job done) ([`complete_json`]); what became
+//! of each answer is an [`Answered`] (a [`CompletionStatus`] or an error); a `call_tool` starts from a
 //! [`CallStart`] and is answered by a [`CallStarted`]. [`schema`] is the
 //! JSON Schema of all of them: `zot-codegen` writes it to
 //! `engine/schema/contract.json` and renders the TypeScript
@@ -39,7 +41,8 @@ use serde_json::json;
 use zot_protocol::{HelloAck, HostToolResult, InterceptRequest, PanelKeyName, RawJson};
 
 use crate::jobs::EventData;
-use crate::outcome::{CommandOutcome, InterceptOutcome, ToolOutcome};
+use crate::outcome::{CommandOutcome, InterceptOutcome, Outcome, ToolOutcome};
+use crate::{Engine, JobId};
 
 /// The schema of arguments: a JSON object (they travel as their wire text).
 type JsonObject = serde_json::Map<String, serde_json::Value>;
@@ -369,7 +372,7 @@ pub struct CallStarted {
     pub error_kind: Option<CallToolErrorKind>,
 }
 
-/// What became of an accepted answer (`complete`, `fail`).
+/// What became of an accepted answer (`complete`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum CompletionStatus {
     /// The reply frame was written.
@@ -447,6 +450,157 @@ impl CallStarted {
     }
 }
 
+/// One answer of a batch (`complete`): the job, and at most one of its
+/// outcomes. Without any, an event or panel job is done (its handler
+/// returned). The outcome must fit the job's kind: anything else is
+/// answered as a failure and reported.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct Answer {
+    /// The job answered.
+    pub job: u64,
+    /// A command handler's result.
+    #[serde(default)]
+    pub command: Option<CommandOutcome>,
+    /// A tool handler's result.
+    #[serde(default)]
+    pub tool: Option<ToolOutcome>,
+    /// A tool handler's result that is one text block (the common case,
+    /// short for `tool` with that one block).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// An interceptor's verdict.
+    #[serde(default)]
+    pub intercept: Option<InterceptOutcome>,
+    /// The handler failed (error, exception): an error reply where one is
+    /// due, a log line for event and panel jobs ([`Outcome::Failed`]).
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+impl Answer {
+    /// The engine's form of the answer; `Err` names what is wrong with it.
+    pub fn into_outcome(self) -> (JobId, Result<Outcome, String>) {
+        let job = JobId(self.job);
+        let mut outcomes = Vec::with_capacity(1);
+        if let Some(c) = self.command {
+            outcomes.push(Outcome::Command(c));
+        }
+        if let Some(t) = self.tool {
+            outcomes.push(Outcome::Tool(t));
+        }
+        if let Some(text) = self.text {
+            outcomes.push(Outcome::Tool(ToolOutcome {
+                content: vec![zot_protocol::ContentBlock::text(text)],
+                ..ToolOutcome::default()
+            }));
+        }
+        if let Some(i) = self.intercept {
+            outcomes.push(Outcome::Intercept(i));
+        }
+        if let Some(e) = self.error {
+            outcomes.push(Outcome::Failed(e));
+        }
+        match outcomes.len() {
+            0 => (job, Ok(Outcome::Done)),
+            1 => (job, Ok(outcomes.pop().expect("one"))),
+            n => (
+                job,
+                Err(format!("an answer carries {n} outcomes; one at most")),
+            ),
+        }
+    }
+}
+
+/// What became of one answer of a batch, in the batch's order: `status`
+/// when the engine accepted it, `error` when it refused it (it then sent
+/// an error reply if one was due).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Answered {
+    /// What became of the answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<CompletionStatus>,
+    /// Why the engine refused it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Completes a batch of answers given as JSON (an array of [`Answer`]s)
+/// with [`Engine::complete_all`]; returns what became of each as JSON (an
+/// array of [`Answered`], in the batch's order). An answer that does not
+/// decode fails its job when its `job` can be read (the host gets an error
+/// reply) and is reported; a batch that is not a JSON array is an `Err`.
+/// The one implementation behind both bindings' `complete`.
+pub fn complete_json(engine: &Engine, batch: &str) -> Result<String, String> {
+    #[derive(Deserialize)]
+    struct JobOnly {
+        job: u64,
+    }
+    /// One item of the batch: completed (with the refusal found before,
+    /// if any), or not completed (it named no job).
+    enum Item {
+        Completed(Option<String>),
+        Unnamed(String),
+    }
+    let raw: Vec<&serde_json::value::RawValue> =
+        serde_json::from_str(batch).map_err(|e| format!("invalid batch of answers: {e}"))?;
+    let mut answers = Vec::with_capacity(raw.len());
+    let mut items = Vec::with_capacity(raw.len());
+    for r in raw {
+        let item = match serde_json::from_str::<Answer>(r.get()).map(Answer::into_outcome) {
+            Ok((job, Ok(outcome))) => {
+                answers.push((job, outcome));
+                Item::Completed(None)
+            }
+            Ok((job, Err(message))) => {
+                answers.push((job, Outcome::Failed(message.clone())));
+                Item::Completed(Some(message))
+            }
+            Err(e) => {
+                let message = format!("invalid answer: {e}");
+                // The job is failed when it can be named: the host is owed
+                // a reply.
+                match serde_json::from_str::<JobOnly>(r.get()) {
+                    Ok(j) => {
+                        answers.push((JobId(j.job), Outcome::Failed(message.clone())));
+                        Item::Completed(Some(message))
+                    }
+                    Err(_) => Item::Unnamed(message),
+                }
+            }
+        };
+        items.push(item);
+    }
+    let mut results = engine.complete_all(answers).into_iter();
+    let out: Vec<Answered> = items
+        .into_iter()
+        .map(|item| {
+            let (refusal, result) = match item {
+                Item::Completed(refusal) => (refusal, results.next()),
+                Item::Unnamed(message) => (Some(message), None),
+            };
+            match (refusal, result) {
+                (None, Some(Ok(c))) => Answered {
+                    status: Some(c.into()),
+                    error: None,
+                },
+                (None, Some(Err(e))) => Answered {
+                    status: None,
+                    error: Some(e.to_string()),
+                },
+                (Some(message), _) => Answered {
+                    status: None,
+                    error: Some(message),
+                },
+                (None, None) => Answered {
+                    status: None,
+                    error: Some("not completed".to_owned()),
+                },
+            }
+        })
+        .collect();
+    Ok(serde_json::to_string(&out).expect("answers serialize"))
+}
+
 /// A closed set of strings, as the generators read it (one `enum`; the
 /// values' own docs stay in the Rust docs).
 macro_rules! string_set_schema {
@@ -486,6 +640,8 @@ pub fn schema() -> Schema {
     generator.subschema_for::<ToolOutcome>();
     generator.subschema_for::<InterceptOutcome>();
     generator.subschema_for::<CompletionStatus>();
+    generator.subschema_for::<Answer>();
+    generator.subschema_for::<Answered>();
     generator.subschema_for::<CallStart>();
     generator.subschema_for::<CallStarted>();
     let definitions = generator.take_definitions(true);

@@ -263,8 +263,6 @@ impl Engine {
         for d in diags {
             self.inner.diag(&d);
         }
-        // Fed input held for the hook goes on now.
-        self.inner.resume_feed();
         if closing {
             return Ok(());
         }

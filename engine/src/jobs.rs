@@ -22,8 +22,7 @@ use crate::contract::{Framed, JobMessage};
 use crate::lock;
 
 /// The engine's handle for one request it handed out (a command, a tool call
-/// or an interception). Answer it with [`crate::Engine::complete`] or
-/// [`crate::Engine::fail`].
+/// or an interception). Answer it with [`crate::Engine::complete`].
 ///
 /// Ids count up from 1 and never reach 2^53, so they survive a round trip
 /// through a JavaScript number.
@@ -124,11 +123,12 @@ impl Serialize for EventData {
 /// Contract for dispatchers (the Rust SDK's, and the Node and Python
 /// bindings'):
 /// - [`Job::Command`], [`Job::Tool`] and [`Job::Intercept`] run
-///   concurrently, each answered exactly once with `complete` or `fail`.
+///   concurrently, each answered exactly once with `complete` (an outcome,
+///   or [`crate::Outcome::Failed`]).
 /// - [`Job::Event`], [`Job::PanelKey`], [`Job::PanelClose`] and
 ///   [`Job::PanelResize`] run **in the order received, one at a time**
 ///   (SDK-35: a burst of keys is never reordered). They are answered too
-///   (`complete(id, Outcome::Done)` or `fail(id, message)`, which logs):
+///   (`Outcome::Done`, or `Outcome::Failed(message)`, which logs):
 ///   the shutdown grace waits for them, so a `session_end` queued just
 ///   before `shutdown` is still handled.
 /// - Every job with an `id` is answered exactly once.
@@ -148,7 +148,7 @@ pub enum Job {
     /// Run a tool handler.
     Tool(ToolJob),
     /// Run the event handler (in order, one at a time), then answer with
-    /// [`crate::Outcome::Done`] (or `fail`).
+    /// [`crate::Outcome::Done`] (or [`crate::Outcome::Failed`]).
     Event {
         /// Answer with this id once the handler returned.
         id: JobId,
@@ -329,6 +329,33 @@ pub(crate) struct JobQueue {
     notify: Notify,
 }
 
+/// How a consumer that does not await the queue learns that jobs wait: a
+/// readable descriptor (asyncio's `add_reader`) or a call (Node's
+/// thread-safe function). Woken once per batch: again only after the next
+/// take.
+enum Waker {
+    #[cfg(unix)]
+    Pipe(WakePipe),
+    Call(Box<dyn Fn() + Send + Sync>),
+}
+
+impl Waker {
+    fn wake(&self) {
+        match self {
+            #[cfg(unix)]
+            Self::Pipe(p) => p.signal(),
+            Self::Call(f) => f(),
+        }
+    }
+
+    fn drain(&self) {
+        #[cfg(unix)]
+        if let Self::Pipe(p) = self {
+            p.drain();
+        }
+    }
+}
+
 #[derive(Default)]
 struct QueueState {
     jobs: VecDeque<Job>,
@@ -336,13 +363,21 @@ struct QueueState {
     done: bool,
     /// `Finished` was queued: nothing may be queued after it.
     sealed: bool,
-    /// A feed is running on the consumer's thread and takes what is queued
-    /// meanwhile itself: no wake-up for it.
-    quiet: bool,
-    #[cfg(unix)]
-    wake: Option<WakePipe>,
-    #[cfg(unix)]
+    waker: Option<Arc<Waker>>,
+    /// The waker was woken and nothing was taken since.
     signaled: bool,
+}
+
+impl QueueState {
+    /// The waker to wake now that jobs wait, unless it already was.
+    fn waker_due(&mut self) -> Option<Arc<Waker>> {
+        if self.signaled || self.jobs.is_empty() {
+            return None;
+        }
+        let waker = self.waker.clone()?;
+        self.signaled = true;
+        Some(waker)
+    }
 }
 
 impl JobQueue {
@@ -368,18 +403,16 @@ impl JobQueue {
             }
             st.jobs.push_back(job);
         }
-        if st.jobs.len() == before || st.quiet {
+        if st.jobs.len() == before {
             return;
         }
-        #[cfg(unix)]
-        if !st.signaled {
-            if let Some(w) = &st.wake {
-                w.signal();
-                st.signaled = true;
-            }
-        }
+        let waker = st.waker_due();
         let sealed = st.sealed;
         drop(st);
+        // Outside the lock: a waker may take the jobs at once.
+        if let Some(w) = waker {
+            w.wake();
+        }
         // One consumer pulls at a time: a stored permit is enough and cheaper
         // than waking every registered waiter. The end wakes everyone.
         if sealed {
@@ -392,35 +425,12 @@ impl JobQueue {
         self.push_all([job]);
     }
 
-    /// Takes everything queued and, with `quiet`, queues without waking
-    /// the consumer until the next call (a feed takes those jobs itself at
-    /// its end). Ending quiet wakes for jobs left from before it.
-    pub(crate) fn take_setting_quiet(&self, quiet: bool) -> Vec<Job> {
-        let jobs = {
-            let mut st = lock(&self.state);
-            st.quiet = quiet;
-            if st.jobs.is_empty() {
-                return Vec::new();
-            }
-            let jobs: Vec<Job> = st.jobs.drain(..).collect();
-            if matches!(jobs.last(), Some(Job::Finished { .. })) {
-                st.done = true;
-                // Anyone else waiting for the end learns of it.
-                drop(st);
-                self.notify.notify_waiters();
-            }
-            jobs
-        };
-        jobs
-    }
-
     /// Takes everything queued. `None` when nothing is queued and the
     /// session is not over.
     pub(crate) fn try_take(&self) -> Option<Vec<Job>> {
         let mut st = lock(&self.state);
-        #[cfg(unix)]
         if st.signaled {
-            if let Some(w) = &st.wake {
+            if let Some(w) = &st.waker {
                 w.drain();
             }
             st.signaled = false;
@@ -461,18 +471,89 @@ impl JobQueue {
         }
     }
 
+    /// Calls `wake` (from the thread that queues) whenever jobs wait and it
+    /// was not called since the last take; `None` stops the calls. Replaces
+    /// the wake-up descriptor, if any.
+    pub(crate) fn on_jobs(&self, wake: Option<Box<dyn Fn() + Send + Sync>>) {
+        let mut st = lock(&self.state);
+        st.waker = wake.map(|f| Arc::new(Waker::Call(f)));
+        st.signaled = false;
+        let waker = st.waker_due();
+        drop(st);
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+
     /// The read end of the wake-up pipe, created on first use.
     #[cfg(unix)]
     pub(crate) fn wake_fd(&self) -> std::io::Result<std::os::fd::RawFd> {
         let mut st = lock(&self.state);
-        if st.wake.is_none() {
-            let pipe = WakePipe::new()?;
-            if !st.jobs.is_empty() {
-                pipe.signal();
-                st.signaled = true;
+        let fd = match st.waker.as_deref() {
+            Some(Waker::Pipe(p)) => p.read_fd(),
+            _ => {
+                let pipe = WakePipe::new()?;
+                let fd = pipe.read_fd();
+                st.waker = Some(Arc::new(Waker::Pipe(pipe)));
+                st.signaled = false;
+                if let Some(w) = st.waker_due() {
+                    w.wake();
+                }
+                fd
             }
-            st.wake = Some(pipe);
-        }
-        Ok(st.wake.as_ref().expect("just created").read_fd())
+        };
+        Ok(fd)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn finished() -> Job {
+        Job::Finished { error: None }
+    }
+
+    fn counting(queue: &JobQueue) -> Arc<AtomicUsize> {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = calls.clone();
+        queue.on_jobs(Some(Box::new(move || {
+            c.fetch_add(1, Ordering::SeqCst);
+        })));
+        calls
+    }
+
+    /// One call per batch: queuing more before the take does not call
+    /// again, the take re-arms it.
+    #[test]
+    fn the_waker_is_called_once_per_batch() {
+        let queue = JobQueue::new();
+        let calls = counting(&queue);
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            0,
+            "called with nothing queued"
+        );
+        queue.push(Job::Cancel { id: JobId(1) });
+        queue.push(Job::Cancel { id: JobId(2) });
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        assert_eq!(queue.try_take().map(|j| j.len()), Some(2));
+        queue.push(finished());
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+
+    /// Jobs queued before the waker was set are announced at once; after
+    /// `None`, nothing is called.
+    #[test]
+    fn the_waker_learns_of_jobs_already_queued_and_can_be_stopped() {
+        let queue = JobQueue::new();
+        queue.push(Job::Cancel { id: JobId(1) });
+        let calls = counting(&queue);
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        queue.on_jobs(None);
+        queue.try_take();
+        queue.push(Job::Cancel { id: JobId(2) });
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
     }
 }

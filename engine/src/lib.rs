@@ -11,9 +11,18 @@
 //! The engine owns the transport, the handshake, ids, dispatch decisions,
 //! deadlines, cancellation, `call_tool` correlation, the writer and shutdown.
 //! It never calls user code. A dispatcher (the Rust SDK's `Extension`, or a
-//! binding's loop) *pulls* plain-data [`Job`]s
-//! with [`Engine::next_jobs`] and answers each with [`Engine::complete`] or
-//! [`Engine::fail`]. Cancellation is one more job ([`Job::Cancel`]).
+//! binding's loop) *pulls* plain-data [`Job`]s in batches: everything
+//! waiting at once, with [`Engine::take_jobs`] (never blocks) after a
+//! readiness signal of its runtime, or with [`Engine::next_jobs`], the
+//! async form of the same pull. It answers each with [`Engine::complete`]
+//! (a batch with [`Engine::complete_all`]; a failed handler is
+//! [`Outcome::Failed`]). Cancellation is one more job ([`Job::Cancel`]).
+//!
+//! There is one read path: the engine reads the host's pipe itself, on its
+//! own runtime, whichever client runs it. (Bindings once read the pipe on
+//! their own event loop and fed the bytes in, to save one thread hand-off
+//! per request; that second path is where the reader panic of the
+//! reliability issue lived, and it doubled every reading rule.)
 //!
 //! Why: pushing into a foreign runtime (calling JavaScript or Python
 //! callbacks from Rust threads) is where hangs, processes that never exit
@@ -50,11 +59,15 @@
 //!
 //! # Waking a non-tokio event loop
 //!
-//! [`Engine::next_jobs`] is an `async fn` for tokio-friendly callers
-//! (napi-rs). A loop that is not tokio (Python's asyncio) calls
-//! [`Engine::wake_fd`] once, watches the descriptor for readability
-//! (`loop.add_reader(fd, cb)`) and calls [`Engine::try_next_jobs`] from the
-//! callback, which also re-arms the descriptor (Unix only).
+//! One pull, [`Engine::take_jobs`], and one readiness signal per runtime:
+//! [`Engine::jobs_ready`] is an `async fn` for tokio callers. A runtime
+//! that can be called from any thread (Node, through a thread-safe
+//! function) sets a callback with [`Engine::on_jobs`]: the engine calls it
+//! from the thread that queued the jobs, once per batch. A loop that
+//! watches descriptors (Python's asyncio) calls [`Engine::wake_fd`] once,
+//! watches it for readability (`loop.add_reader(fd, cb)`) and calls
+//! [`Engine::take_jobs`] from the callback. Either way the next batch's
+//! signal is re-armed by `take_jobs`.
 //!
 //! # Example
 //!
@@ -108,8 +121,6 @@ mod cancel;
 pub mod contract;
 mod diagnostics;
 pub mod fast_hash;
-mod feed;
-mod handover;
 mod handshake;
 mod intercept;
 mod jobs;
@@ -145,7 +156,6 @@ pub use args::MAX_EXACT_INTEGER;
 pub use call_tool::{CallRequest, CallToolError, CallToolFuture};
 pub use cancel::CancelToken;
 pub use diagnostics::RepeatLimit;
-pub use feed::FeedResult;
 pub use handshake::RegisterError;
 use intercept::InterceptKind;
 pub use jobs::{CallId, CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
@@ -384,10 +394,6 @@ pub(crate) struct Inner {
     /// Notified when the reader may go on reading after pausing for the
     /// serial backlog (it drained, or a `call_tool` started).
     pub(crate) read_room: Notify,
-    /// With a fed or handover transport: the state of [`Engine::feed`].
-    pub(crate) feed: Option<Mutex<feed::FeedState>>,
-    /// With a handover transport: the binding taking over reading.
-    pub(crate) handover: Option<handover::Handover>,
     pub(crate) rt: Handle,
     pub(crate) stdio: bool,
     /// A fault injected for tests (see `task::Fault`).
@@ -426,8 +432,8 @@ impl Inner {
             .inspect_err(|e| self.on_write_error(e))
     }
 
-    /// Encodes and writes a reply to a job (held while the binding holds
-    /// replies, see [`Engine::hold_replies`]).
+    /// Encodes and writes a reply to a job (held while a batch of answers
+    /// is completed, see [`Engine::complete_all`]).
     fn write_reply(&self, frame: &ExtFrame) -> Result<(), WriteError> {
         // Sized up front: growing a megabyte result by doubling would copy
         // it several times and hold two copies at once (peak RSS).
@@ -581,7 +587,6 @@ impl Engine {
             version: config.version.clone(),
             capabilities: config.capabilities.clone(),
         });
-        let fed = matches!(transport.source, transport::Source::Fed);
         let inner = Arc::new(Inner {
             writer: Writer::new(
                 transport.sink,
@@ -610,10 +615,6 @@ impl Engine {
             announced: CancelToken::new(),
             idle: Notify::new(),
             read_room: Notify::new(),
-            feed: (fed || transport.handover).then(|| Mutex::new(feed::FeedState::default())),
-            handover: transport
-                .handover
-                .then(|| handover::Handover::for_source(&transport.source)),
             rt: rt.clone(),
             stdio: transport.stdio,
             fault: task::Fault::from_env(),
@@ -641,14 +642,10 @@ impl Engine {
                 }
             }));
         }
-        if fed {
-            inner.spawn(task::Task::Closer, feed::supervise(inner.clone()));
-        } else {
-            inner.spawn(
-                task::Task::Reader,
-                reader::run(inner.clone(), transport.source),
-            );
-        }
+        inner.spawn(
+            task::Task::Reader,
+            reader::run(inner.clone(), transport.source),
+        );
         Ok(Engine { inner })
     }
 
@@ -670,22 +667,32 @@ impl Engine {
     }
 
     /// Completes once jobs are queued or the session is over, without
-    /// taking them: for a dispatcher that takes every batch on its own
-    /// thread with [`Engine::try_next_jobs`] (the Node binding in fed mode,
-    /// so that batches are handled in the order they were taken).
+    /// taking them: the readiness signal for a tokio dispatcher that takes
+    /// every batch with [`Engine::take_jobs`] (the Python binding's thread
+    /// for loops without `add_reader`).
     pub async fn jobs_ready(&self) {
         self.inner.queue.ready().await
     }
 
-    /// Everything queued right now, without waiting (possibly nothing).
-    /// Also re-arms [`Engine::wake_fd`].
-    pub fn try_next_jobs(&self) -> Vec<Job> {
+    /// Everything queued right now, without waiting (possibly nothing):
+    /// the one pull of every client. Also re-arms [`Engine::wake_fd`].
+    pub fn take_jobs(&self) -> Vec<Job> {
         self.inner.queue.try_take().unwrap_or_default()
+    }
+
+    /// Calls `wake` when jobs wait and it was not called since the last
+    /// [`Engine::take_jobs`]: the readiness signal of a runtime that can be
+    /// called from any thread (Node's thread-safe function). It runs on
+    /// the thread that queued the jobs, so it must only hand the news over
+    /// (never take the jobs itself or block). `None` stops the calls; one
+    /// waker at a time (this replaces [`Engine::wake_fd`]'s).
+    pub fn on_jobs(&self, wake: Option<Box<dyn Fn() + Send + Sync>>) {
+        self.inner.queue.on_jobs(wake);
     }
 
     /// A descriptor that is readable while jobs are queued, for event loops
     /// that are not tokio (e.g. `asyncio`'s `loop.add_reader`); drain it
-    /// with [`Engine::try_next_jobs`]. Created on first call; owned by the
+    /// with [`Engine::take_jobs`]. Created on first call; owned by the
     /// engine (do not close it).
     #[cfg(unix)]
     pub fn wake_fd(&self) -> std::io::Result<std::os::fd::RawFd> {
@@ -732,7 +739,8 @@ impl Engine {
     /// Answers a job. The engine decides what goes on the wire: nothing
     /// for a cancelled tool job (SDK-23) or an expired interception; a
     /// normalized response otherwise (see [`CommandOutcome`],
-    /// [`InterceptOutcome`]). A reply over the frame limit is refused with
+    /// [`InterceptOutcome`]); an error reply for [`Outcome::Failed`]. A
+    /// reply over the frame limit is refused with
     /// [`CompleteError::TooLarge`] and an error reply is sent instead.
     pub fn complete(&self, job: JobId, outcome: Outcome) -> Result<Completion, CompleteError> {
         let open = match self.open_for_answer(job)? {
@@ -741,6 +749,9 @@ impl Engine {
         };
         let expected = open.kind.name();
         match (open.kind, outcome) {
+            (kind, Outcome::Failed(message)) => {
+                self.answer_failure(&open.invocation, &open.token, &kind, &message)
+            }
             (OpenKind::Tool, Outcome::Tool(t)) => {
                 self.answer_tool(&open.invocation, &open.token, t)
             }
@@ -762,72 +773,25 @@ impl Engine {
         }
     }
 
-    /// Answers event and panel jobs whose handlers returned, all under one
-    /// lock: what `complete(id, Outcome::Done)` does for each, for bindings
-    /// that finish many events in one turn. Ids that are not open are
-    /// skipped (the session may have ended); a job of another kind is left
-    /// open and reported.
-    pub fn complete_serial(&self, jobs: &[JobId]) -> Result<(), CompleteError> {
-        let mut st = lock(&self.inner.state);
-        for job in jobs {
-            match st.jobs.get(&job.0).map(|j| &j.kind) {
-                Some(OpenKind::Serial(_)) => {
-                    self.inner.take_job(&mut st, job.0);
-                }
-                Some(other) => {
-                    return Err(CompleteError::WrongKind {
-                        job: job.0,
-                        expected: other.name(),
-                        got: "done",
-                    })
-                }
-                None => {}
-            }
-        }
-        Ok(())
-    }
-
-    /// Answers a job with an outcome given as JSON: the fields of
-    /// [`ToolOutcome`], [`CommandOutcome`] or [`InterceptOutcome`] according
-    /// to the job's kind. Invalid JSON fails the job (the host gets an error
-    /// reply) and is reported as [`CompleteError::InvalidOutcome`].
-    pub fn complete_json(&self, job: JobId, json: &str) -> Result<Completion, CompleteError> {
-        let kind = {
-            let st = lock(&self.inner.state);
-            st.jobs.get(&job.0).map(|j| j.kind.clone())
-        };
-        let parsed = match kind {
-            None => return self.complete(job, Outcome::Tool(ToolOutcome::default())),
-            Some(OpenKind::Tool) => serde_json::from_str(json).map(Outcome::Tool),
-            Some(OpenKind::Command) => serde_json::from_str(json).map(Outcome::Command),
-            Some(OpenKind::Intercept(_)) => serde_json::from_str(json).map(Outcome::Intercept),
-            Some(OpenKind::Serial(_)) => Ok(Outcome::Done),
-        };
-        match parsed {
-            Ok(outcome) => self.complete(job, outcome),
-            Err(e) => {
-                let message = format!("invalid outcome: {e}");
-                self.fail(job, &message)?;
-                Err(CompleteError::InvalidOutcome {
-                    job: job.0,
-                    message,
-                })
-            }
-        }
-    }
-
-    /// Answers a job whose handler failed (error, exception or panic) with
-    /// `message`: an `is_error` tool result (SDK-21), a `noop` command
-    /// response with `error` (SDK-16), a `block` for the blocking
-    /// interceptions and the kept prompt for `before_agent_start` (SDK-45,
-    /// OP-32), a log line for event and panel jobs (SDK-36). A cancelled
-    /// tool job still sends nothing.
-    pub fn fail(&self, job: JobId, message: &str) -> Result<Completion, CompleteError> {
-        let open = match self.open_for_answer(job)? {
-            Ok(open) => open,
-            Err(done) => return Ok(done),
-        };
-        self.answer_failure(&open.invocation, &open.token, &open.kind, message)
+    /// Answers many jobs in one call, each as [`Engine::complete`] does, in
+    /// order; returns what became of each, in the same order. The replies
+    /// leave together (one `write(2)` for the batch, unless it outgrows the
+    /// write buffer): the one way the bindings answer, one call per batch of
+    /// answers their runtime produced in one turn.
+    pub fn complete_all(
+        &self,
+        answers: impl IntoIterator<Item = (JobId, Outcome)>,
+    ) -> Vec<Result<Completion, CompleteError>> {
+        let writer = &self.inner.writer;
+        writer.hold();
+        let results = answers
+            .into_iter()
+            .map(|(job, outcome)| self.complete(job, outcome))
+            .collect();
+        // A failed write ends the session (the writer reports it); the
+        // answers it carried were accepted, as for any reply written.
+        let _ = writer.release();
+        results
     }
 
     /// Takes the job out of the open set, or says what became of it.
@@ -980,24 +944,6 @@ impl Engine {
             }
             other => other,
         }
-    }
-
-    /// Holds the replies written by [`Engine::complete`] and friends in the
-    /// write buffer until the matching [`Engine::release_replies`], so that a
-    /// binding answering a batch of jobs in one turn of its event loop sends
-    /// them in one `write(2)`. Holds nest; every hold must be released soon
-    /// (at the end of the turn): the engine's own frames and spontaneous
-    /// frames still go out at once (taking held replies along), but a held
-    /// reply waits for the release. The Rust SDK does not need this (see
-    /// [`EngineConfig::deferred_flush`]).
-    pub fn hold_replies(&self) {
-        self.inner.writer.hold();
-    }
-
-    /// Ends one [`Engine::hold_replies`]; the last one flushes the held
-    /// replies. A failed write ends the session, as any failed write does.
-    pub fn release_replies(&self) -> Result<(), WriteError> {
-        self.inner.writer.release()
     }
 
     /// Sends a spontaneous frame: `notify`, `clear_notes`, `submit`,

@@ -116,6 +116,13 @@ pub enum Outcome {
     Intercept(InterceptOutcome),
     /// Answers an event or panel job: the handler returned.
     Done,
+    /// Answers any job whose handler failed (error, exception or panic)
+    /// with this message: an `is_error` tool result (SDK-21), a `noop`
+    /// command response with `error` (SDK-16), a `block` for the blocking
+    /// interceptions and the kept prompt for `before_agent_start` (SDK-45,
+    /// OP-32), a log line for event and panel jobs (SDK-36). A cancelled
+    /// tool job still sends nothing.
+    Failed(String),
 }
 
 /// What became of an answer the engine accepted.
@@ -183,6 +190,7 @@ impl Outcome {
             Self::Tool(_) => "tool",
             Self::Intercept(_) => "intercept",
             Self::Done => "done",
+            Self::Failed(_) => "failed",
         }
     }
 }

@@ -28,7 +28,7 @@ use super::jobs::{CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
 use super::request_ids::IdKind;
 use super::shutdown::CloseReason;
 use super::task::{Fault, Task};
-use super::transport::{into_reader, RawWire, Source};
+use super::transport::{into_reader, Source};
 use super::writer::Lane;
 use super::{CancelToken, Inner, OpenJob, OpenKind, Phase, SerialWhat, SERIAL_READ_AHEAD};
 use crate::lock;
@@ -52,13 +52,6 @@ impl BatchReader {
             filled: 0,
             line_ready,
         }
-    }
-}
-
-impl BatchReader {
-    /// Bytes read from the pipe and not consumed yet.
-    fn unread(&self) -> &[u8] {
-        &self.buf[self.pos..self.filled]
     }
 }
 
@@ -129,25 +122,10 @@ pub(crate) enum Flow {
 pub(crate) async fn run(inner: Arc<Inner>, source: Source) {
     let mut batch = Vec::new();
     let reason = match into_reader(source) {
-        Ok((reader, wire)) => match read_loop(&inner, reader, wire, &mut batch).await {
-            ReadEnd::Closed(reason) => reason,
-            // The binding reads from now on; feeding ends the session.
-            ReadEnd::HandedOver => return super::feed::supervise(inner).await,
-        },
+        Ok(reader) => read_loop(&inner, reader, &mut batch).await,
         Err(e) => Some(CloseReason::Handshake(format!("cannot read stdin: {e}"))),
     };
-    if let Some(h) = inner.handover() {
-        h.decline();
-    }
     end(inner, reason, batch).await;
-}
-
-/// How the read loop ended.
-enum ReadEnd {
-    /// The session is closing; `None` when stopped from outside.
-    Closed(Option<CloseReason>),
-    /// The binding took over reading (see `handover`).
-    HandedOver,
 }
 
 /// After the last line: hand over what was read, then close the session.
@@ -188,12 +166,12 @@ async fn backlog_room(inner: &Inner) {
 /// How long the reader waits for the on-hello hook before reading on.
 pub(crate) const ON_HELLO_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// Reads until the session closes; `None` when stopped from outside.
 async fn read_loop(
     inner: &Arc<Inner>,
     reader: Box<dyn AsyncRead + Send + Unpin>,
-    wire: Option<RawWire>,
     batch: &mut Vec<Job>,
-) -> ReadEnd {
+) -> Option<CloseReason> {
     let line_ready = Arc::new(AtomicBool::new(false));
     let mut reader = LineReader::new(BatchReader::new(reader, line_ready.clone()));
     let mut lines = Lines::default();
@@ -202,38 +180,16 @@ async fn read_loop(
     // register and unregister a waiter for every frame.
     let stop = inner.stop.cancelled();
     tokio::pin!(stop);
-    // A binding asking to read the pipe itself (handover transports only):
-    // asked once; the handover happens, or is declined, at the next step
-    // between two reads.
-    let handover = inner.handover().filter(|_| wire.is_some());
-    if let (Some(h), None) = (inner.handover(), wire) {
-        h.decline(); // not a pipe read through the reactor
-    }
-    let asked = async {
-        match handover {
-            Some(h) => h.asked.cancelled().await,
-            None => std::future::pending().await,
-        }
-    };
-    tokio::pin!(asked);
-    // `asked` may be polled while this holds; once it completes it is
-    // spent (polling it again panics), so this is cleared at once and
-    // `hand_over` records the request until the next step between reads.
-    let mut may_hand_over = handover.is_some();
-    let mut hand_over = false;
     loop {
-        let asked_pending = hand_over || (may_hand_over && asked_now(handover));
-        if lines.handshaken && !announced && !asked_pending {
+        if lines.handshaken && !announced {
             // Frames after `hello_ack` wait for the on-hello hook: a request
             // the host sends early must meet the registry that hook builds,
             // and EOF must not end the session before `ready` is written.
             // Bounded, so a hook that never returns cannot wedge reading.
-            // (Feeding keeps the wait if the binding takes over now.)
             tokio::select! {
                 biased;
-                _ = &mut stop => return ReadEnd::Closed(None),
+                _ = &mut stop => return None,
                 _ = inner.announced.cancelled() => announced = true,
-                _ = &mut asked, if may_hand_over => (may_hand_over, hand_over) = (false, true),
                 _ = tokio::time::sleep(ON_HELLO_WAIT) => {
                     inner.diag(HELLO_WAIT_OVER);
                     announced = true;
@@ -241,105 +197,43 @@ async fn read_loop(
             }
         }
         // Hand over what was read when the buffer has no whole line left
-        // (or the batch grew large), and look at the backlog then (feeding
-        // looks at it too, so a handover need not wait for room).
+        // (or the batch grew large), and look at the backlog then.
         if !line_ready.load(Ordering::Relaxed) || batch.len() >= SERIAL_READ_AHEAD / 4 {
             if !batch.is_empty() {
                 inner.queue.push_all(batch.drain(..));
             }
-            if !hand_over && backlog_full(inner) {
+            if backlog_full(inner) {
                 tokio::select! {
                     biased;
-                    _ = &mut stop => return ReadEnd::Closed(None),
-                    _ = &mut asked, if may_hand_over => (may_hand_over, hand_over) = (false, true),
+                    _ = &mut stop => return None,
                     _ = backlog_room(inner) => {}
                 }
             }
         }
-        let next = if std::mem::take(&mut hand_over) {
-            None
-        } else {
-            tokio::select! {
-                biased;
-                _ = &mut stop => return ReadEnd::Closed(None),
-                _ = &mut asked, if may_hand_over => {
-                    may_hand_over = false;
-                    None
-                }
-                r = reader.next_line() => Some(r),
-            }
-        };
-        let Some(next) = next else {
-            // Between two reads: the binding takes the pipe, what was
-            // buffered and the line state.
-            inner.queue.push_all(batch.drain(..));
-            #[cfg(unix)]
-            if let (Some(h), Some(raw)) = (handover, wire) {
-                let mut parts = Some((reader, lines));
-                let handed = h.complete(|| {
-                    let fd = dup_wire(raw)?;
-                    let (reader, lines) = parts.take()?;
-                    let (mut pending, batch_reader) = reader.into_parts();
-                    pending.extend_from_slice(batch_reader.unread());
-                    // Dropping the reader closes our descriptor; the
-                    // duplicate reads on.
-                    drop(batch_reader);
-                    let announced = lock(&inner.state).announced;
-                    if let Some(feed) = &inner.feed {
-                        lock(feed).take_over(pending, lines, announced);
-                    }
-                    Some(fd)
-                });
-                if handed {
-                    return ReadEnd::HandedOver;
-                }
-                match parts {
-                    Some((r, l)) => (reader, lines) = (r, l),
-                    None => {
-                        return ReadEnd::Closed(Some(CloseReason::Broken(
-                            "the pipe could not be handed over".into(),
-                        )))
-                    }
-                }
-            }
-            continue;
+        let next = tokio::select! {
+            biased;
+            _ = &mut stop => return None,
+            r = reader.next_line() => r,
         };
         if lines.handshaken && inner.fault == Some(Fault::ReaderPanic) {
             panic!("injected fault: the reader panics after the handshake (ZOT_EXT_TEST_FAULT)");
         }
         let next = match next {
             Ok(Some(line)) => Ok(line),
-            Ok(None) => return ReadEnd::Closed(Some(lines.eof())),
+            Ok(None) => return Some(lines.eof()),
             Err(e) => Err(e),
         };
         if let Flow::End(reason) = lines.on_line(inner, next, batch) {
-            return ReadEnd::Closed(Some(reason));
+            return Some(reason);
         }
     }
-}
-
-/// Whether the binding has asked for the pipe (the hook wait is then left
-/// to feeding).
-fn asked_now(handover: Option<&super::handover::Handover>) -> bool {
-    handover.is_some_and(|h| h.asked.is_cancelled())
-}
-
-/// A close-on-exec duplicate of the wire for the binding.
-#[cfg(unix)]
-fn dup_wire(raw: RawWire) -> Option<std::os::fd::OwnedFd> {
-    use std::os::fd::FromRawFd;
-    // SAFETY: F_DUPFD_CLOEXEC creates a new descriptor we then own.
-    let fd = unsafe { libc::fcntl(raw, libc::F_DUPFD_CLOEXEC, 3) };
-    // SAFETY: a fresh descriptor.
-    (fd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
 }
 
 /// Said when the on-hello hook outlives [`ON_HELLO_WAIT`].
 pub(crate) const HELLO_WAIT_OVER: &str = "the on-hello hook has not finished after 5 s; reading on";
 
 /// The per-line part of reading: the handshake, decoding, and what each
-/// frame does. Shared by the read loop above and by `Engine::feed`, where
-/// a binding reads the pipe on its own event loop and hands over the bytes.
+/// frame does.
 #[derive(Default)]
 pub(crate) struct Lines {
     /// `hello_ack` was read.

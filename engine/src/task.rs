@@ -1,8 +1,7 @@
 //! The engine's own tasks run supervised.
 //!
-//! A panic in one (the reader, the task that closes a fed session, the
-//! writer's flush task, a deadline timer; also [`Engine::feed`], the
-//! reader once a binding reads the pipe) is a bug in the engine, after
+//! A panic in one (the reader, the writer's flush task, a deadline timer)
+//! is a bug in the engine, after
 //! which its state cannot be trusted; left alone, tokio would end that task
 //! quietly and the session would hang or half-work (a reader that stopped
 //! reading, a deadline that never fires). So its supervisor writes one line
@@ -36,17 +35,10 @@ pub(crate) const PANIC_EXIT_STATUS: i32 = 70;
 pub(crate) enum Task {
     /// Reads the host's frames (`reader::run`), then closes the session.
     Reader,
-    /// Not a task: [`Engine::feed`], the reader once a binding reads the
-    /// pipe itself, supervised the same way on the binding's thread.
-    FedReader,
-    /// Closes a fed session once feeding ended (`feed::supervise`).
-    Closer,
     /// Writes what deferred writes buffered.
     Flusher,
     InterceptDeadline,
     CallDeadline,
-    /// Bounds the wait for the on-hello hook of a fed session.
-    HelloWait,
     /// A client's runner of event and panel handlers (the Rust SDK's).
     SerialDispatcher,
 }
@@ -55,19 +47,16 @@ impl Task {
     fn name(self) -> &'static str {
         match self {
             Self::Reader => "reader",
-            Self::FedReader => "reader (fed)",
-            Self::Closer => "session closer",
             Self::Flusher => "writer's flush task",
             Self::InterceptDeadline => "interception deadline",
             Self::CallDeadline => "call_tool deadline",
-            Self::HelloWait => "on-hello wait",
             Self::SerialDispatcher => "event dispatcher",
         }
     }
 
     /// Whether this task is the one that would have closed the session.
     fn closes_session(self) -> bool {
-        matches!(self, Self::Reader | Self::Closer)
+        matches!(self, Self::Reader)
     }
 }
 
@@ -95,26 +84,8 @@ impl Inner {
             std::process::exit(PANIC_EXIT_STATUS);
         }
         crate::log::line(name, &format!("internal error: {what}; ending the session"));
-        if let Some(h) = self.handover() {
-            h.decline();
-        }
         self.begin_close(CloseReason::Internal(what), Vec::new());
         self.stop.cancel();
-    }
-
-    /// Runs `f`, the reading of fed bytes, catching a panic: `None` then,
-    /// after handling it as a panic in an engine task (feeding ends).
-    pub(crate) fn reading<R>(&self, f: impl FnOnce() -> R) -> Option<R> {
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-            Ok(r) => Some(r),
-            Err(payload) => {
-                if let Some(feed) = &self.feed {
-                    lock(feed).end_after_panic();
-                }
-                self.task_panicked(Task::FedReader, &*payload);
-                None
-            }
-        }
     }
 }
 
@@ -164,15 +135,12 @@ fn panic_line(task: Task, payload: &(dyn Any + Send)) -> String {
 pub(crate) enum Fault {
     /// The reader panics on the first frame after `hello_ack`.
     ReaderPanic,
-    /// [`Engine::feed`] panics on the first frame fed after `hello_ack`.
-    FeedPanic,
 }
 
 impl Fault {
     pub(crate) fn from_env() -> Option<Self> {
         match std::env::var_os("ZOT_EXT_TEST_FAULT")?.to_str()? {
             "reader-panic" => Some(Self::ReaderPanic),
-            "feed-panic" => Some(Self::FeedPanic),
             _ => None,
         }
     }

@@ -20,9 +20,6 @@ pub(crate) enum Source {
     /// inside the runtime (registration with the reactor needs one).
     #[cfg(unix)]
     Fd(std::os::fd::OwnedFd),
-    /// Nothing to read: the binding hands the bytes over itself
-    /// ([`crate::Engine::feed`]).
-    Fed,
 }
 
 /// A reader of host frames and a sink for extension frames.
@@ -30,8 +27,6 @@ pub struct Transport {
     pub(crate) source: Source,
     pub(crate) sink: Box<dyn FrameSink>,
     pub(crate) stdio: bool,
-    /// A binding may take over reading ([`crate::Engine::take_wire`]).
-    pub(crate) handover: bool,
 }
 
 impl std::fmt::Debug for Transport {
@@ -53,7 +48,6 @@ impl Transport {
             source: Source::Reader(Box::new(reader)),
             sink: Box::new(sink),
             stdio: false,
-            handover: false,
         }
     }
 
@@ -94,29 +88,7 @@ impl Transport {
             source: Source::Fd(read),
             sink: Box::new(sink),
             stdio: false,
-            handover: false,
         }
-    }
-
-    /// Lets the binding take over reading once the session runs
-    /// ([`crate::Engine::take_wire`]): the engine reads the
-    /// handshake, then hands the pipe and the bytes it buffered to the
-    /// binding, which reads on its own event loop and feeds
-    /// [`crate::Engine::feed`] (Node's libuv: one thread hand-off
-    /// less per request). Only a pipe or socket read through the reactor can
-    /// be handed over.
-    pub fn with_handover(mut self) -> Self {
-        self.handover = true;
-        self
-    }
-
-    /// An engine side whose input is handed over with
-    /// [`crate::Engine::feed`], and the host side to read what the
-    /// extension writes (its input end is unused), for tests of feeding.
-    pub fn memory_fed() -> (Self, MemoryHost) {
-        let (mut t, host) = Self::memory();
-        t.source = Source::Fed;
-        (t, host)
     }
 
     /// An in-memory duplex: the engine side as a [`Transport`], and the host
@@ -319,7 +291,6 @@ mod imp {
             source: Source::Fd(wire_in),
             sink: Box::new(sink),
             stdio: true,
-            handover: false,
         })
     }
 
@@ -441,31 +412,16 @@ impl AsyncRead for FdReader {
 }
 
 /// Turns a [`Source`] into an async reader; must run inside the runtime.
-/// The reader of a [`Source`], and the descriptor it reads when that can be
-/// handed over (a pipe or socket read through the reactor).
-pub(crate) type SourceReader = (Box<dyn AsyncRead + Send + Unpin>, Option<RawWire>);
-
-/// A descriptor number (Unix) for handing the pipe over.
-#[cfg(unix)]
-pub(crate) type RawWire = std::os::fd::RawFd;
-/// No descriptors to hand over elsewhere.
-#[cfg(not(unix))]
-pub(crate) type RawWire = std::convert::Infallible;
-
-pub(crate) fn into_reader(source: Source) -> io::Result<SourceReader> {
+pub(crate) fn into_reader(source: Source) -> io::Result<Box<dyn AsyncRead + Send + Unpin>> {
     match source {
-        Source::Reader(r) => Ok((r, None)),
-        Source::Fed => Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "a fed transport has nothing to read",
-        )),
+        Source::Reader(r) => Ok(r),
         #[cfg(unix)]
         Source::Fd(fd) => {
             use std::os::fd::AsRawFd;
             let raw = fd.as_raw_fd();
             let fd = if is_pipe_or_socket(raw) {
                 match FdReader::new(fd) {
-                    Ok(r) => return Ok((Box::new(r), Some(raw))),
+                    Ok(r) => return Ok(Box::new(r)),
                     Err(fd) => fd,
                 }
             } else {
@@ -474,10 +430,7 @@ pub(crate) fn into_reader(source: Source) -> io::Result<SourceReader> {
             // A file or terminal: epoll cannot watch it and non-blocking mode
             // would leak into the terminal session; read it on tokio's
             // blocking pool instead.
-            Ok((
-                Box::new(tokio::fs::File::from_std(std::fs::File::from(fd))),
-                None,
-            ))
+            Ok(Box::new(tokio::fs::File::from_std(std::fs::File::from(fd))))
         }
     }
 }

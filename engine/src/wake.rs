@@ -3,7 +3,7 @@
 //!
 //! It is a non-blocking pipe: the engine writes one byte when the job queue
 //! goes from empty to non-empty (at most one byte is ever pending), and
-//! [`crate::Engine::try_next_jobs`] drains it together with the
+//! [`crate::Engine::take_jobs`] drains it together with the
 //! queue. The pipe is created lazily, the first time a binding asks for it,
 //! so the Rust SDK never pays for it.
 

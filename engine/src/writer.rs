@@ -13,10 +13,9 @@
 //! schedules one flush task on the engine's runtime; every frame appended
 //! before that task runs leaves in the same `write(2)`.
 //!
-//! A binding that answers a whole batch of jobs in one turn of its event
-//! loop can hold its replies ([`crate::Engine::hold_replies`]):
-//! replies then only append until the matching release, which flushes them
-//! in one `write(2)`. Every other frame (the engine's own replies, spontaneous
+//! A batch of answers ([`crate::Engine::complete_all`]) holds its replies:
+//! they only append until the batch is done, which flushes them in one
+//! `write(2)`. Every other frame (the engine's own replies, spontaneous
 //! frames, `call_tool`) still flushes at once, taking held replies along.
 //!
 //! Writes are bounded by a deadline ([`zot_protocol::limits::WRITE_TIMEOUT`]
@@ -84,7 +83,7 @@ pub(crate) type OnPanic = Box<dyn Fn(&(dyn std::any::Any + Send)) + Send + Sync>
 pub(crate) struct Writer {
     /// Frames encoded and waiting for the lock.
     waiting: AtomicUsize,
-    /// Open `hold_replies` calls: replies append without flushing.
+    /// Batches of answers being completed: replies append without flushing.
     holds: AtomicUsize,
     state: Mutex<WriterState>,
     timeout: Duration,

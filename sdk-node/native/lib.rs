@@ -5,22 +5,21 @@
 //! (`sdk-node/src/*.ts`), never these classes. It is a thin layer over
 //! [`zot_ext_engine::Engine`] and keeps the engine's pull model:
 //!
-//! - [`NativeEngine::jobs_ready`] is an `async fn`: JavaScript awaits it,
-//!   then takes the queued jobs with [`NativeEngine::try_next_jobs`] (a JSON
-//!   array of [`Job::to_json`] objects) on its own thread. While that promise
-//!   is pending it keeps Node's event loop alive; once a batch ends with
-//!   `finished` the dispatcher stops waiting and the process can exit on its
-//!   own.
-//! - Over stdio, with the first requests the facade takes the host's pipe
-//!   ([`NativeEngine::take_wire_fd`]), reads it with libuv and hands every
-//!   chunk to [`NativeEngine::feed`], which returns that chunk's jobs at
-//!   once (the engine's per-line code runs unchanged).
-//! - Every job with an id is answered with [`NativeEngine::complete`]
-//!   (outcome JSON, see [`Engine::complete_json`]) or [`NativeEngine::fail`].
+//! - The engine reads the host's pipe itself (the one read path).
+//! - [`NativeEngine::on_jobs`] sets the readiness signal: a thread-safe
+//!   function the engine calls from the thread that queued jobs (once per
+//!   batch), so that JavaScript takes every queued job with
+//!   [`NativeEngine::take_jobs`] (a JSON array of [`Job::to_json`]
+//!   objects) on its own thread: one hop from the engine's reader to the
+//!   JavaScript thread. While it is set it keeps Node's event loop alive;
+//!   once a batch ends with `finished` the dispatcher removes it and the
+//!   process can exit on its own.
+//! - Jobs are answered in batches with [`NativeEngine::complete`] (a JSON
+//!   array of the contract's answers, see
+//!   [`zot_ext_engine::contract::complete_json`]; a failure is one of them).
 //! - `call_tool` uses the job form ([`Engine::start_call`]): the result comes
-//!   back as a `call_result` job, so no JavaScript callback is ever called
-//!   from Rust (no threadsafe functions that could keep Node alive or lose a
-//!   cancellation).
+//!   back as a `call_result` job, so the readiness callback is the only
+//!   JavaScript function Rust ever calls.
 //!
 //! Everything crosses the boundary as JSON text or plain numbers; every
 //! protocol decision (ids, deadlines, cancellation, call matching, writing)
@@ -33,13 +32,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use napi::bindgen_prelude::within_runtime_if_available;
+use napi::bindgen_prelude::{within_runtime_if_available, Function};
+use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
-use zot_ext_engine::contract::{CallStart, CallStarted, CompletionStatus};
+use zot_ext_engine::contract::{CallStart, CallStarted};
 use zot_ext_engine::testing::{default_hello_ack, HostHarness, TestError};
 use zot_ext_engine::{
-    CallId, CallRequest, Completion, Engine, EngineConfig, Job, JobId, MemoryHost, Transport,
+    CallId, CallRequest, Engine, EngineConfig, Job, JobId, MemoryHost, Transport,
 };
 use zot_protocol::validate::{validate_command_name, validate_exposure, validate_tool_name};
 use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
@@ -73,10 +73,6 @@ fn millis(ms: Option<f64>) -> Option<Duration> {
 /// A batch of jobs as one JSON array.
 fn batch_json(jobs: &[Job]) -> String {
     Job::batch_to_json(jobs)
-}
-
-fn completion_name(c: Completion) -> &'static str {
-    CompletionStatus::from(c).as_str()
 }
 
 /// Engine settings that tests may shorten; every field defaults to the
@@ -126,27 +122,6 @@ pub struct NativeEngine {
     memory: Mutex<Option<MemoryHost>>,
 }
 
-/// What `feed` produced: the jobs (a JSON array, as `tryNextJobs`), whether
-/// to stop reading until an empty feed no longer says so, and whether
-/// reading is over.
-#[napi(object)]
-pub struct FeedOutput {
-    /// The jobs, as `tryNextJobs` gives them.
-    pub jobs: String,
-    /// Pause reading; feed an empty buffer later to go on.
-    pub paused: bool,
-    /// Stop reading.
-    pub ended: bool,
-}
-
-fn feed_output(f: zot_ext_engine::FeedResult) -> FeedOutput {
-    FeedOutput {
-        jobs: batch_json(&f.jobs),
-        paused: f.paused,
-        ended: f.ended,
-    }
-}
-
 #[napi]
 impl NativeEngine {
     /// Starts a session on the process's stdin/stdout (stdout protected:
@@ -161,52 +136,27 @@ impl NativeEngine {
         })
     }
 
-    /// Like `stdio`, but JavaScript may take over reading the host's pipe
-    /// once the session runs (`takeWireFd`), reading it on its own event
-    /// loop and handing every chunk to `feed`: no thread hand-off per
-    /// request. Until then (the handshake) the engine reads.
-    #[napi(factory, catch_unwind)]
-    pub fn stdio_fed(
-        name: String,
-        version: String,
-        options: Option<EngineOptions>,
-    ) -> Result<Self> {
-        let transport = Transport::stdio().map_err(err)?.with_handover();
-        let engine = start(config(name, version, options), transport)?;
-        Ok(Self {
-            engine,
-            memory: Mutex::new(None),
-        })
-    }
-
-    /// Takes over reading: the host's pipe (the caller owns it: reading and
-    /// closing it), or `null` when the engine keeps reading (stdin is not a
-    /// pipe, the session is over, or it was taken already).
-    #[napi(catch_unwind)]
-    pub fn take_wire_fd(&self) -> Option<i32> {
-        use std::os::fd::IntoRawFd;
-        self.engine.take_wire().map(|fd| fd.into_raw_fd())
-    }
-
-    /// Hands over bytes read from the wire (see `stdioFed`); an empty buffer
-    /// processes what was held.
-    #[napi(catch_unwind)]
-    pub fn feed(&self, chunk: napi::bindgen_prelude::Buffer) -> FeedOutput {
-        feed_output(self.engine.feed(&chunk))
-    }
-
-    /// The wire ended (or reading it failed with `error`).
-    #[napi(catch_unwind)]
-    pub fn feed_end(&self, error: Option<String>) -> FeedOutput {
-        feed_output(self.engine.feed_end(error.as_deref()))
-    }
-
-    /// Resolves once jobs are queued (or the session is over); take them
-    /// with `tryNextJobs` (a JSON array of job objects, see `Job::to_json`),
-    /// on the JavaScript thread, in the order taken.
-    #[napi(catch_unwind)]
-    pub async fn jobs_ready(&self) {
-        self.engine.jobs_ready().await
+    /// Calls `callback` (with no arguments, on the JavaScript thread) when
+    /// jobs are queued and it was not called since the last `takeJobs`:
+    /// the readiness signal. Take them with `takeJobs` (a JSON array of job
+    /// objects, see `Job::to_json`), in the order taken. While a callback is
+    /// set it keeps Node's event loop alive; `null` removes it (after the
+    /// `finished` job), so the process can exit on its own.
+    #[napi(catch_unwind, ts_args_type = "callback: (() => void) | null")]
+    pub fn on_jobs(&self, callback: Option<Function<'_, (), ()>>) -> Result<()> {
+        let Some(callback) = callback else {
+            self.engine.on_jobs(None);
+            return Ok(());
+        };
+        let wake = callback
+            .build_threadsafe_function::<()>()
+            .callee_handled::<false>()
+            .build()?;
+        self.engine.on_jobs(Some(Box::new(move || {
+            // Fails only while Node is shutting down: nobody is waiting.
+            let _ = wake.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        })));
+        Ok(())
     }
 
     /// Starts a session on an in-memory transport, for tests; the host side
@@ -227,72 +177,22 @@ impl NativeEngine {
         self.engine.name().to_owned()
     }
 
-    /// Whatever is queued right now (possibly `[]`), without waiting.
+    /// Everything queued right now (possibly `[]`), without waiting.
     #[napi(catch_unwind)]
-    pub fn try_next_jobs(&self) -> String {
-        batch_json(&self.engine.try_next_jobs())
+    pub fn take_jobs(&self) -> String {
+        batch_json(&self.engine.take_jobs())
     }
 
-    /// Answers a job with its outcome as JSON (ignored for event and panel
-    /// jobs). Returns what became of it: `sent`, `done` or
-    /// `dropped:cancelled|expired|closed`; throws when the engine refused
-    /// the answer (in which case it already sent an error reply if one was
-    /// due).
+    /// Answers a batch of jobs: a JSON array of the contract's `Answer`s
+    /// (`{job, command | tool | text | intercept | error}`; none of them: an
+    /// event or panel job is done). Their replies leave in one write.
+    /// Returns what became of each, in order, as a JSON array of
+    /// `Answered` (`{status}`, or `{error}` when the engine refused it and
+    /// sent an error reply if one was due). Throws only when `batch` is not
+    /// a JSON array.
     #[napi(catch_unwind)]
-    pub fn complete(&self, job: f64, outcome: String) -> Result<String> {
-        self.engine
-            .complete_json(job_id(job)?, &outcome)
-            .map(completion_name)
-            .map(str::to_owned)
-            .map_err(err)
-    }
-
-    /// Answers a tool job with one text block, what most tools return,
-    /// without a JSON round trip (`complete` with
-    /// `{"content":[{"type":"text","text":…}]}` otherwise).
-    #[napi(catch_unwind)]
-    pub fn complete_text(&self, job: f64, text: String) -> Result<String> {
-        let outcome = zot_ext_engine::ToolOutcome {
-            content: vec![zot_protocol::ContentBlock::text(text)],
-            ..Default::default()
-        };
-        self.engine
-            .complete(job_id(job)?, zot_ext_engine::Outcome::Tool(outcome))
-            .map(completion_name)
-            .map(str::to_owned)
-            .map_err(err)
-    }
-
-    /// Answers event and panel jobs whose handlers returned (one call for
-    /// a run of them).
-    #[napi(catch_unwind)]
-    pub fn complete_serial(&self, jobs: Vec<f64>) -> Result<()> {
-        let ids = jobs.into_iter().map(job_id).collect::<Result<Vec<_>>>()?;
-        self.engine.complete_serial(&ids).map_err(err)
-    }
-
-    /// Answers a job whose handler failed with `message`.
-    #[napi(catch_unwind)]
-    pub fn fail(&self, job: f64, message: String) -> Result<String> {
-        self.engine
-            .fail(job_id(job)?, &message)
-            .map(completion_name)
-            .map(str::to_owned)
-            .map_err(err)
-    }
-
-    /// Holds replies in the write buffer until `releaseReplies` (nests): the
-    /// facade holds them while it answers one batch, so the batch's replies
-    /// leave in one write.
-    #[napi(catch_unwind)]
-    pub fn hold_replies(&self) {
-        self.engine.hold_replies();
-    }
-
-    /// Ends one `holdReplies`; the last one writes what was held.
-    #[napi(catch_unwind)]
-    pub fn release_replies(&self) -> Result<()> {
-        self.engine.release_replies().map_err(err)
+    pub fn complete(&self, batch: String) -> Result<String> {
+        zot_ext_engine::contract::complete_json(&self.engine, &batch).map_err(err)
     }
 
     /// Whether a job was cancelled (or is not open any more).

@@ -9,31 +9,14 @@ export declare class NativeEngine {
    */
   static stdio(name: string, version: string, options?: EngineOptions | undefined | null): NativeEngine
   /**
-   * Like `stdio`, but JavaScript may take over reading the host's pipe
-   * once the session runs (`takeWireFd`), reading it on its own event
-   * loop and handing every chunk to `feed`: no thread hand-off per
-   * request. Until then (the handshake) the engine reads.
+   * Calls `callback` (with no arguments, on the JavaScript thread) when
+   * jobs are queued and it was not called since the last `takeJobs`:
+   * the readiness signal. Take them with `takeJobs` (a JSON array of job
+   * objects, see `Job::to_json`), in the order taken. While a callback is
+   * set it keeps Node's event loop alive; `null` removes it (after the
+   * `finished` job), so the process can exit on its own.
    */
-  static stdioFed(name: string, version: string, options?: EngineOptions | undefined | null): NativeEngine
-  /**
-   * Takes over reading: the host's pipe (the caller owns it: reading and
-   * closing it), or `null` when the engine keeps reading (stdin is not a
-   * pipe, the session is over, or it was taken already).
-   */
-  takeWireFd(): number | null
-  /**
-   * Hands over bytes read from the wire (see `stdioFed`); an empty buffer
-   * processes what was held.
-   */
-  feed(chunk: Buffer): FeedOutput
-  /** The wire ended (or reading it failed with `error`). */
-  feedEnd(error?: string | undefined | null): FeedOutput
-  /**
-   * Resolves once jobs are queued (or the session is over); take them
-   * with `tryNextJobs` (a JSON array of job objects, see `Job::to_json`),
-   * on the JavaScript thread, in the order taken.
-   */
-  jobsReady(): Promise<void>
+  onJobs(callback: (() => void) | null): void
   /**
    * Starts a session on an in-memory transport, for tests; the host side
    * is taken by a [`NativeTestHost`].
@@ -41,37 +24,18 @@ export declare class NativeEngine {
   static memory(name: string, version: string, options?: EngineOptions | undefined | null): NativeEngine
   /** The extension name. */
   get name(): string
-  /** Whatever is queued right now (possibly `[]`), without waiting. */
-  tryNextJobs(): string
+  /** Everything queued right now (possibly `[]`), without waiting. */
+  takeJobs(): string
   /**
-   * Answers a job with its outcome as JSON (ignored for event and panel
-   * jobs). Returns what became of it: `sent`, `done` or
-   * `dropped:cancelled|expired|closed`; throws when the engine refused
-   * the answer (in which case it already sent an error reply if one was
-   * due).
+   * Answers a batch of jobs: a JSON array of the contract's `Answer`s
+   * (`{job, command | tool | text | intercept | error}`; none of them: an
+   * event or panel job is done). Their replies leave in one write.
+   * Returns what became of each, in order, as a JSON array of
+   * `Answered` (`{status}`, or `{error}` when the engine refused it and
+   * sent an error reply if one was due). Throws only when `batch` is not
+   * a JSON array.
    */
-  complete(job: number, outcome: string): string
-  /**
-   * Answers a tool job with one text block, what most tools return,
-   * without a JSON round trip (`complete` with
-   * `{"content":[{"type":"text","text":…}]}` otherwise).
-   */
-  completeText(job: number, text: string): string
-  /**
-   * Answers event and panel jobs whose handlers returned (one call for
-   * a run of them).
-   */
-  completeSerial(jobs: Array<number>): void
-  /** Answers a job whose handler failed with `message`. */
-  fail(job: number, message: string): string
-  /**
-   * Holds replies in the write buffer until `releaseReplies` (nests): the
-   * facade holds them while it answers one batch, so the batch's replies
-   * leave in one write.
-   */
-  holdReplies(): void
-  /** Ends one `holdReplies`; the last one writes what was held. */
-  releaseReplies(): void
+  complete(batch: string): string
   /** Whether a job was cancelled (or is not open any more). */
   isCancelled(job: number): boolean
   /** The host's `hello_ack` as JSON, once received. */
@@ -220,20 +184,6 @@ export interface EngineOptions {
    * whatever still runs; a negative value disables the watchdog.
    */
   exitWatchdogMs?: number
-}
-
-/**
- * What `feed` produced: the jobs (a JSON array, as `tryNextJobs`), whether
- * to stop reading until an empty feed no longer says so, and whether
- * reading is over.
- */
-export interface FeedOutput {
-  /** The jobs, as `tryNextJobs` gives them. */
-  jobs: string
-  /** Pause reading; feed an empty buffer later to go on. */
-  paused: boolean
-  /** Stop reading. */
-  ended: boolean
 }
 
 /**

@@ -1,53 +1,12 @@
-// `Extension`: registration and the dispatcher of the engine's jobs.
-//
-// The engine (Rust) owns the protocol: it writes `hello`, decodes frames,
-// keeps ids, deadlines and cancellation state, matches `call_tool` results
-// and writes every frame. This file only takes batches of jobs, runs the
-// user's handlers and answers each job with `complete(id, outcome)` or
-// `fail(id, message)`. Over stdio the engine reads the handshake; with the
-// first requests this file takes the host's pipe over (`takeWireFd`),
-// reads it on Node's own event loop and feeds each chunk to the engine,
-// which returns that chunk's jobs at once (no thread hand-off per request;
-// the engine's rules are unchanged). What the engine queues by itself
-// (deadlines, the end of the session) is taken after `jobsReady()`.
-//
-// - commands, tools and interceptors run concurrently;
-// - events and panel input run in arrival order, one at a time (SDK-35); a
-//   synchronous handler runs at once, so a burst is handled before the
-//   batch's later jobs start;
-// - `cancel` jobs abort the job's `AbortSignal` (a cancel in the same batch
-//   as its job aborts the signal before the handler starts);
-// - `call_result` jobs settle `callTool` promises;
-// - `finished` ends `run()`. While `jobsReady()` is pending (and the pipe
-//   is open) Node's loop stays alive; after `finished` nothing
-//   keeps it, so the process exits on its own once the user's handlers are
-//   done.
+// `Extension`: registration (commands, tools, events, interceptors, panels,
+// on-hello hooks) and the spontaneous actions. Running it is the session's
+// (`session.ts`), which dispatches the engine's jobs to these handlers.
 
-import type { Socket } from "node:net";
 import { CallToolError, NotRunningError, RegistrationError, SendError, SessionError, wrapped } from "./errors";
-import type { CallStart, CallStarted, CommandOutcome, InterceptOutcome, Job, ToolOutcome } from "./generated/contract";
-import type {
-  AssistantMessageIntercept,
-  BeforeAgentStartIntercept,
-  InterceptEventName,
-  LifecycleEvent,
-  LifecycleEventName,
-  NotifyLevel,
-  PanelSpec,
-  ToolCallIntercept,
-  TurnStartIntercept,
-} from "./generated/protocol";
-import { type EngineOptions, type FeedOutput, type NativeEngine, native } from "./native";
+import type { InterceptEventName, LifecycleEventName, NotifyLevel, PanelSpec } from "./generated/protocol";
+import { type EngineOptions, type NativeEngine, native } from "./native";
 import { noteArgs } from "./notify";
-import {
-  type CallToolResult,
-  type CommandReply,
-  type JsonObject,
-  Response,
-  ToolOutput,
-  type ToolReply,
-  type Verdict,
-} from "./results";
+import type { CallToolResult, JsonObject } from "./results";
 import {
   isShape,
   isStandardSchema,
@@ -59,13 +18,13 @@ import {
   shapeSchema,
   validating,
 } from "./schema";
+import { type AnyInterceptor, type PanelHandlers, Session } from "./session";
 import type {
   AssistantMessageInterceptor,
   Awaitable,
   BeforeAgentStartInterceptor,
   CallOptions,
   CommandHandler,
-  Context,
   EventHandler,
   EventOf,
   HostInfo,
@@ -77,86 +36,6 @@ import type {
   ToolSpec,
   TurnStartInterceptor,
 } from "./types";
-
-/**
- * An event or panel job; panel input carries the handlers it is for,
- * resolved when it arrived (see `dispatch`).
- */
-type SerialJob = Extract<Job, { kind: "event" | "panel_key" | "panel_close" | "panel_resize" }> & {
-  target?: PanelHandlers | undefined;
-};
-
-interface PanelHandlers {
-  onKey?: ((key: PanelKeyInput) => Awaitable<void>) | undefined;
-  onClose?: (() => Awaitable<void>) | undefined;
-  onResize?: ((size: PanelSize) => Awaitable<void>) | undefined;
-}
-
-interface PendingCall {
-  resolve(result: CallToolResult): void;
-  reject(error: CallToolError): void;
-  cleanup(): void;
-}
-
-type AnyInterceptor = (request: never, ctx: Context) => Awaitable<Verdict | void>;
-
-function message(e: unknown): string {
-  if (e instanceof Error) {
-    return e.message;
-  }
-  return typeof e === "string" ? e : String(e);
-}
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return (
-    (typeof v === "object" || typeof v === "function") &&
-    v !== null &&
-    typeof (v as { then?: unknown }).then === "function"
-  );
-}
-
-/** Calls `f`, turning a synchronous throw into a rejection. */
-function attempt<T>(f: () => Awaitable<T>): Promise<T> {
-  try {
-    return Promise.resolve(f());
-  } catch (e) {
-    return Promise.reject(e);
-  }
-}
-
-/** The engine's outcome for what a command handler returned. */
-function commandOutcome(r: Response | CommandReply | void): CommandOutcome {
-  // `null` too: JavaScript handlers are not type-checked.
-  return r === undefined || r === null ? {} : r instanceof Response ? r.fields : r;
-}
-
-/** The engine's outcome for what a tool handler returned. */
-function toolOutcome(r: ToolOutput | ToolReply | string | void): ToolOutcome {
-  if (r === undefined || r === null) {
-    return {};
-  }
-  if (typeof r === "string") {
-    return { content: [{ type: "text", text: r }] };
-  }
-  return r instanceof ToolOutput ? r.toJSON() : r;
-}
-
-/** The engine's interception outcome for a verdict of the `event` interceptor. */
-function interceptOutcome(event: string, v: Verdict | void): InterceptOutcome {
-  if (v === undefined || v === null) {
-    return {};
-  }
-  switch (v.verdict) {
-    case "block":
-      return { block: true, reason: v.reason };
-    case "modify":
-      return { modified_args: v.args };
-    case "replace":
-      return "text" in v ? { replace_text: v.text } : event === "before_agent_start" ? { system_prompt: v.prompt } : {};
-    default:
-      return {};
-  }
-}
 
 /**
  * A JSON Schema object that is not a raw shape: a shape's handler gets the
@@ -235,25 +114,9 @@ export class Extension {
   private readonly panels = new Map<string, PanelHandlers>();
 
   private engine: NativeEngine | undefined;
-  private hostInfo: HostInfo | undefined;
+  /** The running session (`session.ts`): the dispatcher of the engine's jobs. */
+  private session: Session | undefined;
   private started = false;
-  private readonly controllers = new Map<number, LazyAbort>();
-  private eventContext: Context | undefined;
-  private readonly calls = new Map<number, PendingCall>();
-  private readonly session = new AbortController();
-  private readonly serialQueue: SerialJob[] = [];
-  private serialBusy = false;
-  /** Batches taken and not handled yet (one waits for the on-hello hook). */
-  private readonly inbox: Job[][] = [];
-  private helloRunning = false;
-  private over = false;
-  private ended: { resolve: () => void; reject: (e: Error) => void } | undefined;
-  /** The host's pipe, read here and fed to the engine (`stdioFed`). */
-  private wire: Socket | undefined;
-  private wirePaused = false;
-  private resumeQueued = false;
-  private fedMode = false;
-  private wireAsked = false;
 
   constructor(name: string, version: string) {
     this.name = name;
@@ -262,7 +125,7 @@ export class Extension {
 
   /** The host's `hello_ack`, once the handshake happened. */
   get host(): HostInfo | undefined {
-    return this.hostInfo;
+    return this.session?.host;
   }
 
   /**
@@ -454,6 +317,8 @@ export class Extension {
     if (this.engine === undefined) {
       throw new NotRunningError(`zot-ext: extension ${this.name} is not running`);
     }
+    // Answers produced before this frame leave before it.
+    this.session?.answers.flush();
     return this.engine;
   }
 
@@ -550,7 +415,10 @@ export class Extension {
    * handler use `ctx.callTool`, which links the call to the invocation.
    */
   callTool(name: string, args: JsonObject = {}, options: CallOptions = {}): Promise<CallToolResult> {
-    return this.startCall(undefined, name, args, options);
+    if (this.session === undefined) {
+      return Promise.reject(new CallToolError("call_tool is not available before the handshake", "not_ready"));
+    }
+    return this.session.startCall(undefined, name, args, options);
   }
 
   /**
@@ -562,18 +430,14 @@ export class Extension {
     let engine: NativeEngine;
     try {
       this.claim();
-      // Once the session runs, the host's pipe is read on this thread's
-      // event loop and fed to the engine: no thread hand-off per request
-      // (`takeWire`). The engine reads the handshake, which keeps loading
-      // `node:net` off the start-up path.
       engine = wrapped(
-        () => native().NativeEngine.stdioFed(this.name, this.version, undefined),
+        () => native().NativeEngine.stdio(this.name, this.version, undefined),
         (m, o) => new SessionError(`zot-ext: cannot start: ${m}`, o),
       );
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.serve(engine, true);
+    return this.serve(engine);
   }
 
   /**
@@ -593,564 +457,20 @@ export class Extension {
     this.started = true;
   }
 
-  private serve(engine: NativeEngine, fed = false): Promise<void> {
+  private serve(engine: NativeEngine): Promise<void> {
     this.engine = engine;
-    this.fedMode = fed;
-    this.registerAll(engine);
-    const done = new Promise<void>((resolve, reject) => {
-      this.ended = { resolve, reject };
+    const session = new Session(engine, {
+      name: this.name,
+      commands: this.commands,
+      tools: this.tools,
+      events: this.events,
+      intercepts: this.intercepts,
+      helloHooks: this.helloHooks,
+      panels: this.panels,
+      log: (m) => this.log(m),
+      note: (first, second) => this.note(first, second),
     });
-    void this.pullQueued(engine);
-    return done;
-  }
-
-  /** After the handshake: read the host's pipe here from now on. */
-  private takeWire(engine: NativeEngine): void {
-    if (!this.fedMode || this.over || this.wire !== undefined) {
-      return;
-    }
-    const fd = engine.takeWireFd();
-    if (fd !== null) {
-      this.readWire(engine, fd);
-    }
-  }
-
-  /**
-   * Takes what the engine queues (everything while it reads itself; once
-   * the pipe is fed, only what it queues on its own: deadlines, the end of
-   * the session) on this thread, so that batches from here and from `feed`
-   * are handled in the order taken.
-   */
-  private async pullQueued(engine: NativeEngine): Promise<void> {
-    while (!this.over) {
-      await engine.jobsReady();
-      if (!this.over) {
-        this.deliver(engine, JSON.parse(engine.tryNextJobs()) as Job[]);
-      }
-    }
-  }
-
-  /** Reads the host's pipe and feeds every chunk to the engine. */
-  private readWire(engine: NativeEngine, fd: number): void {
-    // Loaded here, not at import: `net` costs ~1.3 ms.
-    const { Socket } = require("node:net") as typeof import("node:net");
-    const wire = new Socket({ fd, readable: true, writable: false });
-    this.wire = wire;
-    wire.on("data", (chunk: Buffer) => this.fed(engine, engine.feed(chunk)));
-    wire.on("end", () => this.fed(engine, engine.feedEnd(null)));
-    wire.on("error", (e: Error) => this.fed(engine, engine.feedEnd(e.message)));
-  }
-
-  private fed(engine: NativeEngine, out: FeedOutput): void {
-    const wire = this.wire;
-    if (wire !== undefined) {
-      if (out.ended) {
-        this.wire = undefined;
-        wire.destroy();
-      } else if (out.paused !== this.wirePaused) {
-        // Held for the on-hello hook or a full event backlog; an empty feed
-        // says when to go on (`resumeFeed`).
-        this.wirePaused = out.paused;
-        if (out.paused) {
-          wire.pause();
-        } else {
-          wire.resume();
-        }
-      }
-    }
-    this.deliver(engine, JSON.parse(out.jobs) as Job[]);
-  }
-
-  /**
-   * Goes on reading after a pause, once its cause may be gone. Deferred to
-   * a microtask: it may dispatch jobs, never from inside a handler's call.
-   */
-  private resumeFeed(engine: NativeEngine): void {
-    if (!this.wirePaused || this.resumeQueued) {
-      return;
-    }
-    this.resumeQueued = true;
-    queueMicrotask(() => {
-      this.resumeQueued = false;
-      if (this.wirePaused && this.wire !== undefined) {
-        this.fed(engine, engine.feed(EMPTY));
-      }
-    });
-  }
-
-  /** Handles batches in the order taken; the on-hello hook holds the rest. */
-  private deliver(engine: NativeEngine, batch: Job[]): void {
-    if (batch.length > 0) {
-      this.inbox.push(batch);
-    }
-    while (!this.helloRunning && !this.over) {
-      const next = this.inbox.shift();
-      if (next === undefined) {
-        return;
-      }
-      this.handleBatch(engine, next);
-    }
-  }
-
-  private handleBatch(engine: NativeEngine, batch: Job[]): void {
-    const cancelled = new Set<number>();
-    for (const job of batch) {
-      if (job.kind === "cancel") {
-        cancelled.add(job.id);
-      }
-    }
-    // Replies of handlers that answer within this turn of the event loop
-    // (synchronous ones, and promises that settle in microtasks) leave in
-    // one write: held until the check phase, after the microtasks ran.
-    engine.holdReplies();
-    setImmediate(() => this.report("writer", "flush", () => engine.releaseReplies()));
-    for (let i = 0; i < batch.length; i++) {
-      const job = batch[i] as Job;
-      if (job.kind === "hello") {
-        const rest = batch.slice(i + 1);
-        if (rest.length > 0) {
-          this.inbox.unshift(rest);
-        }
-        this.helloRunning = true;
-        // The frame minus its `type`: what `HostInfo` promises.
-        const { type: _frame, ...host } = job.hello_ack;
-        void this.hello(engine, host).finally(() => {
-          this.helloRunning = false;
-          this.deliver(engine, []);
-        });
-        return;
-      }
-      if (job.kind === "finished") {
-        this.finish();
-        if (job.error !== undefined) {
-          this.ended?.reject(new SessionError(`zot-ext: ${job.error}`));
-        } else {
-          this.ended?.resolve();
-        }
-        return;
-      }
-      this.dispatch(engine, job, cancelled);
-    }
-    if (this.fedMode && !this.wireAsked) {
-      // The first requests came through the engine's reader: take the pipe
-      // over after this batch's replies (off the start-up path, where
-      // loading `node:net` would delay `ready`).
-      this.wireAsked = true;
-      setImmediate(() => this.takeWire(engine));
-    }
-  }
-
-  /**
-   * Hands every registration made before `run` to the engine, right after
-   * it starts (so the engine knows the handlers while it reads the first
-   * frames). Later registrations go to the engine at once: the engine holds
-   * them until `helloDone` announces everything, or writes them right away
-   * after that.
-   */
-  private registerAll(engine: NativeEngine): void {
-    const refused = (what: string, e: unknown): void => this.log(`${what} not registered: ${message(e)}`);
-    for (const [name, c] of this.commands) {
-      try {
-        engine.registerCommand(name, c.description);
-      } catch (e) {
-        refused(`command ${JSON.stringify(name)}`, e);
-      }
-    }
-    for (const [name, t] of this.tools) {
-      try {
-        engine.registerTool(t.spec);
-      } catch (e) {
-        refused(`tool ${JSON.stringify(name)}`, e);
-      }
-    }
-    for (const name of this.events.keys()) {
-      try {
-        engine.subscribe(name);
-      } catch (e) {
-        refused(`event ${JSON.stringify(name)}`, e);
-      }
-    }
-    for (const name of this.intercepts.keys()) {
-      try {
-        engine.intercept(name);
-      } catch (e) {
-        refused(`interceptor ${JSON.stringify(name)}`, e);
-      }
-    }
-  }
-
-  private async hello(engine: NativeEngine, ack: HostInfo): Promise<void> {
-    this.hostInfo = ack;
-    for (const hook of this.helloHooks) {
-      try {
-        await hook(ack);
-      } catch (e) {
-        this.log(`on-hello hook failed: ${message(e)}`);
-      }
-    }
-    try {
-      engine.helloDone();
-    } catch (e) {
-      this.log(`handshake not completed: ${message(e)}`);
-    }
-  }
-
-  private finish(): void {
-    this.over = true;
-    const wire = this.wire;
-    this.wire = undefined;
-    wire?.destroy();
-    this.session.abort();
-    for (const c of this.controllers.values()) {
-      c.abort();
-    }
-    this.controllers.clear();
-    for (const [, call] of this.calls) {
-      call.cleanup();
-      call.reject(new CallToolError("the connection to the host closed", "closed"));
-    }
-    this.calls.clear();
-  }
-
-  private dispatch(
-    engine: NativeEngine,
-    job: Exclude<Job, { kind: "hello" | "finished" }>,
-    cancelled: Set<number>,
-  ): void {
-    switch (job.kind) {
-      case "command": {
-        const c = this.commands.get(job.name);
-        if (c === undefined) {
-          this.report("command", job.name, () => engine.fail(job.id, `no handler for /${job.name}`));
-          return;
-        }
-        this.runJob(
-          engine,
-          job.id,
-          job.invocation,
-          cancelled,
-          "command",
-          `/${job.name}`,
-          (ctx) => c.handler(job.args, ctx),
-          commandOutcome,
-        );
-        return;
-      }
-      case "tool": {
-        const t = this.tools.get(job.name);
-        if (t === undefined) {
-          this.report("tool", job.name, () => engine.fail(job.id, `no handler for tool ${JSON.stringify(job.name)}`));
-          return;
-        }
-        this.runJob(
-          engine,
-          job.id,
-          job.invocation,
-          cancelled,
-          "tool",
-          job.name,
-          (ctx) => t.handler(job.args, ctx),
-          toolOutcome,
-          // One text block, the common result: no JSON round trip.
-          (r) => (typeof r === "string" ? r : r instanceof ToolOutput ? r.onlyText() : undefined),
-        );
-        return;
-      }
-      case "intercept": {
-        const request = job.request;
-        const f = this.intercepts.get(job.name as InterceptEventName);
-        if (f === undefined) {
-          this.report("interceptor", job.name, () => engine.complete(job.id, "{}"));
-          return;
-        }
-        const handler = f as (
-          r:
-            | ToolCallIntercept
-            | TurnStartIntercept
-            | AssistantMessageIntercept
-            | BeforeAgentStartIntercept
-            | JsonObject,
-          ctx: Context,
-        ) => Awaitable<Verdict | void>;
-        this.runJob(
-          engine,
-          job.id,
-          request.id,
-          cancelled,
-          "interceptor",
-          job.name,
-          (ctx) => handler(request, ctx),
-          (v) => interceptOutcome(job.name, v),
-        );
-        return;
-      }
-      case "event":
-        this.serialQueue.push(job);
-        this.pumpSerial(engine);
-        return;
-      case "panel_key":
-      case "panel_close":
-      case "panel_resize": {
-        // Bound, on arrival, to the registration it is for: a command that
-        // reopens the same panel id after this frame arrived must neither
-        // receive it nor lose its fresh registration to an older close.
-        this.serialQueue.push({ ...job, target: this.panels.get(job.panel_id) });
-        this.pumpSerial(engine);
-        return;
-      }
-      case "cancel":
-        this.controllers.get(job.id)?.abort();
-        return;
-      case "call_result": {
-        const call = this.calls.get(job.call);
-        if (call === undefined) {
-          return;
-        }
-        this.calls.delete(job.call);
-        call.cleanup();
-        if (job.result !== undefined) {
-          // The frame minus its `type`: what `CallToolResult` promises.
-          const { type: _frame, ...result } = job.result;
-          call.resolve(result);
-        } else {
-          call.reject(new CallToolError(job.error ?? "call_tool failed", job.error_kind ?? "closed"));
-        }
-        return;
-      }
-      case "shutdown":
-        this.session.abort();
-        return;
-    }
-  }
-
-  /** Runs a command, tool or interceptor handler concurrently and answers its job. */
-  private runJob<R>(
-    engine: NativeEngine,
-    id: number,
-    invocation: string,
-    cancelled: Set<number>,
-    what: string,
-    name: string,
-    call: (ctx: Context) => Awaitable<R>,
-    toOutcome: (r: R) => CommandOutcome | ToolOutcome | InterceptOutcome,
-    textOf?: (r: R) => string | undefined,
-  ): void {
-    const cancel = new LazyAbort();
-    this.controllers.set(id, cancel);
-    const ctx = this.context(id, invocation, cancel);
-    const running = attempt(() => call(ctx));
-    if (cancelled.has(id)) {
-      // Cancelled before it started: abort right after the handler's
-      // synchronous start, so that an `abort` listener it set up there
-      // fires (an already-aborted signal never dispatches `abort`).
-      cancel.abort();
-    }
-    running.then(
-      (r) => {
-        this.controllers.delete(id);
-        const text = textOf?.(r);
-        if (text !== undefined) {
-          this.report(what, name, () => engine.completeText(id, text));
-          return;
-        }
-        let json: string;
-        try {
-          json = JSON.stringify(toOutcome(r));
-        } catch (e) {
-          this.report(what, name, () => engine.fail(id, message(e)));
-          return;
-        }
-        this.report(what, name, () => engine.complete(id, json));
-      },
-      (e: unknown) => {
-        this.controllers.delete(id);
-        const msg = message(e);
-        if (!cancel.aborted) {
-          this.log(`${what} ${name} failed: ${msg}`);
-        }
-        this.report(what, name, () => engine.fail(id, msg));
-      },
-    );
-  }
-
-  /** Answers a job; the engine's refusals are logged. */
-  private report(what: string, name: string, answer: () => unknown): void {
-    try {
-      answer();
-    } catch (e) {
-      this.log(`${what} ${name}: ${message(e)}`);
-    }
-  }
-
-  /** Events and panel input: in arrival order, one at a time. */
-  private pumpSerial(engine: NativeEngine): void {
-    // Handlers that return synchronously are answered together, in one
-    // native call per run of them.
-    const done: number[] = [];
-    const answer = (): void => {
-      if (done.length > 0) {
-        this.report("handler", "event", () => engine.completeSerial(done));
-        done.length = 0;
-        // Reading may have paused for the event backlog.
-        this.resumeFeed(engine);
-      }
-    };
-    while (!this.serialBusy) {
-      const job = this.serialQueue.shift();
-      if (job === undefined) {
-        answer();
-        return;
-      }
-      let r: unknown;
-      try {
-        r = this.runSerial(job);
-      } catch (e) {
-        this.report("handler", job.kind, () => engine.fail(job.id, message(e)));
-        continue;
-      }
-      if (!isThenable(r)) {
-        done.push(job.id);
-        continue;
-      }
-      answer();
-      this.serialBusy = true;
-      Promise.resolve(r)
-        .then(
-          () => this.report("handler", job.kind, () => engine.complete(job.id, "null")),
-          (e: unknown) => this.report("handler", job.kind, () => engine.fail(job.id, message(e))),
-        )
-        .then(() => {
-          this.serialBusy = false;
-          this.resumeFeed(engine);
-          this.pumpSerial(engine);
-        });
-      return;
-    }
-  }
-
-  private stillOpen(job: SerialJob & { panel_id: string }): PanelHandlers | undefined {
-    const target = job.target;
-    return target !== undefined && this.panels.get(job.panel_id) === target ? target : undefined;
-  }
-
-  private runSerial(job: SerialJob): unknown {
-    switch (job.kind) {
-      case "event": {
-        const handler = this.events.get(job.name) as EventHandler<LifecycleEvent> | undefined;
-        if (handler === undefined) {
-          return undefined;
-        }
-        // The engine hands events over with their `type`; one context
-        // serves every event (no job, the session's signal).
-        this.eventContext ??= this.context(undefined, "", this.session);
-        return handler(job.event, this.eventContext);
-      }
-      // Input goes to the registration it arrived for, and only while that
-      // registration is still active (closePanel may have ended it since).
-      case "panel_key":
-        return this.stillOpen(job)?.onKey?.({ panel_id: job.panel_id, key: job.key, text: job.text });
-      case "panel_close": {
-        // Unregister only the registration the close arrived for: a panel
-        // reopened meanwhile under the same id stays.
-        if (this.stillOpen(job) !== undefined) {
-          this.panels.delete(job.panel_id);
-        }
-        return job.target?.onClose?.();
-      }
-      case "panel_resize":
-        return this.stillOpen(job)?.onResize?.({ panel_id: job.panel_id, width: job.width, height: job.height });
-    }
-  }
-
-  private context(job: number | undefined, invocation: string, cancel: { readonly signal: AbortSignal }): Context {
-    const host = this.hostInfo ?? ({} as HostInfo);
-    return {
-      id: invocation,
-      get signal(): AbortSignal {
-        return cancel.signal;
-      },
-      host,
-      callTool: (name, args = {}, options = {}) => this.startCall(job, name, args, options),
-      notify: (first: string, second?: string) => this.note(first, second),
-      log: (msg) => this.log(msg),
-    };
-  }
-
-  private startCall(
-    parent: number | undefined,
-    name: string,
-    args: JsonObject,
-    options: CallOptions,
-  ): Promise<CallToolResult> {
-    const engine = this.engine;
-    if (engine === undefined) {
-      return Promise.reject(new CallToolError("call_tool is not available before the handshake", "not_ready"));
-    }
-    const signal = options.signal;
-    if (signal?.aborted === true) {
-      return Promise.reject(new CallToolError("call_tool cancelled", "cancelled"));
-    }
-    let started: CallStarted;
-    try {
-      const request: CallStart = { name, args };
-      if (parent !== undefined) request.parent = parent;
-      if (options.key !== undefined) request.key = options.key;
-      if (options.timeoutMs !== undefined) request.timeout_ms = options.timeoutMs;
-      started = JSON.parse(engine.startCall(JSON.stringify(request))) as CallStarted;
-    } catch (e) {
-      return Promise.reject(new CallToolError(message(e), "invalid_request", { cause: e }));
-    }
-    const call = started.call;
-    if (call === undefined) {
-      return Promise.reject(
-        new CallToolError(started.error ?? "call_tool failed", started.error_kind ?? "invalid_request"),
-      );
-    }
-    // Reading never pauses while a call waits for its answer.
-    this.resumeFeed(engine);
-    return new Promise<CallToolResult>((resolve, reject) => {
-      let cleanup = (): void => {};
-      if (signal !== undefined) {
-        const onAbort = (): void => engine.cancelCall(call);
-        signal.addEventListener("abort", onAbort, { once: true });
-        cleanup = () => signal.removeEventListener("abort", onAbort);
-      }
-      this.calls.set(call, { resolve, reject, cleanup });
-    });
+    this.session = session;
+    return session.finished;
   }
 }
-
-/**
- * An `AbortController` made only when a handler first reads `ctx.signal`:
- * most handlers never do, and creating one per call is a measurable share of
- * a small call's cost (bench/README.md). Aborting before that just records
- * it; the signal is then born aborted.
- */
-class LazyAbort {
-  private controller: AbortController | undefined;
-  private cancelled = false;
-
-  get signal(): AbortSignal {
-    if (this.controller === undefined) {
-      this.controller = new AbortController();
-      if (this.cancelled) {
-        this.controller.abort();
-      }
-    }
-    return this.controller.signal;
-  }
-
-  get aborted(): boolean {
-    return this.cancelled;
-  }
-
-  abort(): void {
-    if (!this.cancelled) {
-      this.cancelled = true;
-      this.controller?.abort();
-    }
-  }
-}
-
-/** An empty feed: go on with what the engine held. */
-const EMPTY = Buffer.alloc(0);

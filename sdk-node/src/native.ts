@@ -24,7 +24,6 @@ import type * as Binding from "./binding";
 export type NativeBinding = typeof Binding;
 /** One running engine. */
 export type NativeEngine = Binding.NativeEngine;
-export type FeedOutput = Binding.FeedOutput;
 /** The in-process host of a memory engine. */
 export type NativeTestHost = Binding.NativeTestHost;
 /** Engine settings tests may shorten. */

@@ -6,12 +6,14 @@
 //! ([`zot_ext_engine`]); the Python facade (`zot_ext`) only runs user
 //! handlers. The two sides talk through a *pull model*:
 //!
-//! - the facade pulls batches of jobs (`Engine.try_next_jobs()`, woken by
-//!   `Engine.wake_fd()` through `loop.add_reader`, or the blocking
-//!   `Engine.next_jobs()` that releases the GIL), each job one JSON object
-//!   (`zot_ext_engine::Job::to_json`);
-//! - and answers each with `Engine.complete()` (the outcome as JSON) or
-//!   `Engine.fail()`.
+//! - the engine reads the host's pipe itself (the one read path);
+//! - the facade pulls every queued job at once with `Engine.take_jobs()`,
+//!   woken by `Engine.wake_fd()` through `loop.add_reader`, or, where the
+//!   event loop has no `add_reader` (Windows' proactor), by a thread
+//!   blocking in `Engine.wait_jobs()` with the GIL released; each job is one
+//!   JSON object (`zot_ext_engine::Job::to_json`);
+//! - and answers them in batches with `Engine.complete()` (a JSON array of
+//!   the contract's answers; a failure is one of them).
 //!
 //! The GIL is held only to copy strings in and out; nothing in this module
 //! ever calls back into Python, so no Rust thread attaches to the
@@ -43,11 +45,9 @@ use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyTimeoutError, P
 use pyo3::prelude::*;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
-use zot_ext_engine::contract::{CallStart, CallStarted, CompletionStatus};
+use zot_ext_engine::contract::{CallStart, CallStarted};
 use zot_ext_engine::testing::{default_hello_ack, HostHarness, TestError};
-use zot_ext_engine::{
-    CallId, CallRequest, Completion, Engine, EngineConfig, Job, JobId, Transport,
-};
+use zot_ext_engine::{CallId, CallRequest, Engine, EngineConfig, Job, JobId, Transport};
 use zot_protocol::{CallTool, ExtFrame, HelloAck, RawJson, RegisterCommand, RegisterTool};
 
 create_exception!(
@@ -263,58 +263,6 @@ impl NativeEngine {
         })
     }
 
-    /// Like `stdio`, but the caller may take over reading the host's pipe
-    /// once the session runs (`take_wire_fd`), reading it on its own event
-    /// loop and handing every chunk to `feed`. Until then the engine reads.
-    #[staticmethod]
-    fn stdio_fed(name: &str, version: &str) -> PyResult<Self> {
-        guard(|| {
-            let handle = runtime()?;
-            let transport = Transport::stdio()
-                .map_err(|e| EngineError::new_err(format!("stdio transport: {e}")))?
-                .with_handover();
-            Self::start(name, version, transport, handle)
-        })
-    }
-
-    /// Takes over reading: the host's pipe (non-blocking; the caller owns
-    /// it: reading and closing it), or `None` when the engine keeps reading.
-    fn take_wire_fd(&self, py: Python<'_>) -> PyResult<Option<i32>> {
-        detached(py, || {
-            self.check()?;
-            #[cfg(unix)]
-            {
-                use std::os::fd::IntoRawFd;
-                Ok(self.engine.take_wire().map(|fd| fd.into_raw_fd()))
-            }
-            #[cfg(not(unix))]
-            {
-                Ok(None)
-            }
-        })
-    }
-
-    /// Hands over bytes read from the wire: `(jobs_json, paused, ended)`.
-    /// `paused`: stop reading until an empty feed no longer says so;
-    /// `ended`: stop reading.
-    fn feed(&self, chunk: &[u8]) -> PyResult<(String, bool, bool)> {
-        guard(|| {
-            self.check()?;
-            let f = self.engine.feed(chunk);
-            Ok((batch_json(&f.jobs), f.paused, f.ended))
-        })
-    }
-
-    /// The wire ended (or reading it failed with `error`); as `feed`.
-    #[pyo3(signature = (error=None))]
-    fn feed_end(&self, error: Option<&str>) -> PyResult<(String, bool, bool)> {
-        guard(|| {
-            self.check()?;
-            let f = self.engine.feed_end(error);
-            Ok((batch_json(&f.jobs), f.paused, f.ended))
-        })
-    }
-
     /// Starts a session over an in-memory transport whose host side is the
     /// returned harness; the harness sends `hello_ack_json` (a `hello_ack`
     /// frame) and reads the registrations up to `ready` in the background.
@@ -409,42 +357,44 @@ impl NativeEngine {
         })
     }
 
-    /// Every queued job, as a JSON array (possibly `[]`), without waiting.
-    /// Also re-arms `wake_fd`.
-    fn try_next_jobs(&self) -> PyResult<String> {
+    /// Every queued job, as a JSON array (possibly `[]`), without waiting:
+    /// the one pull. Also re-arms `wake_fd`.
+    fn take_jobs(&self) -> PyResult<String> {
         guard(|| {
             self.check()?;
-            Ok(batch_json(&self.engine.try_next_jobs()))
+            Ok(batch_json(&self.engine.take_jobs()))
         })
     }
 
-    /// Waits (with the GIL released) for the next batch of jobs, at most
-    /// `timeout` seconds (`None`: no limit); `[]` on timeout.
+    /// Waits (with the GIL released) until jobs are queued or the session is
+    /// over, at most `timeout` seconds (`None`: no limit), without taking
+    /// them; `False` on timeout. The readiness signal of event loops without
+    /// `add_reader` (a thread waits here, the loop then calls `take_jobs`).
     #[pyo3(signature = (timeout=None))]
-    fn next_jobs(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<String> {
+    fn wait_jobs(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<bool> {
         guard(|| {
             self.check()?;
             let limit = seconds(timeout)?;
             let engine = self.engine.clone();
             let handle = self.handle.clone();
-            let jobs = py.detach(move || {
+            py.detach(move || {
                 guard(|| {
                     Ok(handle.block_on(async move {
                         match limit {
-                            Some(d) => tokio::time::timeout(d, engine.next_jobs())
-                                .await
-                                .unwrap_or_default(),
-                            None => engine.next_jobs().await,
+                            Some(d) => tokio::time::timeout(d, engine.jobs_ready()).await.is_ok(),
+                            None => {
+                                engine.jobs_ready().await;
+                                true
+                            }
                         }
                     }))
                 })
-            })?;
-            Ok(batch_json(&jobs))
+            })
         })
     }
 
     /// A descriptor that is readable while jobs are queued (for
-    /// `loop.add_reader`); drain it with `try_next_jobs`. Owned by the
+    /// `loop.add_reader`); drain it with `take_jobs`. Owned by the
     /// engine: do not close it.
     fn wake_fd(&self) -> PyResult<i32> {
         guard(|| {
@@ -464,54 +414,18 @@ impl NativeEngine {
         })
     }
 
-    /// Answers a job with an outcome given as JSON (the fields of the
-    /// tool result, command response or interception response without
-    /// `id`; `{}` for event and panel jobs). Returns what became of it:
-    /// `sent`, `done`, `dropped:cancelled`, `dropped:expired` or
-    /// `dropped:closed`. Raises `EngineError` when the engine refused it
-    /// (the host then got an error reply where one was due).
-    fn complete(&self, py: Python<'_>, job: u64, outcome_json: &str) -> PyResult<&'static str> {
+    /// Answers a batch of jobs: a JSON array of the contract's `Answer`s
+    /// (`{"job", "command" | "tool" | "text" | "intercept" | "error"}`;
+    /// none of them: an event or panel job is done). Their replies leave
+    /// in one write. Returns what became of each, in order, as a JSON array
+    /// of `Answered` (`{"status"}`, or `{"error"}` when the engine refused
+    /// it and sent an error reply if one was due). Raises `ValueError` only
+    /// when `batch` is not a JSON array.
+    fn complete(&self, py: Python<'_>, batch: &str) -> PyResult<String> {
         detached(py, || {
             self.check()?;
-            completion(self.engine.complete_json(JobId(job), outcome_json))
-        })
-    }
-
-    /// Answers a tool job with one text block (what most tools return)
-    /// without a JSON round trip; as `complete` otherwise.
-    fn complete_text(&self, py: Python<'_>, job: u64, text: &str) -> PyResult<&'static str> {
-        let text = text.to_owned();
-        detached(py, || {
-            self.check()?;
-            let outcome = zot_ext_engine::ToolOutcome {
-                content: vec![zot_protocol::ContentBlock::text(text)],
-                ..Default::default()
-            };
-            completion(
-                self.engine
-                    .complete(JobId(job), zot_ext_engine::Outcome::Tool(outcome)),
-            )
-        })
-    }
-
-    /// Answers event and panel jobs whose handlers returned, in one call
-    /// for a run of them.
-    fn complete_serial(&self, py: Python<'_>, jobs: Vec<u64>) -> PyResult<()> {
-        detached(py, || {
-            self.check()?;
-            let ids: Vec<JobId> = jobs.into_iter().map(JobId).collect();
-            self.engine
-                .complete_serial(&ids)
-                .map_err(|e| EngineError::new_err(e.to_string()))
-        })
-    }
-
-    /// Answers a job whose handler failed with `message` (an `is_error`
-    /// tool result, a command error, a blocking verdict, a log line...).
-    fn fail(&self, py: Python<'_>, job: u64, message: &str) -> PyResult<&'static str> {
-        detached(py, || {
-            self.check()?;
-            completion(self.engine.fail(JobId(job), message))
+            zot_ext_engine::contract::complete_json(&self.engine, batch)
+                .map_err(PyValueError::new_err)
         })
     }
 
@@ -585,11 +499,6 @@ impl NativeEngine {
             Ok(())
         })
     }
-}
-
-fn completion(r: Result<Completion, zot_ext_engine::CompleteError>) -> PyResult<&'static str> {
-    r.map(|c| CompletionStatus::from(c).as_str())
-        .map_err(|e| EngineError::new_err(e.to_string()))
 }
 
 // ---------------------------------------------------------------------------

@@ -21,8 +21,15 @@ def ack_json(**fields: Any) -> str:
     return json.dumps(default_hello_ack(**fields))
 
 
+def complete(engine: _native.Engine, *answers: Dict[str, Any]) -> List[Dict[str, str]]:
+    """Completes a batch of answers; what became of each."""
+    answered: List[Dict[str, str]] = json.loads(engine.complete(json.dumps(list(answers))))
+    return answered
+
+
 def jobs(engine: _native.Engine, timeout: float = 5.0) -> List[Dict[str, Any]]:
-    batch: List[Dict[str, Any]] = json.loads(engine.next_jobs(timeout))
+    engine.wait_jobs(timeout)
+    batch: List[Dict[str, Any]] = json.loads(engine.take_jobs())
     return batch
 
 
@@ -48,17 +55,21 @@ def test_the_pull_model_over_json() -> None:
     assert [c["name"] for c in reg["commands"]] == ["hi"]
     assert reg["events"] == ["turn_end"] and reg["intercepts"] == ["turn_start"]
 
-    # A command: pulled as JSON, answered with an outcome as JSON.
+    # A command: pulled as JSON, answered in a batch of answers as JSON.
     out: Dict[str, str] = {}
     t = threading.Thread(target=lambda: out.update(r=harness.command("hi", "there")))
     t.start()
     (cmd,) = jobs(engine)
     assert {k: cmd[k] for k in ("kind", "name", "args")} == {"kind": "command", "name": "hi", "args": "there"}
-    assert engine.complete(cmd["id"], '{"action":"display","display":"ok"}') == "sent"
+    assert complete(engine, {"job": cmd["id"], "command": {"action": "display", "display": "ok"}}) == [
+        {"status": "sent"}
+    ]
     t.join(5)
     assert json.loads(out["r"])["display"] == "ok"
-    with pytest.raises(_native.EngineError):
-        engine.complete(cmd["id"], "{}")  # answered already
+    # Answered already: refused, and said so per answer.
+    assert complete(engine, {"job": cmd["id"], "command": {}}) == [{"error": f"no open job {cmd['id']}"}]
+    with pytest.raises(ValueError):
+        engine.complete("{}")  # not a batch
 
     # A tool cancelled before it was pulled: the job still comes, cancelled.
     harness.send_json('{"type":"tool_call","id":"x","name":"t","args":{}}')
@@ -68,7 +79,9 @@ def test_the_pull_model_over_json() -> None:
         batch += jobs(engine)
     assert [j["kind"] for j in batch] == ["tool", "cancel"]
     assert engine.is_cancelled(batch[0]["id"])
-    assert engine.complete(batch[0]["id"], '{"content":[]}') == "dropped:cancelled"
+    assert complete(engine, {"job": batch[0]["id"], "tool": {"content": []}}) == [
+        {"status": "dropped:cancelled"}
+    ]
 
     # Spontaneous frames are validated by the engine.
     engine.send('{"type":"notify","level":"info","message":"n"}')
@@ -78,9 +91,9 @@ def test_the_pull_model_over_json() -> None:
     started = json.loads(engine.start_call('{"name":"echo","args":[1]}'))
     assert started["error_kind"] == "invalid_request"
 
-    # The blocking pull returns [] on timeout, with the GIL released.
-    assert engine.next_jobs(0.01) == "[]"
-    assert engine.try_next_jobs() == "[]"
+    # The blocking wait says False on timeout, with the GIL released.
+    assert engine.wait_jobs(0.01) is False
+    assert engine.take_jobs() == "[]"
     assert harness.shutdown() == ['{"type":"notify","level":"info","message":"n"}', '{"type":"shutdown_ack"}']
     # `shutdown` comes at once, `finished` once the session has wound down:
     # they may arrive in separate batches.

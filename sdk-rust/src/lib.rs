@@ -57,8 +57,8 @@
 //! **A pull model.** The engine never calls user code. A dispatcher — the
 //! Rust SDK's, or a binding's loop in JavaScript or Python — pulls batches
 //! of [`engine::Job`]s ([`engine::Engine::next_jobs`]) and answers each with
-//! [`engine::Engine::complete`] or [`engine::Engine::fail`]; cancellation
-//! is one more job. This is how Temporal's sdk-core serves its TypeScript
+//! [`engine::Engine::complete`] (a failure is [`engine::Outcome::Failed`]);
+//! cancellation is one more job. This is how Temporal's sdk-core serves its TypeScript
 //! and Python SDKs, and it avoids what the push model (Rust calling foreign
 //! callbacks through thread-safe functions) is known for: hangs, processes
 //! that never exit, and lost cancellations. Because the engine owns every
@@ -76,8 +76,8 @@
 //! into the JavaScript or Python thread for bindings.
 //!
 //! **Binding-friendly.** Jobs and outcomes are plain data ([`engine::Job`]
-//! also converts to JSON with [`engine::Job::to_json`], outcomes can be
-//! given as JSON with [`engine::Engine::complete_json`]); handles are
+//! also converts to JSON with [`engine::Job::to_json`], a batch of answers
+//! can be given as JSON with [`engine::contract::complete_json`]); handles are
 //! integers ([`engine::JobId`], [`engine::CallId`]). No global runtime is
 //! assumed ([`engine::Engine::start_on`] takes a runtime handle). Non-tokio
 //! event loops are woken through [`engine::Engine::wake_fd`] (Unix).

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::json;
+use zot_ext::engine::contract::complete_json;
 use zot_ext::engine::{CommandOutcome, CompleteError, Completion, Job, Outcome, ToolOutcome};
 use zot_ext::testing::{default_hello_ack, TestHost};
 use zot_ext::{Error, Extension, Response, ToolOutput, ToolSpec};
@@ -451,7 +452,11 @@ async fn engine_normalizes_outcomes_and_rejects_mismatches() {
         }
     }
     // An empty action is sent as noop (SDK-17).
-    engine.complete_json(ids[0], r#"{"action":""}"#).unwrap();
+    let batch = format!(r#"[{{"job":{},"command":{{"action":""}}}}]"#, ids[0].0);
+    assert_eq!(
+        complete_json(&engine, &batch).unwrap(),
+        r#"[{"status":"sent"}]"#
+    );
     assert_eq!(
         host.recv_line().await.unwrap(),
         r#"{"type":"command_response","id":"1","action":"noop"}"#
@@ -465,19 +470,29 @@ async fn engine_normalizes_outcomes_and_rejects_mismatches() {
         .await
         .unwrap()
         .contains(r#""id":"2","action":"noop","error":"internal error"#));
-    // Invalid outcome JSON fails the job.
-    assert!(engine.complete_json(ids[2], "{not json").is_err());
+    // An answer that does not decode fails its job, and is reported; an
+    // item that names no job is only reported; the rest of the batch is
+    // answered.
+    let batch = format!(
+        r#"[{{"job":{},"command":{{"action":7}}}},{{"nojob":1}},{{"job":{},"tool":{{"content":[{{"type":"text","text":"ok"}}],"structured_content":{{"b":1,"a":2}}}}}}]"#,
+        ids[2].0, ids[3].0
+    );
+    let answered: Vec<serde_json::Value> =
+        serde_json::from_str(&complete_json(&engine, &batch).unwrap()).unwrap();
+    assert!(answered[0]["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("invalid answer"));
+    assert!(answered[1]["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("invalid answer"));
+    assert_eq!(answered[2], json!({"status": "sent"}));
     assert!(host
         .recv_line()
         .await
         .unwrap()
-        .contains(r#""id":"3","action":"noop","error":"invalid outcome"#));
-    engine
-        .complete_json(
-            ids[3],
-            r#"{"content":[{"type":"text","text":"ok"}],"structured_content":{"b":1,"a":2}}"#,
-        )
-        .unwrap();
+        .contains(r#""id":"3","action":"noop","error":"invalid answer"#));
     assert_eq!(
         host.recv_line().await.unwrap(),
         r#"{"type":"tool_result","id":"4","content":[{"type":"text","text":"ok"}],"structured_content":{"b":1,"a":2}}"#
@@ -577,7 +592,7 @@ async fn jobs_convert_to_json_for_bindings() {
 }
 
 #[tokio::test]
-async fn complete_serial_answers_event_jobs_and_refuses_other_kinds() {
+async fn a_batch_answers_each_job_by_its_kind_and_replies_together() {
     let (engine, mut host, _) = engine_with(config(), default_hello_ack(), |e| {
         e.subscribe("turn_start").unwrap();
         e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
@@ -604,24 +619,25 @@ async fn complete_serial_answers_event_jobs_and_refuses_other_kinds() {
         }
     }
     let tool = tool.unwrap();
+    // A batch: a done for the tool job is refused (and answered as a
+    // failure), the events are done; answered twice, they are not open.
+    let done = |id: zot_ext::engine::JobId| (id, Outcome::Done);
+    let results = engine.complete_all([done(tool), done(events[0]), done(events[1])]);
     assert!(matches!(
-        engine.complete_serial(&[tool]),
+        results[0],
         Err(CompleteError::WrongKind {
             expected: "tool",
             ..
         })
     ));
-    engine.complete_serial(&events).unwrap();
-    // Answered: a second time they are no longer open (and are skipped).
-    engine.complete_serial(&events).unwrap();
+    assert_eq!(results[1..], [Ok(Completion::Done), Ok(Completion::Done)]);
     assert!(engine.is_cancelled(events[0]), "not open any more");
-    // The tool job was left open and is answered as usual.
-    assert_eq!(
-        engine.complete(tool, Outcome::Tool(Default::default())),
-        Ok(Completion::Sent)
-    );
+    assert!(matches!(
+        engine.complete_all([done(events[0])])[0],
+        Err(CompleteError::UnknownJob(_))
+    ));
     match recv(&mut host).await {
-        ExtFrame::ToolResult(r) => assert_eq!(r.id, "9"),
+        ExtFrame::ToolResult(r) => assert!(r.is_error && r.id == "9", "{r:?}"),
         other => panic!("{other:?}"),
     }
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use zot_ext::engine::{Engine, Job, Transport};
+use zot_ext::engine::{Engine, Job, Outcome, Transport};
 use zot_ext::testing::{default_hello_ack, TestHost};
 use zot_ext::{
     Extension, MessageVerdict, PromptVerdict, Response, ToolCallVerdict, ToolOutput, ToolSpec,
@@ -302,7 +302,9 @@ async fn frames_read_during_the_on_hello_hook_wait_for_the_final_registry() {
             match job {
                 Job::Command(c) => {
                     assert_eq!(c.name, "late");
-                    engine.fail(c.id, "handled").unwrap();
+                    engine
+                        .complete(c.id, Outcome::Failed("handled".into()))
+                        .unwrap();
                     replied = true;
                 }
                 Job::Finished { .. } => break 'session,

@@ -280,7 +280,15 @@ async fn engine_applies_the_field_rules_per_event() {
             .unwrap();
     }
     // before_agent_start cannot block: a block without a prompt keeps it.
-    engine.complete_json(ids[4], r#"{"block":true}"#).unwrap();
+    engine
+        .complete(
+            ids[4],
+            Outcome::Intercept(InterceptOutcome {
+                block: true,
+                ..InterceptOutcome::default()
+            }),
+        )
+        .unwrap();
     let lines: Vec<String> = std::iter::from_fn(|| host.try_recv_line()).collect();
     assert_eq!(
         lines,

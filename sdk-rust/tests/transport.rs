@@ -148,7 +148,7 @@ async fn shutdown_ack_is_the_last_frame_and_the_session_ends() {
         .notify(zot_protocol::NotifyLevel::Info, "too late")
         .is_err());
     assert!(engine.next_jobs().await.is_empty());
-    assert!(engine.try_next_jobs().is_empty());
+    assert!(engine.take_jobs().is_empty());
     engine.finished().await;
 }
 
@@ -264,10 +264,10 @@ async fn the_wake_fd_is_readable_while_jobs_are_queued() {
     while !readable(fd) {
         tokio::task::yield_now().await;
     }
-    let jobs = engine.try_next_jobs();
+    let jobs = engine.take_jobs();
     assert!(matches!(jobs.as_slice(), [Job::Hello(_)]));
     assert!(!readable(fd));
-    assert!(engine.try_next_jobs().is_empty());
+    assert!(engine.take_jobs().is_empty());
     engine.hello_done().unwrap();
     for step in 1..=3 {
         host.send_line(&format!(
@@ -281,7 +281,7 @@ async fn the_wake_fd_is_readable_while_jobs_are_queued() {
         while !readable(fd) {
             tokio::task::yield_now().await;
         }
-        for j in engine.try_next_jobs() {
+        for j in engine.take_jobs() {
             let Job::Event { id, .. } = j else {
                 panic!("{j:?}")
             };

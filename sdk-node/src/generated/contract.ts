@@ -93,6 +93,18 @@ export interface CallStart {
 }
 
 /**
+ * What became of one answer of a batch, in the batch's order: `status` when
+ * the engine accepted it, `error` when it refused it (it then sent an error
+ * reply if one was due).
+ */
+export interface Answered {
+  /** What became of the answer. */
+  status?: CompletionStatus;
+  /** Why the engine refused it. */
+  error?: string;
+}
+
+/**
  * The answer to a `crate::Job::Tool`: the fields of the extension's
  * `tool_result` (§4.3.7) without `id`.
  */
@@ -105,6 +117,33 @@ export interface ToolOutcome {
   activate_tools?: string[];
   /** JSON result for programmatic callers. */
   structured_content?: unknown;
+}
+
+/**
+ * One answer of a batch (`complete`): the job, and at most one of its
+ * outcomes. Without any, an event or panel job is done (its handler returned).
+ * The outcome must fit the job's kind: anything else is answered as a failure
+ * and reported.
+ */
+export interface Answer {
+  /** The job answered. */
+  job: number;
+  /** A command handler's result. */
+  command?: CommandOutcome;
+  /** A tool handler's result. */
+  tool?: ToolOutcome;
+  /**
+   * A tool handler's result that is one text block (the common case, short for
+   * `tool` with that one block).
+   */
+  text?: string;
+  /** An interceptor's verdict. */
+  intercept?: InterceptOutcome;
+  /**
+   * The handler failed (error, exception): an error reply where one is due, a
+   * log line for event and panel jobs (`Outcome::Failed`).
+   */
+  error?: string;
 }
 
 /**

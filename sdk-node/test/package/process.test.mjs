@@ -206,13 +206,9 @@ async function echoUntilExit(c) {
 }
 
 // Issue 13: a panic in the engine ends the process with one line and status
-// 70, whether the engine's reader reads the pipe (the first requests) or
-// JavaScript feeds it the bytes (after them). The test-only fault hook makes
-// it panic on the first frame after the handshake that it reads.
-for (const [fault, what] of [
-  ["reader-panic", "reader panicked: injected fault: the reader panics"],
-  ["feed-panic", "reader (fed) panicked: injected fault: feeding panics"],
-]) {
+// 70. The test-only fault hook makes the engine's reader (the one read path)
+// panic on the first frame after the handshake.
+for (const [fault, what] of [["reader-panic", "reader panicked: injected fault: the reader panics"]]) {
   test(`a panic in the engine (${fault}) is one line on stderr and exit status 70, not a hang`, {
     timeout: 20000,
   }, async () => {

@@ -17,7 +17,8 @@ from ._protocol import ContentBlock, HelloAck, HostToolResult, NotifyLevel
 from ._results import to_json
 
 if TYPE_CHECKING:
-    from ._extension import Extension, _Session
+    from ._extension import Extension
+    from ._session import _Session
 
 __all__ = [
     "ZotError",
@@ -207,8 +208,6 @@ class Ctx:
                 # gives (zot_ext_engine::contract, "Errors").
                 raise CallToolError(started.get("error_kind", "write"), started.get("error", ""))
             session.calls[call] = waiter
-        # Reading never pauses while a call waits for its answer.
-        session.resume_feed()
         return call
 
     async def call_tool(

@@ -18,7 +18,9 @@ __all__ = [
     "CallStarted",
     "CommandOutcome",
     "CallStart",
+    "Answered",
     "ToolOutcome",
+    "Answer",
     "InterceptOutcome",
     "HelloJob",
     "CommandJob",
@@ -138,6 +140,19 @@ class CallStart(_CallStartRequired, total=False):
     timeout_ms: float
 
 
+class Answered(TypedDict, total=False):
+    """What became of one answer of a batch, in the batch's order: `status`
+    when the engine accepted it, `error` when it refused it (it then sent an
+    error reply if one was due).
+    """
+
+    #: What became of the answer.
+    status: CompletionStatus
+
+    #: Why the engine refused it.
+    error: str
+
+
 class ToolOutcome(TypedDict, total=False):
     """The answer to a `crate::Job::Tool`: the fields of the extension's
     `tool_result` (§4.3.7) without `id`.
@@ -154,6 +169,36 @@ class ToolOutcome(TypedDict, total=False):
 
     #: JSON result for programmatic callers.
     structured_content: Any
+
+
+class _AnswerRequired(TypedDict):
+    #: The job answered.
+    job: int
+
+
+class Answer(_AnswerRequired, total=False):
+    """One answer of a batch (`complete`): the job, and at most one of its
+    outcomes. Without any, an event or panel job is done (its handler
+    returned). The outcome must fit the job's kind: anything else is
+    answered as a failure and reported.
+    """
+
+    #: A command handler's result.
+    command: CommandOutcome
+
+    #: A tool handler's result.
+    tool: ToolOutcome
+
+    #: A tool handler's result that is one text block (the common case, short
+    #: for `tool` with that one block).
+    text: str
+
+    #: An interceptor's verdict.
+    intercept: InterceptOutcome
+
+    #: The handler failed (error, exception): an error reply where one is due,
+    #: a log line for event and panel jobs (`Outcome::Failed`).
+    error: str
 
 
 class InterceptOutcome(TypedDict, total=False):

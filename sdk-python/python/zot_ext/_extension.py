@@ -1,73 +1,32 @@
-"""The :class:`Extension` object (registration and spontaneous actions) and
-the dispatcher that runs its handlers for one engine session.
-
-The dispatcher is the Python half of the engine's pull model: it pulls
-batches of jobs from the native engine (woken through ``loop.add_reader`` on
-the engine's wake descriptor) and answers each job with ``complete`` or
-``fail``. It makes no protocol decision: ids, deadlines, cancellation, what
-a late or cancelled answer means, ``call_tool`` matching and writing all
-happen in the engine.
-
-Concurrency, as the engine's job contract asks:
-
-- commands, tools and interceptors run concurrently: ``async def`` handlers
-  as tasks on the SDK's event loop (cancelled with ``task.cancel()``), plain
-  ``def`` handlers on a bounded set of reusable worker threads (see
-  ``_workers``; or on the loop thread with ``thread=False``), with
-  ``ctx.cancelled`` set on cancellation;
-- events and panel input run in arrival order, one at a time, each answered
-  once its handler returned.
-"""
+"""The :class:`Extension` object: its registrations (commands, tools,
+events, interceptors, panels, on-hello hooks) and its spontaneous actions.
+Running it is the session's (``_session``)."""
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import io
-import json
 import logging
-import os
 import sys
 import threading
-import traceback
-from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from typing import (
     Any,
-    Awaitable,
     Callable,
-    Deque,
     Dict,
     List,
     Mapping,
     Optional,
     Sequence,
-    Tuple,
     TypeVar,
     Union,
-    cast,
     overload,
 )
 
 from . import _native
-from ._context import Ctx, HostInfo, _Waiter
-from ._contract import (
-    CommandJob,
-    CommandOutcome,
-    EventJob,
-    FinishedJob,
-    HelloJob,
-    InterceptJob,
-    InterceptOutcome,
-    Job,
-    PanelCloseJob,
-    PanelKeyJob,
-    PanelResizeJob,
-    ToolJob,
-    ToolOutcome,
-)
-from ._errors import ArgumentError, NotRunningError, RegistrationError, SendError, SessionError, ZotError
+from ._context import HostInfo
+from ._errors import NotRunningError, RegistrationError, SendError, SessionError, ZotError
 from ._events import EventRegistration
 from ._handlers import HandlerOf
 from ._protocol import (
@@ -75,25 +34,23 @@ from ._protocol import (
     BeforeAgentStartIntercept,
     Exposure,
     NotifyLevel,
-    PanelKey,
-    PanelResize,
     ToolCallIntercept,
     TurnStartIntercept,
 )
+from ._registry import _Command, _first_param_type, _Handler, _is_async, _Panel, _Tool
 from ._results import (
     MessageVerdict,
     PromptVerdict,
     Response,
     ToolCallVerdict,
-    ToolOutput,
     TurnVerdict,
     panel_spec,
     to_json,
-    verdict_outcome,
 )
 from ._schema import Converter, converter_for, schema_for
+from ._session import _Session
 from ._signature import command_description, keyword_tool, name_of, tool_description
-from ._workers import DEFAULT_IDLE_TIMEOUT, Workers, default_max_threads
+from ._workers import DEFAULT_IDLE_TIMEOUT, default_max_threads
 
 __all__ = ["Extension", "protect_stdout"]
 
@@ -110,118 +67,6 @@ MessageF = TypeVar("MessageF", bound="HandlerOf[AssistantMessageIntercept, Optio
 PromptResult = Union[PromptVerdict, str, None]
 PromptF = TypeVar("PromptF", bound="HandlerOf[BeforeAgentStartIntercept, PromptResult]")
 PanelF = TypeVar("PanelF", bound=Callable[..., Any])
-
-# How long the end of a session waits for handler threads and tasks that
-# already answered to wind down (the engine's shutdown grace came before).
-_WIND_DOWN = 0.3
-
-
-def _positional_arity(fn: Callable[..., Any]) -> int:
-    """How many positional arguments ``fn`` accepts (99: ``*args``)."""
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return 99
-    n = 0
-    for p in sig.parameters.values():
-        if p.kind is p.VAR_POSITIONAL:
-            return 99
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            n += 1
-    return n
-
-
-def _is_async(fn: Callable[..., Any]) -> bool:
-    # An instance whose own `__call__` is a coroutine function counts too.
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
-
-
-def _first_param_type(fn: Callable[..., Any]) -> Any:
-    """The annotation of ``fn``'s first parameter (``None`` if absent)."""
-    import typing
-
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        return None
-    if not params or params[0].annotation is inspect.Parameter.empty:
-        return None
-    first = params[0]
-    try:
-        return typing.get_type_hints(fn, include_extras=True).get(first.name, first.annotation)
-    except Exception:
-        pass
-    if isinstance(first.annotation, str):
-        # A postponed annotation naming something get_type_hints cannot see
-        # (another parameter's type is unresolvable, or a closure variable).
-        try:
-            scope = dict(getattr(fn, "__globals__", {}))
-            scope.update(inspect.getclosurevars(fn).nonlocals)
-            return eval(first.annotation, scope)
-        except Exception:
-            pass
-    return first.annotation
-
-
-@dataclass
-class _Handler:
-    fn: Callable[..., Any]
-    is_async: bool
-    thread: bool
-    arity: int
-
-    @classmethod
-    def of(cls, fn: Callable[..., Any], thread: bool = True) -> _Handler:
-        if not callable(fn):
-            raise TypeError(f"handler {fn!r} is not callable")
-        return cls(fn, _is_async(fn), thread, _positional_arity(fn))
-
-    def call(self, *args: Any) -> Any:
-        return self.fn(*args[: self.arity])
-
-
-@dataclass
-class _Command:
-    name: str
-    description: str
-    handler: _Handler
-
-
-@dataclass
-class _Tool:
-    frame: Dict[str, Any]
-    handler: _Handler
-    convert: Converter
-
-
-@dataclass(frozen=True)
-class _Panel:
-    """The handlers of one panel registration. Registering replaces the
-    object (never mutates it): input bound to an older registration on
-    arrival is then recognised as stale."""
-
-    on_key: Optional[_Handler] = None
-    on_close: Optional[_Handler] = None
-    on_resize: Optional[_Handler] = None
-
-
-class _Text:
-    """A tool answer of one text block, handed to the engine as text."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
-# What a command, tool or interceptor job is answered with (the engine's
-# contract), or a tool's one text block.
-Outcome = Union[CommandOutcome, ToolOutcome, InterceptOutcome, _Text]
-
-
-def _answer(outcome: Outcome) -> Union[str, _Text]:
-    """An outcome as the engine takes it: JSON, or the text itself."""
-    return outcome if isinstance(outcome, _Text) else to_json(outcome)
 
 
 def protect_stdout() -> None:
@@ -256,23 +101,6 @@ def _stdout_follows_descriptor_1() -> None:
             out.reconfigure(line_buffering=True)
     except (AttributeError, OSError, ValueError):
         return
-
-
-def _message(e: BaseException) -> str:
-    return str(e) or type(e).__name__
-
-
-def _log_failure(logger: logging.Logger, what: str, e: BaseException) -> None:
-    """One line per failed handler, as the Node and Rust SDKs log it: the
-    message, and where a handler's own exception was raised; the traceback
-    at DEBUG level (``ext.logger.setLevel(logging.DEBUG)``). Bad arguments
-    are the caller's mistake: no location."""
-    where = ""
-    if not isinstance(e, ArgumentError) and e.__traceback__ is not None:
-        last = traceback.extract_tb(e.__traceback__)[-1]
-        where = f" ({os.path.basename(last.filename)}:{last.lineno} in {last.name})"
-    logger.error("%s: %s%s", what, _message(e), where)
-    logger.debug("%s: traceback", what, exc_info=e)
 
 
 class Extension(EventRegistration):
@@ -703,6 +531,8 @@ class Extension(EventRegistration):
         s = self._session
         if s is None:
             raise NotRunningError("the extension is not running")
+        if threading.get_ident() == s.loop_thread:
+            s.answers.flush()  # answers produced before this frame leave first
         try:
             s.native.send(to_json(frame))
         except (_native.EngineError, RuntimeError) as e:
@@ -794,19 +624,19 @@ class Extension(EventRegistration):
         until ``shutdown`` or EOF. Raises :class:`SessionError` when the
         session failed."""
         try:
-            # Once requests flow, the session reads the host's pipe on this
-            # event loop and feeds the engine (no thread hand-off per request).
-            native = _native.Engine.stdio_fed(self.name, self.version)
+            # The engine reads the host's pipe on its own thread (the one
+            # read path) and wakes this loop through its wake descriptor.
+            native = _native.Engine.stdio(self.name, self.version)
         except (_native.EngineError, RuntimeError) as e:
             raise SessionError(f"cannot start: {e}") from e
         _stdout_follows_descriptor_1()
-        await self._serve_on(native, fed=True)
+        await self._serve_on(native)
 
-    async def _serve_on(self, native: _native.Engine, fed: bool = False) -> None:
+    async def _serve_on(self, native: _native.Engine) -> None:
         with self._lock:
             running = self._session is not None
             if not running:
-                session = _Session(self, native, fed)
+                session = _Session(self, native)
                 self._session = session
         if running:
             native.close()
@@ -843,646 +673,3 @@ class Extension(EventRegistration):
             call()
         except (_native.EngineError, ValueError) as e:
             self.log(f"{what} not registered: {e}", logging.ERROR)
-
-
-# ---------------------------------------------------------------------------
-# The dispatcher
-
-# Events and panel input, in order; panel input carries the registration it
-# arrived for (see `_dispatch`).
-_SerialJob = Union[EventJob, PanelKeyJob, PanelCloseJob, PanelResizeJob]
-_Serial = Tuple[_SerialJob, Optional[_Panel]]
-
-
-class _Session:
-    """One engine session: pulls jobs and runs the extension's handlers."""
-
-    def __init__(self, ext: Extension, native: _native.Engine, fed: bool = False) -> None:
-        self.ext = ext
-        self.native = native
-        # Fed mode: the host's pipe, once taken over from the engine.
-        self._fed = fed
-        self._wire_asked = False
-        self._wire: Optional[int] = None
-        self._wire_paused = False
-        self._resume_queued = False
-        self.loop = asyncio.get_running_loop()
-        self.loop_thread = threading.get_ident()
-        self.host: Optional[HostInfo] = None
-        self.announced = False
-        self.tasks: Dict[int, asyncio.Task[None]] = {}
-        self.cancels: Dict[int, threading.Event] = {}
-        self.workers = Workers(ext.max_threads, ext.thread_idle_timeout)
-        self.calls: Dict[int, _Waiter] = {}
-        self.calls_lock = threading.Lock()
-        # The token of event and panel handlers: set when the session ends.
-        self.ending = threading.Event()
-        self._batches: Deque[List[Job]] = deque()
-        self._wake = asyncio.Event()
-        self._serial: Deque[_Serial] = deque()
-        self._serial_wake = asyncio.Event()
-        self._event_ctx: Optional[Ctx] = None
-        self._poller: Optional[threading.Thread] = None
-        self._stop_polling = threading.Event()
-        self._fd: Optional[int] = None
-
-    # -- pulling jobs -----------------------------------------------------
-
-    def _pull(self) -> None:
-        """The wake descriptor is readable: take every queued job."""
-        try:
-            text = self.native.try_next_jobs()
-        except Exception as e:  # the runtime is gone: end the session
-            self._push(self._finished(f"engine unavailable: {e}"))
-            return
-        if text != "[]":
-            self._push(self._jobs(text))
-
-    @staticmethod
-    def _finished(error: str) -> List[Job]:
-        """A batch that ends the session with ``error``."""
-        job: FinishedJob = {"kind": "finished", "error": error}
-        return [job]
-
-    def _jobs(self, text: str) -> List[Job]:
-        """Decodes a batch of jobs from the engine. A batch that does not
-        decode (the engine bounds what it hands over, so only a broken
-        interpreter state gets here, e.g. a recursion limit set far below
-        the default) would lose its requests without a word: the session
-        ends instead, with an error that says why (the process exits 1)."""
-        try:
-            return cast(List[Job], json.loads(text))
-        except Exception as e:
-            message = (
-                f"a batch of {len(text)} bytes of jobs from the engine could not be decoded "
-                f"({type(e).__name__}: {e}); its requests cannot be answered, ending the session"
-            )
-        try:
-            self.native.close()
-        except Exception:  # already closed, or the runtime is gone
-            pass
-        return self._finished(message)
-
-    def _push(self, batch: List[Job]) -> None:
-        self._batches.append(batch)
-        self._wake.set()
-
-    def _poll(self) -> None:
-        """Fallback for event loops without ``add_reader``: a thread waits
-        for jobs with the GIL released."""
-        while not self._stop_polling.is_set():
-            try:
-                text = self.native.next_jobs(0.25)
-            except Exception as e:
-                batch = self._finished(f"engine unavailable: {e}")
-            else:
-                if text == "[]":
-                    continue
-                batch = self._jobs(text)
-            try:
-                self.loop.call_soon_threadsafe(self._push, batch)
-            except RuntimeError:  # the loop is closed
-                return
-            if any(j["kind"] == "finished" for j in batch):
-                return
-
-    def _attach(self) -> None:
-        try:
-            fd = self.native.wake_fd()
-            self.loop.add_reader(fd, self._pull)
-            self._fd = fd
-        except (NotImplementedError, _native.EngineError):
-            self._poller = threading.Thread(target=self._poll, name="zot-ext-poll", daemon=True)
-            self._poller.start()
-            return
-        self._pull()
-
-    # -- reading the host's pipe here (fed mode) -------------------------
-
-    def _take_wire(self) -> None:
-        """After the first requests: read the host's pipe on this loop."""
-        if self.ending.is_set() or self._wire is not None:
-            return
-        try:
-            fd = self.native.take_wire_fd()
-        except (_native.EngineError, RuntimeError):
-            return
-        if fd is None:
-            return  # not a pipe: the engine reads on
-        self._wire = fd
-        self.loop.add_reader(fd, self._read_wire)
-
-    def _read_wire(self) -> None:
-        fd = self._wire
-        if fd is None:
-            return
-        try:
-            data = os.read(fd, 65536)
-        except BlockingIOError:
-            return
-        except OSError as e:
-            self._fed_out(self.native.feed_end(str(e)))
-            return
-        self._fed_out(self.native.feed(data) if data else self.native.feed_end(None))
-
-    def _fed_out(self, out: Tuple[str, bool, bool]) -> None:
-        jobs, paused, ended = out
-        fd = self._wire
-        if fd is not None:
-            if ended:
-                self._close_wire()
-            elif paused != self._wire_paused:
-                # Held for the on-hello hook or a full event backlog; an
-                # empty feed says when to go on (`resume_feed`).
-                self._wire_paused = paused
-                if paused:
-                    self.loop.remove_reader(fd)
-                else:
-                    self.loop.add_reader(fd, self._read_wire)
-        if jobs != "[]":
-            self._push(self._jobs(jobs))
-
-    def resume_feed(self) -> None:
-        """Goes on reading after a pause, once its cause may be gone (any
-        thread; runs on the loop, never inside a handler's call)."""
-        if not self._wire_paused or self._resume_queued:
-            return
-        self._resume_queued = True
-
-        def resume() -> None:
-            self._resume_queued = False
-            if self._wire_paused and self._wire is not None:
-                try:
-                    self._fed_out(self.native.feed(b""))
-                except (_native.EngineError, RuntimeError):
-                    pass
-
-        try:
-            self.loop.call_soon_threadsafe(resume)
-        except RuntimeError:  # the loop is closed
-            pass
-
-    def _close_wire(self) -> None:
-        fd, self._wire = self._wire, None
-        if fd is not None:
-            self.loop.remove_reader(fd)
-            os.close(fd)
-
-    def _detach(self) -> None:
-        self._close_wire()
-        if self._fd is not None:
-            self.loop.remove_reader(self._fd)
-            self._fd = None
-        if self._poller is not None:
-            self._stop_polling.set()
-            self._poller.join(1.0)
-
-    async def run(self) -> Optional[str]:
-        """Runs the session; returns the engine's error, if it failed."""
-        self._attach()
-        serial = self.loop.create_task(self._serial_loop())
-        try:
-            while True:
-                if not self._batches:
-                    await self._wake.wait()
-                    self._wake.clear()
-                while self._batches:
-                    for job in self._batches.popleft():
-                        if job["kind"] == "finished":
-                            return job.get("error") or None
-                        if job["kind"] == "hello":
-                            await self._hello(job)
-                        else:
-                            self._dispatch(job)
-                            if self._fed and not self._wire_asked:
-                                # The first requests came through the
-                                # engine's reader: take the pipe over after
-                                # them (off the start-up path).
-                                self._wire_asked = True
-                                self.loop.call_soon(self._take_wire)
-        except asyncio.CancelledError:
-            # Ctrl-C or the application cancelled serve(): end the session
-            # from our side (the engine cancels every job).
-            try:
-                self.native.close()
-            except RuntimeError:
-                pass
-            raise
-        finally:
-            self._detach()
-            await self._wind_down(serial)
-
-    async def _wind_down(self, serial: asyncio.Task[None]) -> None:
-        """After the end: stop what is left (every job was answered or
-        abandoned by the engine's grace), without leaving threads behind."""
-        self.ending.set()
-        for ev in list(self.cancels.values()):
-            ev.set()
-        serial.cancel()
-        pending: List[asyncio.Task[None]] = [serial, *self.tasks.values()]
-        for t in pending:
-            t.cancel()
-        await asyncio.wait(pending, timeout=_WIND_DOWN)
-        with self.calls_lock:
-            waiters = list(self.calls.items())
-            self.calls.clear()
-        for call, w in waiters:
-            w.resolve(
-                {"kind": "call_result", "call": call, "error": "the session ended", "error_kind": "closed"}
-            )
-        # Handlers that ignore cancellation keep running in daemon threads;
-        # they cannot keep the process alive.
-        self.workers.wait_idle(_WIND_DOWN)
-        self.workers.close(_WIND_DOWN)
-
-    # -- dispatching ------------------------------------------------------
-
-    async def _hello(self, job: HelloJob) -> None:
-        host = HostInfo.from_ack(job["hello_ack"])
-        self.host = host
-        for hook in list(self.ext._hello_hooks):
-            try:
-                r = hook.call(host)
-                if inspect.isawaitable(r):
-                    await r
-            except Exception:
-                self.ext.logger.exception("on_hello hook failed")
-        self.ext._announce(self.native)
-        self.announced = True
-
-    def _dispatch(self, job: Job) -> None:
-        if job["kind"] == "command":
-            self._command(job)
-        elif job["kind"] == "tool":
-            self._tool(job)
-        elif job["kind"] == "intercept":
-            self._interception(job)
-        elif job["kind"] == "event":
-            self._queue_serial(job, None)
-        elif job["kind"] in ("panel_key", "panel_close", "panel_resize"):
-            # Panel input is bound, on arrival, to the registration it is
-            # for: a command that reopens the same panel id after this frame
-            # arrived must neither receive it nor lose its fresh
-            # registration to an older close.
-            panel_job = cast(Union[PanelKeyJob, PanelCloseJob, PanelResizeJob], job)
-            with self.ext._lock:
-                target = self.ext._panels.get(panel_job["panel_id"])
-            self._queue_serial(panel_job, target)
-        elif job["kind"] == "cancel":
-            self._cancel(job["id"])
-        elif job["kind"] == "call_result":
-            with self.calls_lock:
-                waiter = self.calls.pop(job["call"], None)
-            if waiter is not None:
-                waiter.resolve(job)
-        elif job["kind"] == "shutdown":
-            self.ending.set()
-
-    def _queue_serial(self, job: _SerialJob, panel: Optional[_Panel]) -> None:
-        self._serial.append((job, panel))
-        self._serial_wake.set()
-
-    def _command(self, job: CommandJob) -> None:
-        job_id, name = job["id"], job["name"]
-        cmd = self.ext._commands.get(name.lower())
-        if cmd is None:
-            self._fail(job_id, f"no handler for /{name}")
-            return
-        args = job["args"]
-        self._start(
-            job_id,
-            job["invocation"],
-            cmd.handler,
-            lambda: args,
-            lambda value: Response.of(value).outcome(),
-            f"command /{name}",
-        )
-
-    def _tool(self, job: ToolJob) -> None:
-        job_id, name = job["id"], job["name"]
-        tool = self.ext._tools.get(name)
-        if tool is None:
-            self._fail(job_id, f"no handler for tool {json.dumps(name)}")
-            return
-        raw = job["args"]
-
-        def args() -> Any:
-            return tool.convert(raw)
-
-        def outcome(value: Any) -> Outcome:
-            out = ToolOutput.of(value)
-            text = out._only_text()
-            return _Text(text) if text is not None else out.outcome()
-
-        self._start(job_id, job["invocation"], tool.handler, args, outcome, f"tool {name}")
-
-    def _interception(self, job: InterceptJob) -> None:
-        job_id, event = job["id"], job["name"]
-        handler = self.ext._intercepts.get(event)
-        if handler is None:
-            self._complete(job_id, "{}", f"{event} interceptor")
-            return
-        request = job["request"]
-
-        def outcome(value: Any) -> Outcome:
-            return verdict_outcome(event, value)
-
-        self._start(
-            job_id,
-            request["id"],
-            handler,
-            lambda: request,
-            outcome,
-            f"{event} interceptor",
-            urgent=True,
-        )
-
-    def _start(
-        self,
-        job_id: int,
-        invocation: str,
-        handler: _Handler,
-        args: Callable[[], Any],
-        outcome: Callable[[Any], Outcome],
-        what: str,
-        urgent: bool = False,
-    ) -> None:
-        cancelled = threading.Event()
-        self.cancels[job_id] = cancelled
-        ctx = Ctx(self, job_id, invocation, cancelled)
-        if handler.is_async:
-            self.tasks[job_id] = self.loop.create_task(
-                self._run_async(job_id, handler, args, outcome, ctx, what)
-            )
-        elif handler.thread:
-            self._spawn(
-                lambda: self._run_sync(job_id, handler, args, outcome, ctx, what),
-                what,
-                key=job_id,
-                urgent=urgent,
-            )
-        else:
-            self._run_sync(job_id, handler, args, outcome, ctx, what)
-
-    def _cancel(self, job_id: int) -> None:
-        ev = self.cancels.get(job_id)
-        if ev is not None:
-            ev.set()
-        if self.workers.withdraw(job_id):
-            # Still queued for a thread: answered now, never started.
-            self.cancels.pop(job_id, None)
-            self._fail(job_id, "cancelled")
-            return
-        if job_id in self.tasks:
-            # Scheduled, not immediate: a task cancelled in the batch that
-            # started it still runs up to its first `await` and then gets
-            # CancelledError, so its handler always sees the cancellation.
-            self.loop.call_soon(self._cancel_task, job_id)
-
-    def _cancel_task(self, job_id: int) -> None:
-        task = self.tasks.get(job_id)
-        if task is not None:
-            task.cancel()
-
-    async def _run_async(
-        self,
-        job_id: int,
-        handler: _Handler,
-        args: Callable[[], Any],
-        outcome: Callable[[Any], Outcome],
-        ctx: Ctx,
-        what: str,
-    ) -> None:
-        try:
-            try:
-                result = handler.call(args(), ctx)
-                if inspect.isawaitable(result):
-                    result = await result
-                answer = _answer(outcome(result))
-            except asyncio.CancelledError:
-                self._fail(job_id, "cancelled")
-                return
-            except Exception as e:
-                self._failed(job_id, what, e, ctx)
-                return
-            except BaseException as e:
-                self._fail(job_id, _message(e))
-                raise
-            self._complete(job_id, answer, what)
-        finally:
-            self.tasks.pop(job_id, None)
-            self.cancels.pop(job_id, None)
-
-    def _run_sync(
-        self,
-        job_id: int,
-        handler: _Handler,
-        args: Callable[[], Any],
-        outcome: Callable[[Any], Outcome],
-        ctx: Ctx,
-        what: str,
-    ) -> None:
-        try:
-            try:
-                result = handler.call(args(), ctx)
-                if inspect.isawaitable(result):
-                    result = self._await_from_thread(result)
-                answer = _answer(outcome(result))
-            except Exception as e:
-                self._failed(job_id, what, e, ctx)
-                return
-            except BaseException as e:
-                self._fail(job_id, _message(e))
-                raise
-            self._complete(job_id, answer, what)
-        finally:
-            # Straight from the worker: a dict pop is atomic under the GIL,
-            # and scheduling it on the loop cost a loop wake-up per call.
-            self.cancels.pop(job_id, None)
-
-    def _await_from_thread(self, awaitable: Awaitable[Any]) -> Any:
-        if threading.get_ident() == self.loop_thread:
-            raise TypeError("a thread=False handler returned an awaitable; declare it `async def`")
-
-        async def wait() -> Any:
-            return await awaitable
-
-        return asyncio.run_coroutine_threadsafe(wait(), self.loop).result()
-
-    def _on_loop(self, fn: Callable[..., Any], *args: Any) -> None:
-        if threading.get_ident() == self.loop_thread:
-            fn(*args)
-            return
-        try:
-            self.loop.call_soon_threadsafe(fn, *args)
-        except RuntimeError:  # the loop is closed
-            pass
-
-    def _spawn(
-        self, target: Callable[[], None], what: str, key: Optional[int] = None, urgent: bool = False
-    ) -> None:
-        def run() -> None:
-            try:
-                target()
-            except BaseException:  # pragma: no cover - _run_sync answers first
-                self.ext.logger.exception("%s: handler thread failed", what)
-
-        self.workers.submit(run, f"zot-ext {what}", key, urgent)
-
-    def _in_thread(self, fn: Callable[[], Any], what: str) -> asyncio.Future[Any]:
-        """Runs ``fn`` in a worker thread; the future resolves on the loop."""
-        future: asyncio.Future[Any] = self.loop.create_future()
-
-        def settle(ok: bool, value: Any) -> None:
-            if future.done():
-                return
-            if ok:
-                future.set_result(value)
-            else:
-                future.set_exception(value)
-
-        def target() -> None:
-            try:
-                value = fn()
-            except BaseException as e:
-                self._on_loop(settle, False, e)
-            else:
-                self._on_loop(settle, True, value)
-
-        self._spawn(target, what)
-        return future
-
-    def _complete(self, job_id: int, answer: Union[str, _Text], what: str) -> None:
-        try:
-            if isinstance(answer, _Text):
-                self.native.complete_text(job_id, answer.text)
-            else:
-                self.native.complete(job_id, answer)
-        except _native.EngineError as e:
-            self.ext.log(f"{what}: {e}", logging.WARNING)
-        except RuntimeError:  # the runtime is gone (interpreter exiting)
-            pass
-
-    def _fail(self, job_id: int, message: str) -> None:
-        try:
-            self.native.fail(job_id, message)
-        except (_native.EngineError, RuntimeError):
-            pass
-
-    def _failed(self, job_id: int, what: str, e: Exception, ctx: Ctx) -> None:
-        if not ctx.cancelled.is_set():
-            self.ext._ensure_logging()
-            _log_failure(self.ext.logger, f"{what} failed", e)
-        self._fail(job_id, _message(e))
-
-    # -- events and panel input, in order ---------------------------------
-
-    async def _serial_loop(self) -> None:
-        # Jobs whose handlers returned are answered together, in one native
-        # call per run of them (before waiting for more, and at most every
-        # 256 jobs so that the engine's read-ahead bound keeps moving).
-        done: List[int] = []
-        try:
-            while True:
-                while not self._serial:
-                    if done:
-                        self._complete_serial(done)
-                        done = []
-                    await self._serial_wake.wait()
-                    self._serial_wake.clear()
-                job, panel = self._serial.popleft()
-                if await self._run_serial(job, panel):
-                    done.append(job["id"])
-                    if len(done) >= 256:
-                        self._complete_serial(done)
-                        done = []
-        finally:
-            if done:
-                self._complete_serial(done)
-
-    def _complete_serial(self, jobs: List[int]) -> None:
-        try:
-            self.native.complete_serial(jobs)
-        except _native.EngineError as e:
-            self.ext.log(f"event handlers: {e}", logging.WARNING)
-        except RuntimeError:  # the runtime is gone (interpreter exiting)
-            pass
-        # Reading may have paused for the event backlog.
-        self.resume_feed()
-
-    async def _run_serial(self, job: _SerialJob, panel: Optional[_Panel]) -> bool:
-        """Runs one event or panel job (panel input goes to ``panel``, the
-        registration it arrived for); ``True`` when it is to be answered as
-        done (a failure is answered here)."""
-        job_id = job["id"]
-        what: str = job["kind"]
-        try:
-            if job["kind"] == "event":
-                what = f"event {job['name']}"
-                handler = self.ext._events.get(job["name"])
-                if handler is not None:
-                    # The engine hands events over with their `type`; one
-                    # context serves every event (no job, the session's
-                    # cancellation).
-                    if self._event_ctx is None:
-                        self._event_ctx = Ctx(self, None, "", self.ending)
-                    await self._call_serial(handler, what, job["event"], self._event_ctx)
-            elif job["kind"] == "panel_close":
-                panel_id = job["panel_id"]
-                what = f"panel {panel_id} close"
-                # Unregister only the registration the close arrived for: a
-                # panel reopened meanwhile under the same id stays.
-                with self.ext._lock:
-                    if panel is not None and self.ext._panels.get(panel_id) is panel:
-                        del self.ext._panels[panel_id]
-                if panel is not None and panel.on_close is not None:
-                    await self._call_serial(panel.on_close, what, panel_id)
-            else:
-                panel_id = job["panel_id"]
-                what = f"panel {panel_id} {job['kind'][6:]}"
-                # Input goes to the registration it arrived for, and only
-                # while that registration is still active (close_panel may
-                # have ended it since).
-                with self.ext._lock:
-                    if self.ext._panels.get(panel_id) is not panel:
-                        panel = None
-                if panel is None:
-                    pass
-                elif job["kind"] == "panel_key":
-                    if panel.on_key is not None:
-                        key: PanelKey = {
-                            "type": "panel_key",
-                            "panel_id": panel_id,
-                            "key": job["key"],
-                            "text": job.get("text", ""),
-                        }
-                        await self._call_serial(panel.on_key, what, key)
-                elif panel.on_resize is not None:
-                    resize: PanelResize = {
-                        "type": "panel_resize",
-                        "panel_id": panel_id,
-                        "width": job["width"],
-                        "height": job["height"],
-                    }
-                    await self._call_serial(panel.on_resize, what, resize)
-        except asyncio.CancelledError:
-            self._fail(job_id, "cancelled")
-            raise
-        except Exception as e:
-            self.ext._ensure_logging()
-            _log_failure(self.ext.logger, f"{what} handler failed", e)
-            self._fail(job_id, _message(e))  # the engine logs it too (SDK-36)
-            return False
-        return True
-
-    async def _call_serial(self, handler: _Handler, what: str, *args: Any) -> None:
-        if handler.is_async:
-            await handler.call(*args)
-        elif handler.thread:
-            result = await self._in_thread(lambda: handler.call(*args), what)
-            if inspect.isawaitable(result):
-                await result
-        else:
-            result = handler.call(*args)
-            if inspect.isawaitable(result):
-                await result

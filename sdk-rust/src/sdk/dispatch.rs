@@ -212,7 +212,7 @@ impl Dispatcher {
                         "command",
                         &c.name,
                         self.engine
-                            .fail(c.id, &format!("no handler for /{}", c.name)),
+                            .complete(c.id, Outcome::Failed(format!("no handler for /{}", c.name))),
                     );
                     return None;
                 };
@@ -224,7 +224,7 @@ impl Dispatcher {
                         Ok(resp) => engine.complete(c.id, Outcome::Command(resp.into_outcome())),
                         Err(msg) => {
                             handle.log(format!("command /{} failed: {msg}", c.name));
-                            engine.fail(c.id, &msg)
+                            engine.complete(c.id, Outcome::Failed(msg))
                         }
                     };
                     report(&handle, "command", &c.name, done);
@@ -236,8 +236,10 @@ impl Dispatcher {
                         &self.handle,
                         "tool",
                         &t.name,
-                        self.engine
-                            .fail(t.id, &format!("no handler for tool {:?}", t.name)),
+                        self.engine.complete(
+                            t.id,
+                            Outcome::Failed(format!("no handler for tool {:?}", t.name)),
+                        ),
                     );
                     return None;
                 };
@@ -253,7 +255,7 @@ impl Dispatcher {
                             if !token.is_cancelled() {
                                 handle.log(format!("tool {} failed: {msg}", t.name));
                             }
-                            engine.fail(id, &msg)
+                            engine.complete(id, Outcome::Failed(msg))
                         }
                     };
                     report(&handle, "tool", &t.name, done);
@@ -284,7 +286,7 @@ impl Dispatcher {
                         Ok(out) => engine.complete(i.id, Outcome::Intercept(out)),
                         Err(msg) => {
                             handle.log(format!("{name} interceptor failed: {msg}"));
-                            engine.fail(i.id, &msg)
+                            engine.complete(i.id, Outcome::Failed(msg))
                         }
                     };
                     report(&handle, "interceptor", &name, done);
@@ -383,7 +385,7 @@ impl Serial {
     fn finish(&self, id: JobId, result: Result<(), String>) {
         let done = match result {
             Ok(()) => self.engine.complete(id, Outcome::Done),
-            Err(msg) => self.engine.fail(id, &msg),
+            Err(msg) => self.engine.complete(id, Outcome::Failed(msg)),
         };
         report(&self.handle, "job", &id, done);
     }

@@ -4,10 +4,13 @@
 //! of options:
 //! - bit 0: the harness sends a valid `hello_ack` first (otherwise the
 //!   input's first line must be one, or the handshake fails);
-//! - bit 1: the engine is fed the bytes by the caller ([`Engine::feed`],
-//!   the Node binding's path) and a plain dispatcher answers its jobs;
-//!   otherwise the Rust SDK runs an extension over the in-memory transport
-//!   and the engine's own read loop reads them (the Rust and Python path);
+//! - bit 1: a plain dispatcher answers the engine's jobs, pulled as the
+//!   Node and Python bindings pull them ([`Engine::jobs_ready`], then
+//!   [`Engine::take_jobs`]); otherwise the Rust SDK runs an extension. Both
+//!   over the in-memory transport, read by the engine's own read loop (the
+//!   one read path; this bit once selected the removed fed mode, where the
+//!   caller handed the engine the bytes, and keeps its place so that the
+//!   corpus keeps its meaning);
 //! - bits 2–4: the first 512 bytes arrive in pieces of 1, 2, 3, 5, 8, 64
 //!   or 512 bytes, or everything at once.
 //!
@@ -43,7 +46,7 @@ use zot_protocol::{
 };
 
 const ACK: u8 = 1;
-const FED: u8 = 2;
+const PLAIN: u8 = 2;
 const PIECES: [usize; 8] = [1, 2, 3, 5, 8, 64, 512, usize::MAX];
 
 /// The `hello_ack` the harness sends with option bit 0.
@@ -64,8 +67,8 @@ pub fn check(data: &[u8]) {
     }
     wire.extend_from_slice(input);
     let rt = crate::paused_runtime();
-    let written = if options & FED != 0 {
-        rt.block_on(fed(&wire, piece))
+    let written = if options & PLAIN != 0 {
+        rt.block_on(plain(&wire, piece))
     } else {
         rt.block_on(sdk(&wire, piece))
     };
@@ -180,10 +183,10 @@ fn extension() -> Extension {
         .on_panel_resize("main", |_resize| {})
 }
 
-/// The engine fed by the caller, with a plain dispatcher (what the Node
-/// binding does); returns every line written.
-async fn fed(wire: &[u8], piece: usize) -> Vec<String> {
-    let (transport, mut host) = Transport::memory_fed();
+/// The engine with a plain dispatcher pulling as the bindings do; returns
+/// every line written.
+async fn plain(wire: &[u8], piece: usize) -> Vec<String> {
+    let (transport, mut host) = Transport::memory();
     let engine =
         Engine::start(EngineConfig::new("fuzzed", "1.0.0"), transport).expect("the engine starts");
     engine
@@ -206,30 +209,27 @@ async fn fed(wire: &[u8], piece: usize) -> Vec<String> {
     ] {
         engine.intercept(event).expect("intercepts");
     }
-    let mut finished = false;
-    for chunk in crate::chunks(wire, piece) {
-        let mut fed = engine.feed(chunk);
-        loop {
-            finished |= dispatch(&engine, fed.jobs);
-            if !fed.paused || fed.ended {
-                break;
+    let dispatcher = tokio::spawn({
+        let engine = engine.clone();
+        async move {
+            loop {
+                engine.jobs_ready().await;
+                if dispatch(&engine, engine.take_jobs()) {
+                    return;
+                }
             }
-            // Held: for the on-hello hook (answered above) or a full
-            // backlog (answered above too). An empty feed goes on.
-            settle().await;
-            fed = engine.feed(&[]);
         }
-        if fed.ended {
-            break;
+    });
+    for chunk in crate::chunks(wire, piece) {
+        if host.send_bytes(chunk).await.is_err() {
+            break; // the session ended and dropped its input
         }
+        tokio::task::yield_now().await;
     }
     settle().await;
-    finished |= dispatch(&engine, engine.try_next_jobs());
-    let end = engine.feed_end(None);
-    finished |= dispatch(&engine, end.jobs);
-    while !finished {
-        finished = dispatch(&engine, engine.next_jobs().await);
-    }
+    host.close_input();
+    let ended = dispatcher.await;
+    assert!(ended.is_ok(), "the dispatcher failed: {ended:?}");
     let mut out = Vec::new();
     while let Some(line) = host.try_recv_line() {
         out.push(line);
@@ -453,7 +453,7 @@ mod tests {
 
     #[test]
     fn both_paths_answer_a_session() {
-        for options in [ACK, ACK | FED, ACK | 7 << 2, ACK | FED | 7 << 2] {
+        for options in [ACK, ACK | PLAIN, ACK | 7 << 2, ACK | PLAIN | 7 << 2] {
             let mut data = vec![options];
             data.extend_from_slice(CALL.as_bytes());
             data.push(b'\n');

@@ -164,7 +164,7 @@ pub fn all() -> Vec<Seed> {
     }
 
     // engine: options byte, then the host's bytes. Bit 0 sends hello_ack
-    // first, bit 1 feeds the engine, bits 2-4 pick the piece size.
+    // first, bit 1 picks the plain dispatcher, bits 2-4 the piece size.
     let ack = HELLO_ACK.as_bytes();
     for (i, l) in host_to_ext.iter().enumerate() {
         let options = 1 | ((i as u8 % 2) << 1) | ((i as u8 % 8) << 2);

@@ -1,0 +1,622 @@
+// The dispatcher of one engine session: runs an `Extension`'s handlers for
+// the jobs the engine hands out, and answers them.
+//
+// The engine (Rust) owns the protocol: it writes `hello`, decodes frames,
+// keeps ids, deadlines and cancellation state, matches `call_tool` results
+// and writes every frame. The engine reads the host's pipe itself (the one
+// read path); it calls back (`onJobs`) when jobs wait, and this file takes
+// every queued job at once with `takeJobs()` (the one pull), runs the
+// user's handlers and answers the jobs, a batch per turn of the event loop (`answers.ts`: one
+// `complete(batch)`, a failure being one more outcome).
+//
+// - commands, tools and interceptors run concurrently;
+// - events and panel input run in arrival order, one at a time (SDK-35); a
+//   synchronous handler runs at once, so a burst is handled before the
+//   batch's later jobs start;
+// - `cancel` jobs abort the job's `AbortSignal` (a cancel in the same batch
+//   as its job aborts the signal before the handler starts);
+// - `call_result` jobs settle `callTool` promises;
+// - `finished` ends the session. While the `onJobs` callback is set Node's
+//   loop stays alive; `finished` removes it, so the process exits on its
+//   own once the user's handlers are done.
+
+import { Answers } from "./answers";
+import { CallToolError, SessionError } from "./errors";
+import type { CallStart, CallStarted, CommandOutcome, InterceptOutcome, Job, ToolOutcome } from "./generated/contract";
+import type {
+  AssistantMessageIntercept,
+  BeforeAgentStartIntercept,
+  InterceptEventName,
+  LifecycleEvent,
+  ToolCallIntercept,
+  TurnStartIntercept,
+} from "./generated/protocol";
+import type { NativeEngine } from "./native";
+import {
+  type CallToolResult,
+  type CommandReply,
+  type JsonObject,
+  Response,
+  ToolOutput,
+  type ToolReply,
+  type Verdict,
+} from "./results";
+import type {
+  Awaitable,
+  CallOptions,
+  CommandHandler,
+  Context,
+  EventHandler,
+  HostInfo,
+  PanelKeyInput,
+  PanelSize,
+  ToolHandler,
+} from "./types";
+
+/**
+ * An event or panel job; panel input carries the handlers it is for,
+ * resolved when it arrived (see `dispatch`).
+ */
+type SerialJob = Extract<Job, { kind: "event" | "panel_key" | "panel_close" | "panel_resize" }> & {
+  target?: PanelHandlers | undefined;
+};
+
+export interface PanelHandlers {
+  onKey?: ((key: PanelKeyInput) => Awaitable<void>) | undefined;
+  onClose?: (() => Awaitable<void>) | undefined;
+  onResize?: ((size: PanelSize) => Awaitable<void>) | undefined;
+}
+
+interface PendingCall {
+  resolve(result: CallToolResult): void;
+  reject(error: CallToolError): void;
+  cleanup(): void;
+}
+
+export type AnyInterceptor = (request: never, ctx: Context) => Awaitable<Verdict | void>;
+
+export function message(e: unknown): string {
+  if (e instanceof Error) {
+    return e.message;
+  }
+  return typeof e === "string" ? e : String(e);
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return (
+    (typeof v === "object" || typeof v === "function") &&
+    v !== null &&
+    typeof (v as { then?: unknown }).then === "function"
+  );
+}
+
+/** Calls `f`, turning a synchronous throw into a rejection. */
+function attempt<T>(f: () => Awaitable<T>): Promise<T> {
+  try {
+    return Promise.resolve(f());
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+/** The engine's outcome for what a command handler returned. */
+function commandOutcome(r: Response | CommandReply | void): CommandOutcome {
+  // `null` too: JavaScript handlers are not type-checked.
+  return r === undefined || r === null ? {} : r instanceof Response ? r.fields : r;
+}
+
+/** The engine's outcome for what a tool handler returned. */
+function toolOutcome(r: ToolOutput | ToolReply | string | void): ToolOutcome {
+  if (r === undefined || r === null) {
+    return {};
+  }
+  if (typeof r === "string") {
+    return { content: [{ type: "text", text: r }] };
+  }
+  return r instanceof ToolOutput ? r.toJSON() : r;
+}
+
+/** The engine's interception outcome for a verdict of the `event` interceptor. */
+function interceptOutcome(event: string, v: Verdict | void): InterceptOutcome {
+  if (v === undefined || v === null) {
+    return {};
+  }
+  switch (v.verdict) {
+    case "block":
+      return { block: true, reason: v.reason };
+    case "modify":
+      return { modified_args: v.args };
+    case "replace":
+      return "text" in v ? { replace_text: v.text } : event === "before_agent_start" ? { system_prompt: v.prompt } : {};
+    default:
+      return {};
+  }
+}
+
+/** What a session needs of its `Extension`: the registrations, and how to log and notify. */
+export interface Registrations {
+  readonly name: string;
+  readonly commands: ReadonlyMap<string, { description: string; handler: CommandHandler }>;
+  readonly tools: ReadonlyMap<string, { spec: string; handler: ToolHandler<JsonObject> }>;
+  readonly events: ReadonlyMap<string, EventHandler<never>>;
+  readonly intercepts: ReadonlyMap<InterceptEventName, AnyInterceptor>;
+  readonly helloHooks: ReadonlyArray<(info: HostInfo) => Awaitable<void>>;
+  readonly panels: Map<string, PanelHandlers>;
+  log(message: string): void;
+  note(first: string, second: string | undefined): void;
+}
+
+export class Session {
+  /** The host's `hello_ack`, once the handshake happened. */
+  host: HostInfo | undefined;
+  /** Settles when the session is over; rejects when it failed. */
+  readonly finished: Promise<void>;
+  /** The answers of this turn, completed together (`answers.ts`). */
+  readonly answers: Answers;
+  private readonly controllers = new Map<number, LazyAbort>();
+  private eventContext: Context | undefined;
+  private readonly calls = new Map<number, PendingCall>();
+  /** Aborted when the session ends: the signal of event and panel handlers. */
+  private readonly ending = new AbortController();
+  private readonly serialQueue: SerialJob[] = [];
+  private serialBusy = false;
+  /** Batches taken and not handled yet (one waits for the on-hello hook). */
+  private readonly inbox: Job[][] = [];
+  private helloRunning = false;
+  private over = false;
+  private ended: { resolve: () => void; reject: (e: Error) => void } | undefined;
+
+  constructor(
+    private readonly engine: NativeEngine,
+    private readonly reg: Registrations,
+  ) {
+    this.answers = new Answers(engine, (m) => reg.log(m));
+    this.registerAll(engine);
+    this.finished = new Promise<void>((resolve, reject) => {
+      this.ended = { resolve, reject };
+    });
+    this.pullQueued(engine);
+  }
+
+  /**
+   * The one pull: the engine calls back (once per batch, on this thread)
+   * when jobs wait, and every queued job is taken at once, so that batches
+   * are handled in the order taken. The callback keeps Node alive until
+   * `finished` removes it.
+   */
+  private pullQueued(engine: NativeEngine): void {
+    engine.onJobs(() => {
+      if (!this.over) {
+        this.deliver(engine, JSON.parse(engine.takeJobs()) as Job[]);
+      }
+    });
+  }
+
+  /** Handles batches in the order taken; the on-hello hook holds the rest. */
+  private deliver(engine: NativeEngine, batch: Job[]): void {
+    if (batch.length > 0) {
+      this.inbox.push(batch);
+    }
+    while (!this.helloRunning && !this.over) {
+      const next = this.inbox.shift();
+      if (next === undefined) {
+        return;
+      }
+      this.handleBatch(engine, next);
+    }
+  }
+
+  private handleBatch(engine: NativeEngine, batch: Job[]): void {
+    const cancelled = new Set<number>();
+    for (const job of batch) {
+      if (job.kind === "cancel") {
+        cancelled.add(job.id);
+      }
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const job = batch[i] as Job;
+      if (job.kind === "hello") {
+        const rest = batch.slice(i + 1);
+        if (rest.length > 0) {
+          this.inbox.unshift(rest);
+        }
+        this.helloRunning = true;
+        // The frame minus its `type`: what `HostInfo` promises.
+        const { type: _frame, ...host } = job.hello_ack;
+        void this.hello(engine, host).finally(() => {
+          this.helloRunning = false;
+          this.deliver(engine, []);
+        });
+        return;
+      }
+      if (job.kind === "finished") {
+        this.finish();
+        if (job.error !== undefined) {
+          this.ended?.reject(new SessionError(`zot-ext: ${job.error}`));
+        } else {
+          this.ended?.resolve();
+        }
+        return;
+      }
+      this.dispatch(engine, job, cancelled);
+    }
+  }
+
+  /**
+   * Hands every registration made before `run` to the engine, right after
+   * it starts (so the engine knows the handlers while it reads the first
+   * frames). Later registrations go to the engine at once: the engine holds
+   * them until `helloDone` announces everything, or writes them right away
+   * after that.
+   */
+  private registerAll(engine: NativeEngine): void {
+    const refused = (what: string, e: unknown): void => this.reg.log(`${what} not registered: ${message(e)}`);
+    for (const [name, c] of this.reg.commands) {
+      try {
+        engine.registerCommand(name, c.description);
+      } catch (e) {
+        refused(`command ${JSON.stringify(name)}`, e);
+      }
+    }
+    for (const [name, t] of this.reg.tools) {
+      try {
+        engine.registerTool(t.spec);
+      } catch (e) {
+        refused(`tool ${JSON.stringify(name)}`, e);
+      }
+    }
+    for (const name of this.reg.events.keys()) {
+      try {
+        engine.subscribe(name);
+      } catch (e) {
+        refused(`event ${JSON.stringify(name)}`, e);
+      }
+    }
+    for (const name of this.reg.intercepts.keys()) {
+      try {
+        engine.intercept(name);
+      } catch (e) {
+        refused(`interceptor ${JSON.stringify(name)}`, e);
+      }
+    }
+  }
+
+  private async hello(engine: NativeEngine, ack: HostInfo): Promise<void> {
+    this.host = ack;
+    for (const hook of this.reg.helloHooks) {
+      try {
+        await hook(ack);
+      } catch (e) {
+        this.reg.log(`on-hello hook failed: ${message(e)}`);
+      }
+    }
+    try {
+      engine.helloDone();
+    } catch (e) {
+      this.reg.log(`handshake not completed: ${message(e)}`);
+    }
+  }
+
+  private finish(): void {
+    this.over = true;
+    this.engine.onJobs(null);
+    this.ending.abort();
+    for (const c of this.controllers.values()) {
+      c.abort();
+    }
+    this.controllers.clear();
+    for (const [, call] of this.calls) {
+      call.cleanup();
+      call.reject(new CallToolError("the connection to the host closed", "closed"));
+    }
+    this.calls.clear();
+  }
+
+  private dispatch(
+    engine: NativeEngine,
+    job: Exclude<Job, { kind: "hello" | "finished" }>,
+    cancelled: Set<number>,
+  ): void {
+    switch (job.kind) {
+      case "command": {
+        const c = this.reg.commands.get(job.name);
+        if (c === undefined) {
+          this.answer().fail(job.id, `no handler for /${job.name}`, `command ${job.name}`);
+          return;
+        }
+        this.runJob(
+          job.id,
+          job.invocation,
+          cancelled,
+          "command",
+          `/${job.name}`,
+          (ctx) => c.handler(job.args, ctx),
+          commandOutcome,
+        );
+        return;
+      }
+      case "tool": {
+        const t = this.reg.tools.get(job.name);
+        if (t === undefined) {
+          this.answer().fail(job.id, `no handler for tool ${JSON.stringify(job.name)}`, `tool ${job.name}`);
+          return;
+        }
+        this.runJob(
+          job.id,
+          job.invocation,
+          cancelled,
+          "tool",
+          job.name,
+          (ctx) => t.handler(job.args, ctx),
+          toolOutcome,
+          // One text block, the common result: no JSON round trip.
+          (r) => (typeof r === "string" ? r : r instanceof ToolOutput ? r.onlyText() : undefined),
+        );
+        return;
+      }
+      case "intercept": {
+        const request = job.request;
+        const f = this.reg.intercepts.get(job.name as InterceptEventName);
+        if (f === undefined) {
+          this.answer().add(job.id, "intercept", {}, `interceptor ${job.name}`);
+          return;
+        }
+        const handler = f as (
+          r:
+            | ToolCallIntercept
+            | TurnStartIntercept
+            | AssistantMessageIntercept
+            | BeforeAgentStartIntercept
+            | JsonObject,
+          ctx: Context,
+        ) => Awaitable<Verdict | void>;
+        this.runJob(
+          job.id,
+          request.id,
+          cancelled,
+          "interceptor",
+          job.name,
+          (ctx) => handler(request, ctx),
+          (v) => interceptOutcome(job.name, v),
+        );
+        return;
+      }
+      case "event":
+        this.serialQueue.push(job);
+        this.pumpSerial(engine);
+        return;
+      case "panel_key":
+      case "panel_close":
+      case "panel_resize": {
+        // Bound, on arrival, to the registration it is for: a command that
+        // reopens the same panel id after this frame arrived must neither
+        // receive it nor lose its fresh registration to an older close.
+        this.serialQueue.push({ ...job, target: this.reg.panels.get(job.panel_id) });
+        this.pumpSerial(engine);
+        return;
+      }
+      case "cancel":
+        this.controllers.get(job.id)?.abort();
+        return;
+      case "call_result": {
+        const call = this.calls.get(job.call);
+        if (call === undefined) {
+          return;
+        }
+        this.calls.delete(job.call);
+        call.cleanup();
+        if (job.result !== undefined) {
+          // The frame minus its `type`: what `CallToolResult` promises.
+          const { type: _frame, ...result } = job.result;
+          call.resolve(result);
+        } else {
+          call.reject(new CallToolError(job.error ?? "call_tool failed", job.error_kind ?? "closed"));
+        }
+        return;
+      }
+      case "shutdown":
+        this.ending.abort();
+        return;
+    }
+  }
+
+  /** Runs a command, tool or interceptor handler concurrently and answers its job. */
+  private runJob<R>(
+    id: number,
+    invocation: string,
+    cancelled: Set<number>,
+    what: "command" | "tool" | "interceptor",
+    name: string,
+    call: (ctx: Context) => Awaitable<R>,
+    toOutcome: (r: R) => CommandOutcome | ToolOutcome | InterceptOutcome,
+    textOf?: (r: R) => string | undefined,
+  ): void {
+    const cancel = new LazyAbort();
+    this.controllers.set(id, cancel);
+    const ctx = this.context(id, invocation, cancel);
+    const running = attempt(() => call(ctx));
+    if (cancelled.has(id)) {
+      // Cancelled before it started: abort right after the handler's
+      // synchronous start, so that an `abort` listener it set up there
+      // fires (an already-aborted signal never dispatches `abort`).
+      cancel.abort();
+    }
+    running.then(
+      (r) => {
+        this.controllers.delete(id);
+        const answers = this.answer();
+        const label = `${what} ${name}`;
+        const text = textOf?.(r);
+        try {
+          if (text !== undefined) {
+            answers.add(id, "text", text, label);
+          } else {
+            answers.add(id, what === "interceptor" ? "intercept" : what, toOutcome(r), label);
+          }
+        } catch (e) {
+          answers.fail(id, message(e), label);
+        }
+      },
+      (e: unknown) => {
+        this.controllers.delete(id);
+        const msg = message(e);
+        if (!cancel.aborted) {
+          this.reg.log(`${what} ${name} failed: ${msg}`);
+        }
+        this.answer().fail(id, msg, `${what} ${name}`);
+      },
+    );
+  }
+
+  private answer(): Answers {
+    return this.answers;
+  }
+
+  /** Events and panel input: in arrival order, one at a time. */
+  private pumpSerial(engine: NativeEngine): void {
+    const answers = this.answer();
+    while (!this.serialBusy) {
+      const job = this.serialQueue.shift();
+      if (job === undefined) {
+        return;
+      }
+      const label = `handler ${job.kind}`;
+      let r: unknown;
+      try {
+        r = this.runSerial(job);
+      } catch (e) {
+        answers.fail(job.id, message(e), label);
+        continue;
+      }
+      if (!isThenable(r)) {
+        answers.add(job.id, undefined, undefined, label);
+        continue;
+      }
+      this.serialBusy = true;
+      Promise.resolve(r)
+        .then(
+          () => answers.add(job.id, undefined, undefined, label),
+          (e: unknown) => answers.fail(job.id, message(e), label),
+        )
+        .then(() => {
+          this.serialBusy = false;
+          this.pumpSerial(engine);
+        });
+      return;
+    }
+  }
+
+  private stillOpen(job: SerialJob & { panel_id: string }): PanelHandlers | undefined {
+    const target = job.target;
+    return target !== undefined && this.reg.panels.get(job.panel_id) === target ? target : undefined;
+  }
+
+  private runSerial(job: SerialJob): unknown {
+    switch (job.kind) {
+      case "event": {
+        const handler = this.reg.events.get(job.name) as EventHandler<LifecycleEvent> | undefined;
+        if (handler === undefined) {
+          return undefined;
+        }
+        // The engine hands events over with their `type`; one context
+        // serves every event (no job, the session's signal).
+        this.eventContext ??= this.context(undefined, "", this.ending);
+        return handler(job.event, this.eventContext);
+      }
+      // Input goes to the registration it arrived for, and only while that
+      // registration is still active (closePanel may have ended it since).
+      case "panel_key":
+        return this.stillOpen(job)?.onKey?.({ panel_id: job.panel_id, key: job.key, text: job.text });
+      case "panel_close": {
+        // Unregister only the registration the close arrived for: a panel
+        // reopened meanwhile under the same id stays.
+        if (this.stillOpen(job) !== undefined) {
+          this.reg.panels.delete(job.panel_id);
+        }
+        return job.target?.onClose?.();
+      }
+      case "panel_resize":
+        return this.stillOpen(job)?.onResize?.({ panel_id: job.panel_id, width: job.width, height: job.height });
+    }
+  }
+
+  private context(job: number | undefined, invocation: string, cancel: { readonly signal: AbortSignal }): Context {
+    const host = this.host ?? ({} as HostInfo);
+    return {
+      id: invocation,
+      get signal(): AbortSignal {
+        return cancel.signal;
+      },
+      host,
+      callTool: (name, args = {}, options = {}) => this.startCall(job, name, args, options),
+      notify: (first: string, second?: string) => this.reg.note(first, second),
+      log: (msg) => this.reg.log(msg),
+    };
+  }
+
+  startCall(parent: number | undefined, name: string, args: JsonObject, options: CallOptions): Promise<CallToolResult> {
+    const engine = this.engine;
+    const signal = options.signal;
+    if (signal?.aborted === true) {
+      return Promise.reject(new CallToolError("call_tool cancelled", "cancelled"));
+    }
+    let started: CallStarted;
+    try {
+      const request: CallStart = { name, args };
+      if (parent !== undefined) request.parent = parent;
+      if (options.key !== undefined) request.key = options.key;
+      if (options.timeoutMs !== undefined) request.timeout_ms = options.timeoutMs;
+      this.answers.flush(); // answers produced before the call leave first
+      started = JSON.parse(engine.startCall(JSON.stringify(request))) as CallStarted;
+    } catch (e) {
+      return Promise.reject(new CallToolError(message(e), "invalid_request", { cause: e }));
+    }
+    const call = started.call;
+    if (call === undefined) {
+      return Promise.reject(
+        new CallToolError(started.error ?? "call_tool failed", started.error_kind ?? "invalid_request"),
+      );
+    }
+    return new Promise<CallToolResult>((resolve, reject) => {
+      let cleanup = (): void => {};
+      if (signal !== undefined) {
+        const onAbort = (): void => engine.cancelCall(call);
+        signal.addEventListener("abort", onAbort, { once: true });
+        cleanup = () => signal.removeEventListener("abort", onAbort);
+      }
+      this.calls.set(call, { resolve, reject, cleanup });
+    });
+  }
+}
+
+/**
+ * An `AbortController` made only when a handler first reads `ctx.signal`:
+ * most handlers never do, and creating one per call is a measurable share of
+ * a small call's cost (bench/README.md). Aborting before that just records
+ * it; the signal is then born aborted.
+ */
+class LazyAbort {
+  private controller: AbortController | undefined;
+  private cancelled = false;
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.cancelled) {
+        this.controller.abort();
+      }
+    }
+    return this.controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.cancelled;
+  }
+
+  abort(): void {
+    if (!this.cancelled) {
+      this.cancelled = true;
+      this.controller?.abort();
+    }
+  }
+}

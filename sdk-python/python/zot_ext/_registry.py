@@ -1,0 +1,102 @@
+"""What an :class:`~zot_ext.Extension` registers: its handlers, as the
+session runs them (how many arguments each takes, whether it is a coroutine
+function, where it runs), and the records of commands, tools and panels."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional
+
+from ._schema import Converter
+
+__all__ = ["_Command", "_Handler", "_Panel", "_Tool", "_first_param_type", "_is_async"]
+
+
+def _positional_arity(fn: Callable[..., Any]) -> int:
+    """How many positional arguments ``fn`` accepts (99: ``*args``)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return 99
+    n = 0
+    for p in sig.parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            return 99
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            n += 1
+    return n
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    # An instance whose own `__call__` is a coroutine function counts too.
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
+
+
+def _first_param_type(fn: Callable[..., Any]) -> Any:
+    """The annotation of ``fn``'s first parameter (``None`` if absent)."""
+    import typing
+
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if not params or params[0].annotation is inspect.Parameter.empty:
+        return None
+    first = params[0]
+    try:
+        return typing.get_type_hints(fn, include_extras=True).get(first.name, first.annotation)
+    except Exception:
+        pass
+    if isinstance(first.annotation, str):
+        # A postponed annotation naming something get_type_hints cannot see
+        # (another parameter's type is unresolvable, or a closure variable).
+        try:
+            scope = dict(getattr(fn, "__globals__", {}))
+            scope.update(inspect.getclosurevars(fn).nonlocals)
+            return eval(first.annotation, scope)
+        except Exception:
+            pass
+    return first.annotation
+
+
+@dataclass
+class _Handler:
+    fn: Callable[..., Any]
+    is_async: bool
+    thread: bool
+    arity: int
+
+    @classmethod
+    def of(cls, fn: Callable[..., Any], thread: bool = True) -> _Handler:
+        if not callable(fn):
+            raise TypeError(f"handler {fn!r} is not callable")
+        return cls(fn, _is_async(fn), thread, _positional_arity(fn))
+
+    def call(self, *args: Any) -> Any:
+        return self.fn(*args[: self.arity])
+
+
+@dataclass
+class _Command:
+    name: str
+    description: str
+    handler: _Handler
+
+
+@dataclass
+class _Tool:
+    frame: Dict[str, Any]
+    handler: _Handler
+    convert: Converter
+
+
+@dataclass(frozen=True)
+class _Panel:
+    """The handlers of one panel registration. Registering replaces the
+    object (never mutates it): input bound to an older registration on
+    arrival is then recognised as stale."""
+
+    on_key: Optional[_Handler] = None
+    on_close: Optional[_Handler] = None
+    on_resize: Optional[_Handler] = None

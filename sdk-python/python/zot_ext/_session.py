@@ -1,0 +1,660 @@
+"""The dispatcher that runs an :class:`~zot_ext.Extension`'s handlers for
+one engine session: the Python half of the engine's pull model.
+
+It pulls batches of jobs from the native engine (woken through
+``loop.add_reader`` on the engine's wake descriptor, or by a waiting thread
+where the loop has none), handles each batch on the turn of the loop that
+took it, and answers in batches (``_answers``). It
+makes no protocol decision: ids, deadlines, cancellation, what a late or
+cancelled answer means, ``call_tool`` matching and writing all happen in
+the engine.
+
+Concurrency, as the engine's job contract asks:
+
+- commands, tools and interceptors run concurrently: ``async def`` handlers
+  as tasks on the SDK's event loop (cancelled with ``task.cancel()``), plain
+  ``def`` handlers on a bounded set of reusable worker threads (see
+  ``_workers``; or on the loop thread with ``thread=False``), with
+  ``ctx.cancelled`` set on cancellation;
+- events and panel input run in arrival order, one at a time, each answered
+  once its handler returned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import os
+import threading
+import traceback
+from collections import deque
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Deque, Dict, List, Optional, Tuple, Union, cast
+
+from . import _native
+from ._answers import Answers, answer_part, text_part
+from ._context import Ctx, HostInfo, _Waiter
+from ._contract import (
+    CommandJob,
+    EventJob,
+    FinishedJob,
+    HelloJob,
+    InterceptJob,
+    Job,
+    PanelCloseJob,
+    PanelKeyJob,
+    PanelResizeJob,
+    ToolJob,
+)
+from ._errors import ArgumentError
+from ._protocol import PanelKey, PanelResize
+from ._registry import _Handler, _Panel
+from ._results import Response, ToolOutput, verdict_outcome
+from ._workers import Workers
+
+if TYPE_CHECKING:
+    from ._extension import Extension
+
+__all__ = ["_Session"]
+
+# How long the end of a session waits for handler threads and tasks that
+# already answered to wind down (the engine's shutdown grace came before).
+_WIND_DOWN = 0.3
+
+
+# A handler's result as the engine's answer to job `job` (the contract's
+# `Answer`, JSON); raises when the result does not convert.
+AnswerOf = Callable[[int, Any], str]
+
+
+def _message(e: BaseException) -> str:
+    return str(e) or type(e).__name__
+
+
+def _log_failure(logger: logging.Logger, what: str, e: BaseException) -> None:
+    """One line per failed handler, as the Node and Rust SDKs log it: the
+    message, and where a handler's own exception was raised; the traceback
+    at DEBUG level (``ext.logger.setLevel(logging.DEBUG)``). Bad arguments
+    are the caller's mistake: no location."""
+    where = ""
+    if not isinstance(e, ArgumentError) and e.__traceback__ is not None:
+        last = traceback.extract_tb(e.__traceback__)[-1]
+        where = f" ({os.path.basename(last.filename)}:{last.lineno} in {last.name})"
+    logger.error("%s: %s%s", what, _message(e), where)
+    logger.debug("%s: traceback", what, exc_info=e)
+
+
+# Events and panel input, in order; panel input carries the registration it
+# arrived for (see `_dispatch`).
+_SerialJob = Union[EventJob, PanelKeyJob, PanelCloseJob, PanelResizeJob]
+_Serial = Tuple[_SerialJob, Optional[_Panel]]
+
+
+class _Session:
+    """One engine session: pulls jobs and runs the extension's handlers."""
+
+    def __init__(self, ext: Extension, native: _native.Engine) -> None:
+        self.ext = ext
+        self.native = native
+        self.loop = asyncio.get_running_loop()
+        self.loop_thread = threading.get_ident()
+        self.host: Optional[HostInfo] = None
+        self.announced = False
+        self.tasks: Dict[int, asyncio.Task[None]] = {}
+        self.cancels: Dict[int, threading.Event] = {}
+        self.workers = Workers(ext.max_threads, ext.thread_idle_timeout)
+        self.answers = Answers(native, self.loop, lambda m, level: ext.log(m, level))
+        self.calls: Dict[int, _Waiter] = {}
+        self.calls_lock = threading.Lock()
+        # The token of event and panel handlers: set when the session ends.
+        self.ending = threading.Event()
+        # Batches taken and not handled yet (held while the on-hello hook
+        # runs), and the end of the session: the engine's error, if any.
+        self._inbox: Deque[List[Job]] = deque()
+        self._hello_running = False
+        self._over: asyncio.Future[Optional[str]] = self.loop.create_future()
+        self._serial: Deque[_Serial] = deque()
+        self._serial_wake = asyncio.Event()
+        self._event_ctx: Optional[Ctx] = None
+        self._poller: Optional[threading.Thread] = None
+        self._stop_polling = threading.Event()
+        self._fd: Optional[int] = None
+
+    # -- pulling jobs -----------------------------------------------------
+
+    def _pull(self) -> None:
+        """Jobs are queued (the wake descriptor is readable, or the waiting
+        thread said so): take every one, the one pull, and handle them now,
+        on this turn of the loop."""
+        try:
+            text = self.native.take_jobs()
+        except Exception as e:  # the runtime is gone: end the session
+            self._deliver(self._finished(f"engine unavailable: {e}"))
+            return
+        if text != "[]":
+            self._deliver(self._jobs(text))
+
+    @staticmethod
+    def _finished(error: str) -> List[Job]:
+        """A batch that ends the session with ``error``."""
+        job: FinishedJob = {"kind": "finished", "error": error}
+        return [job]
+
+    def _jobs(self, text: str) -> List[Job]:
+        """Decodes a batch of jobs from the engine. A batch that does not
+        decode (the engine bounds what it hands over, so only a broken
+        interpreter state gets here, e.g. a recursion limit set far below
+        the default) would lose its requests without a word: the session
+        ends instead, with an error that says why (the process exits 1)."""
+        try:
+            return cast(List[Job], json.loads(text))
+        except Exception as e:
+            message = (
+                f"a batch of {len(text)} bytes of jobs from the engine could not be decoded "
+                f"({type(e).__name__}: {e}); its requests cannot be answered, ending the session"
+            )
+        try:
+            self.native.close()
+        except Exception:  # already closed, or the runtime is gone
+            pass
+        return self._finished(message)
+
+    def _deliver(self, batch: List[Job]) -> None:
+        """Handles batches in the order taken; the on-hello hook holds the
+        rest."""
+        if batch:
+            self._inbox.append(batch)
+        while not self._hello_running and not self._over.done() and self._inbox:
+            try:
+                self._handle(self._inbox.popleft())
+            except Exception as e:  # a bug of ours: end the session with it
+                self._over.set_exception(e)
+                return
+        # Answers of handlers that ran inline leave with this batch, not a
+        # turn of the loop later.
+        self.answers.flush()
+
+    def _handle(self, batch: List[Job]) -> None:
+        for i, job in enumerate(batch):
+            if job["kind"] == "finished":
+                self._stop_polling.set()
+                self._over.set_result(job.get("error") or None)
+                return
+            if job["kind"] == "hello":
+                rest = batch[i + 1 :]
+                if rest:
+                    self._inbox.appendleft(rest)
+                self._hello_running = True
+                self.loop.create_task(self._hello(job)).add_done_callback(self._hello_done)
+                return
+            self._dispatch(job)
+
+    def _hello_done(self, task: asyncio.Task[None]) -> None:
+        self._hello_running = False
+        error = None if task.cancelled() else task.exception()
+        if error is not None and not self._over.done():
+            self._over.set_exception(error)
+            return
+        self._deliver([])
+
+    def _poll(self) -> None:
+        """Fallback for event loops without ``add_reader`` (Windows'
+        proactor): a thread waits for jobs with the GIL released, and the
+        loop takes them (``_pull``) before the thread waits again."""
+        pulled = threading.Event()
+
+        def pull() -> None:
+            try:
+                self._pull()
+            finally:
+                pulled.set()
+
+        while not self._stop_polling.is_set():
+            try:
+                ready = self.native.wait_jobs(0.25)
+            except Exception as e:
+                batch = self._finished(f"engine unavailable: {e}")
+                try:
+                    self.loop.call_soon_threadsafe(self._deliver, batch)
+                except RuntimeError:  # the loop is closed
+                    pass
+                return
+            if not ready:
+                continue
+            pulled.clear()
+            try:
+                self.loop.call_soon_threadsafe(pull)
+            except RuntimeError:  # the loop is closed
+                return
+            while not pulled.wait(0.25):
+                if self._stop_polling.is_set():
+                    return
+
+    def _attach(self) -> None:
+        try:
+            fd = self.native.wake_fd()
+            self.loop.add_reader(fd, self._pull)
+            self._fd = fd
+        except (NotImplementedError, _native.EngineError):
+            self._poller = threading.Thread(target=self._poll, name="zot-ext-poll", daemon=True)
+            self._poller.start()
+            return
+        self._pull()
+
+    def _detach(self) -> None:
+        if self._fd is not None:
+            self.loop.remove_reader(self._fd)
+            self._fd = None
+        if self._poller is not None:
+            self._stop_polling.set()
+            self._poller.join(1.0)
+
+    async def run(self) -> Optional[str]:
+        """Runs the session; returns the engine's error, if it failed."""
+        self._attach()
+        serial = self.loop.create_task(self._serial_loop())
+        try:
+            return await asyncio.shield(self._over)
+        except asyncio.CancelledError:
+            # Ctrl-C or the application cancelled serve(): end the session
+            # from our side (the engine cancels every job).
+            try:
+                self.native.close()
+            except RuntimeError:
+                pass
+            raise
+        finally:
+            self._detach()
+            await self._wind_down(serial)
+
+    async def _wind_down(self, serial: asyncio.Task[None]) -> None:
+        """After the end: stop what is left (every job was answered or
+        abandoned by the engine's grace), without leaving threads behind."""
+        self.ending.set()
+        for ev in list(self.cancels.values()):
+            ev.set()
+        serial.cancel()
+        pending: List[asyncio.Task[None]] = [serial, *self.tasks.values()]
+        for t in pending:
+            t.cancel()
+        await asyncio.wait(pending, timeout=_WIND_DOWN)
+        with self.calls_lock:
+            waiters = list(self.calls.items())
+            self.calls.clear()
+        for call, w in waiters:
+            w.resolve(
+                {"kind": "call_result", "call": call, "error": "the session ended", "error_kind": "closed"}
+            )
+        # Handlers that ignore cancellation keep running in daemon threads;
+        # they cannot keep the process alive.
+        self.workers.wait_idle(_WIND_DOWN)
+        self.workers.close(_WIND_DOWN)
+
+    # -- dispatching ------------------------------------------------------
+
+    async def _hello(self, job: HelloJob) -> None:
+        host = HostInfo.from_ack(job["hello_ack"])
+        self.host = host
+        for hook in list(self.ext._hello_hooks):
+            try:
+                r = hook.call(host)
+                if inspect.isawaitable(r):
+                    await r
+            except Exception:
+                self.ext.logger.exception("on_hello hook failed")
+        self.ext._announce(self.native)
+        self.announced = True
+
+    def _dispatch(self, job: Job) -> None:
+        if job["kind"] == "command":
+            self._command(job)
+        elif job["kind"] == "tool":
+            self._tool(job)
+        elif job["kind"] == "intercept":
+            self._interception(job)
+        elif job["kind"] == "event":
+            self._queue_serial(job, None)
+        elif job["kind"] in ("panel_key", "panel_close", "panel_resize"):
+            # Panel input is bound, on arrival, to the registration it is
+            # for: a command that reopens the same panel id after this frame
+            # arrived must neither receive it nor lose its fresh
+            # registration to an older close.
+            panel_job = cast(Union[PanelKeyJob, PanelCloseJob, PanelResizeJob], job)
+            with self.ext._lock:
+                target = self.ext._panels.get(panel_job["panel_id"])
+            self._queue_serial(panel_job, target)
+        elif job["kind"] == "cancel":
+            self._cancel(job["id"])
+        elif job["kind"] == "call_result":
+            with self.calls_lock:
+                waiter = self.calls.pop(job["call"], None)
+            if waiter is not None:
+                waiter.resolve(job)
+        elif job["kind"] == "shutdown":
+            self.ending.set()
+
+    def _queue_serial(self, job: _SerialJob, panel: Optional[_Panel]) -> None:
+        self._serial.append((job, panel))
+        self._serial_wake.set()
+
+    def _command(self, job: CommandJob) -> None:
+        job_id, name = job["id"], job["name"]
+        cmd = self.ext._commands.get(name.lower())
+        if cmd is None:
+            self.answers.fail(job_id, f"no handler for /{name}")
+            return
+        args = job["args"]
+        self._start(
+            job_id,
+            job["invocation"],
+            cmd.handler,
+            lambda: args,
+            lambda job, value: answer_part(job, "command", Response.of(value).outcome()),
+            f"command /{name}",
+        )
+
+    def _tool(self, job: ToolJob) -> None:
+        job_id, name = job["id"], job["name"]
+        tool = self.ext._tools.get(name)
+        if tool is None:
+            self.answers.fail(job_id, f"no handler for tool {json.dumps(name)}")
+            return
+        raw = job["args"]
+
+        def args() -> Any:
+            return tool.convert(raw)
+
+        def outcome(job: int, value: Any) -> str:
+            out = ToolOutput.of(value)
+            text = out._only_text()
+            return text_part(job, text) if text is not None else answer_part(job, "tool", out.outcome())
+
+        self._start(job_id, job["invocation"], tool.handler, args, outcome, f"tool {name}")
+
+    def _interception(self, job: InterceptJob) -> None:
+        job_id, event = job["id"], job["name"]
+        handler = self.ext._intercepts.get(event)
+        if handler is None:
+            self.answers.add(job_id, answer_part(job_id, "intercept", {}), f"{event} interceptor")
+            return
+        request = job["request"]
+
+        def outcome(job: int, value: Any) -> str:
+            return answer_part(job, "intercept", verdict_outcome(event, value))
+
+        self._start(
+            job_id,
+            request["id"],
+            handler,
+            lambda: request,
+            outcome,
+            f"{event} interceptor",
+            urgent=True,
+        )
+
+    def _start(
+        self,
+        job_id: int,
+        invocation: str,
+        handler: _Handler,
+        args: Callable[[], Any],
+        outcome: AnswerOf,
+        what: str,
+        urgent: bool = False,
+    ) -> None:
+        cancelled = threading.Event()
+        self.cancels[job_id] = cancelled
+        ctx = Ctx(self, job_id, invocation, cancelled)
+        if handler.is_async:
+            self.tasks[job_id] = self.loop.create_task(
+                self._run_async(job_id, handler, args, outcome, ctx, what)
+            )
+        elif handler.thread:
+            self._spawn(
+                lambda: self._run_sync(job_id, handler, args, outcome, ctx, what),
+                what,
+                key=job_id,
+                urgent=urgent,
+            )
+        else:
+            self._run_sync(job_id, handler, args, outcome, ctx, what)
+
+    def _cancel(self, job_id: int) -> None:
+        ev = self.cancels.get(job_id)
+        if ev is not None:
+            ev.set()
+        if self.workers.withdraw(job_id):
+            # Still queued for a thread: answered now, never started.
+            self.cancels.pop(job_id, None)
+            self.answers.fail(job_id, "cancelled")
+            return
+        if job_id in self.tasks:
+            # Scheduled, not immediate: a task cancelled in the batch that
+            # started it still runs up to its first `await` and then gets
+            # CancelledError, so its handler always sees the cancellation.
+            self.loop.call_soon(self._cancel_task, job_id)
+
+    def _cancel_task(self, job_id: int) -> None:
+        task = self.tasks.get(job_id)
+        if task is not None:
+            task.cancel()
+
+    async def _run_async(
+        self,
+        job_id: int,
+        handler: _Handler,
+        args: Callable[[], Any],
+        outcome: AnswerOf,
+        ctx: Ctx,
+        what: str,
+    ) -> None:
+        try:
+            try:
+                result = handler.call(args(), ctx)
+                if inspect.isawaitable(result):
+                    result = await result
+                answer = outcome(job_id, result)
+            except asyncio.CancelledError:
+                self.answers.fail(job_id, "cancelled")
+                return
+            except Exception as e:
+                self._failed(job_id, what, e, ctx)
+                return
+            except BaseException as e:
+                self.answers.fail(job_id, _message(e))
+                raise
+            self.answers.add(job_id, answer, what)
+        finally:
+            self.tasks.pop(job_id, None)
+            self.cancels.pop(job_id, None)
+
+    def _run_sync(
+        self,
+        job_id: int,
+        handler: _Handler,
+        args: Callable[[], Any],
+        outcome: AnswerOf,
+        ctx: Ctx,
+        what: str,
+    ) -> None:
+        try:
+            try:
+                result = handler.call(args(), ctx)
+                if inspect.isawaitable(result):
+                    result = self._await_from_thread(result)
+                answer = outcome(job_id, result)
+            except Exception as e:
+                self._failed(job_id, what, e, ctx)
+                return
+            except BaseException as e:
+                self.answers.fail(job_id, _message(e))
+                raise
+            self.answers.add(job_id, answer, what)
+        finally:
+            # Straight from the worker: a dict pop is atomic under the GIL,
+            # and scheduling it on the loop cost a loop wake-up per call.
+            self.cancels.pop(job_id, None)
+
+    def _await_from_thread(self, awaitable: Awaitable[Any]) -> Any:
+        if threading.get_ident() == self.loop_thread:
+            raise TypeError("a thread=False handler returned an awaitable; declare it `async def`")
+
+        async def wait() -> Any:
+            return await awaitable
+
+        return asyncio.run_coroutine_threadsafe(wait(), self.loop).result()
+
+    def _on_loop(self, fn: Callable[..., Any], *args: Any) -> None:
+        if threading.get_ident() == self.loop_thread:
+            fn(*args)
+            return
+        try:
+            self.loop.call_soon_threadsafe(fn, *args)
+        except RuntimeError:  # the loop is closed
+            pass
+
+    def _spawn(
+        self, target: Callable[[], None], what: str, key: Optional[int] = None, urgent: bool = False
+    ) -> None:
+        def run() -> None:
+            try:
+                target()
+            except BaseException:  # pragma: no cover - _run_sync answers first
+                self.ext.logger.exception("%s: handler thread failed", what)
+
+        self.workers.submit(run, f"zot-ext {what}", key, urgent)
+
+    def _in_thread(self, fn: Callable[[], Any], what: str) -> asyncio.Future[Any]:
+        """Runs ``fn`` in a worker thread; the future resolves on the loop."""
+        future: asyncio.Future[Any] = self.loop.create_future()
+
+        def settle(ok: bool, value: Any) -> None:
+            if future.done():
+                return
+            if ok:
+                future.set_result(value)
+            else:
+                future.set_exception(value)
+
+        def target() -> None:
+            try:
+                value = fn()
+            except BaseException as e:
+                self._on_loop(settle, False, e)
+            else:
+                self._on_loop(settle, True, value)
+
+        self._spawn(target, what)
+        return future
+
+    def _failed(self, job_id: int, what: str, e: Exception, ctx: Ctx) -> None:
+        if not ctx.cancelled.is_set():
+            self.ext._ensure_logging()
+            _log_failure(self.ext.logger, f"{what} failed", e)
+        self.answers.fail(job_id, _message(e))
+
+    # -- events and panel input, in order ---------------------------------
+
+    async def _serial_loop(self) -> None:
+        # Jobs whose handlers returned are answered together, in one native
+        # call per run of them (before waiting for more, and at most every
+        # 256 jobs so that the engine's read-ahead bound keeps moving).
+        done: List[int] = []
+        try:
+            while True:
+                while not self._serial:
+                    if done:
+                        self._answer_done(done)
+                        done = []
+                    await self._serial_wake.wait()
+                    self._serial_wake.clear()
+                job, panel = self._serial.popleft()
+                if await self._run_serial(job, panel):
+                    done.append(job["id"])
+                    if len(done) >= 256:
+                        self._answer_done(done)
+                        done = []
+        finally:
+            if done:
+                self._answer_done(done)
+
+    def _answer_done(self, jobs: List[int]) -> None:
+        self.answers.done(jobs, "event handlers")
+
+    async def _run_serial(self, job: _SerialJob, panel: Optional[_Panel]) -> bool:
+        """Runs one event or panel job (panel input goes to ``panel``, the
+        registration it arrived for); ``True`` when it is to be answered as
+        done (a failure is answered here)."""
+        job_id = job["id"]
+        what: str = job["kind"]
+        try:
+            if job["kind"] == "event":
+                what = f"event {job['name']}"
+                handler = self.ext._events.get(job["name"])
+                if handler is not None:
+                    # The engine hands events over with their `type`; one
+                    # context serves every event (no job, the session's
+                    # cancellation).
+                    if self._event_ctx is None:
+                        self._event_ctx = Ctx(self, None, "", self.ending)
+                    await self._call_serial(handler, what, job["event"], self._event_ctx)
+            elif job["kind"] == "panel_close":
+                panel_id = job["panel_id"]
+                what = f"panel {panel_id} close"
+                # Unregister only the registration the close arrived for: a
+                # panel reopened meanwhile under the same id stays.
+                with self.ext._lock:
+                    if panel is not None and self.ext._panels.get(panel_id) is panel:
+                        del self.ext._panels[panel_id]
+                if panel is not None and panel.on_close is not None:
+                    await self._call_serial(panel.on_close, what, panel_id)
+            else:
+                panel_id = job["panel_id"]
+                what = f"panel {panel_id} {job['kind'][6:]}"
+                # Input goes to the registration it arrived for, and only
+                # while that registration is still active (close_panel may
+                # have ended it since).
+                with self.ext._lock:
+                    if self.ext._panels.get(panel_id) is not panel:
+                        panel = None
+                if panel is None:
+                    pass
+                elif job["kind"] == "panel_key":
+                    if panel.on_key is not None:
+                        key: PanelKey = {
+                            "type": "panel_key",
+                            "panel_id": panel_id,
+                            "key": job["key"],
+                            "text": job.get("text", ""),
+                        }
+                        await self._call_serial(panel.on_key, what, key)
+                elif panel.on_resize is not None:
+                    resize: PanelResize = {
+                        "type": "panel_resize",
+                        "panel_id": panel_id,
+                        "width": job["width"],
+                        "height": job["height"],
+                    }
+                    await self._call_serial(panel.on_resize, what, resize)
+        except asyncio.CancelledError:
+            self.answers.fail(job_id, "cancelled")
+            raise
+        except Exception as e:
+            self.ext._ensure_logging()
+            _log_failure(self.ext.logger, f"{what} handler failed", e)
+            self.answers.fail(job_id, _message(e))  # the engine logs it too (SDK-36)
+            return False
+        return True
+
+    async def _call_serial(self, handler: _Handler, what: str, *args: Any) -> None:
+        if handler.is_async:
+            await handler.call(*args)
+        elif handler.thread:
+            result = await self._in_thread(lambda: handler.call(*args), what)
+            if inspect.isawaitable(result):
+                await result
+        else:
+            result = handler.call(*args)
+            if inspect.isawaitable(result):
+                await result
