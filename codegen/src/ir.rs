@@ -34,6 +34,8 @@ pub enum Section {
     ExtToHost,
     /// Frames the host sends.
     HostToExt,
+    /// The engine ↔ binding messages (the contract module only).
+    Contract,
 }
 
 impl Section {
@@ -52,6 +54,7 @@ impl Section {
             Section::Payloads => "Shared payloads",
             Section::ExtToHost => "Extension → host frames",
             Section::HostToExt => "Host → extension frames",
+            Section::Contract => "Engine ↔ binding messages",
         }
     }
 }

@@ -8,7 +8,13 @@
 //! - the TypeScript wire types (`sdk-node/src/generated/protocol.ts`);
 //! - the Python wire types (`sdk-python/python/zot_ext/_protocol.py`) and the
 //!   typed `Extension.on` overloads (`sdk-python/python/zot_ext/_events.py`);
-//! - the field tables and the numbers of the docs (`docs/reference/`).
+//! - the field tables and the numbers of the docs (`docs/reference/`);
+//! - from `zot-ext-engine`'s contract ([`zot_ext_engine::contract`]), the
+//!   messages between the engine and the Node and Python bindings: their
+//!   JSON Schema (`engine/schema/contract.json`) and their TypeScript
+//!   (`sdk-node/src/generated/contract.ts`) and Python
+//!   (`sdk-python/python/zot_ext/_contract.py`) types, which import the
+//!   protocol types they carry.
 //!
 //! The pipeline is schema → [`ir`] ([`lower`]) → source text ([`render`],
 //! askama templates in `codegen/templates/`). Run `cargo run -p zot-codegen`
@@ -37,6 +43,12 @@ pub const PYTHON_PATH: &str = "sdk-python/python/zot_ext/_protocol.py";
 
 /// Where the typed Python `on` overloads are written.
 pub const PYTHON_EVENTS_PATH: &str = "sdk-python/python/zot_ext/_events.py";
+
+/// Where the TypeScript contract types are written.
+pub const TYPESCRIPT_CONTRACT_PATH: &str = "sdk-node/src/generated/contract.ts";
+
+/// Where the Python contract types are written.
+pub const PYTHON_CONTRACT_PATH: &str = "sdk-python/python/zot_ext/_contract.py";
 
 /// One generated file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,6 +119,97 @@ pub fn module() -> Result<ir::Module, Error> {
     ])?)
 }
 
+/// The IR of the engine ↔ binding contract, and the names it takes from the
+/// protocol module (`protocol`, from [`module`]).
+///
+/// A definition of the contract schema that the protocol module declares
+/// too (a content block, a panel spec, a value set) is the protocol's type:
+/// it is dropped and referred to, never declared twice.
+pub fn contract_module(protocol: &ir::Module) -> Result<(ir::Module, Vec<String>), Error> {
+    let mut schema = zot_ext_engine::contract::schema().to_value();
+    let shared: Vec<String> = schema
+        .get("definitions")
+        .and_then(|d| d.as_object())
+        .map(|d| {
+            d.keys()
+                .filter(|k| protocol.get(k).is_some())
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(defs) = schema
+        .get_mut("definitions")
+        .and_then(|d| d.as_object_mut())
+    {
+        for name in &shared {
+            defs.remove(name);
+        }
+    }
+    refer_to_protocol(&mut schema, &shared);
+    let schema = draft07(schema)?;
+    let module = lower::lower(&[RootSpec {
+        name: "Job",
+        section: Section::Contract,
+        conflict_prefix: "",
+        schema: &schema,
+    }])?;
+    let mut imports = Vec::new();
+    for def in &module.types {
+        for name in named_types(def) {
+            if module.get(&name).is_some() || imports.contains(&name) {
+                continue;
+            }
+            if protocol.get(&name).is_none() {
+                return Err(Error::Lower(lower::LowerError {
+                    path: format!("contract/{}", def.name()),
+                    message: format!("`{name}` is neither a contract nor a protocol type"),
+                }));
+            }
+            imports.push(name);
+        }
+    }
+    imports.sort();
+    Ok((module, imports))
+}
+
+/// Rewrites `#/definitions/<shared>` to the protocol reference.
+fn refer_to_protocol(v: &mut serde_json::Value, shared: &[String]) {
+    match v {
+        serde_json::Value::Object(map) => {
+            if let Some(serde_json::Value::String(r)) = map.get_mut("$ref") {
+                if let Some(name) = r.strip_prefix("#/definitions/") {
+                    if shared.iter().any(|s| s == name) {
+                        *r = format!("{}{name}", lower::PROTOCOL_REF);
+                    }
+                }
+            }
+            map.values_mut().for_each(|v| refer_to_protocol(v, shared));
+        }
+        serde_json::Value::Array(items) => {
+            items.iter_mut().for_each(|v| refer_to_protocol(v, shared))
+        }
+        _ => {}
+    }
+}
+
+/// The named types a declaration refers to.
+fn named_types(def: &ir::TypeDef) -> Vec<String> {
+    fn walk(ty: &ir::Ty, out: &mut Vec<String>) {
+        match ty {
+            ir::Ty::Named(n) => out.push(n.clone()),
+            ir::Ty::Array(item) => walk(item, out),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    match def {
+        ir::TypeDef::Object(o) => o.fields.iter().for_each(|f| walk(&f.ty, &mut out)),
+        ir::TypeDef::Union(u) => out.extend(u.members.iter().map(|m| m.type_name.clone())),
+        ir::TypeDef::StringSet(_) => {}
+    }
+    out
+}
+
 /// A schema of [`zot_protocol::schema`] as a typed draft-07 document.
 fn draft07(schema: serde_json::Value) -> Result<schemars08::schema::RootSchema, Error> {
     serde_json::from_value(schema).map_err(|e| {
@@ -146,6 +249,20 @@ pub fn generate() -> Result<Vec<GeneratedFile>, Error> {
     files.push(GeneratedFile {
         path: limits_md::LIMITS_PATH.to_owned(),
         contents: limits_md::markdown(),
+    });
+    let (path, contents) = zot_ext_engine::contract::file();
+    files.push(GeneratedFile {
+        path: format!("engine/{path}"),
+        contents,
+    });
+    let (contract, imports) = contract_module(&module)?;
+    files.push(GeneratedFile {
+        path: TYPESCRIPT_CONTRACT_PATH.to_owned(),
+        contents: render::typescript_contract(&contract, &imports)?,
+    });
+    files.push(GeneratedFile {
+        path: PYTHON_CONTRACT_PATH.to_owned(),
+        contents: render::python_contract(&contract, &imports)?,
     });
     Ok(files)
 }

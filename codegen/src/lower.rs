@@ -24,6 +24,9 @@ use schemars08::schema::{InstanceType, RootSchema, Schema, SchemaObject, SingleO
 use crate::ir::{Field, Member, Module, Object, Section, StringSet, TagList, Ty, TypeDef, Union};
 use crate::naming;
 
+/// How the contract schema refers to a type of the protocol module.
+pub const PROTOCOL_REF: &str = "zot-protocol#/";
+
 /// A schema construct the generator cannot express.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LowerError {
@@ -420,7 +423,12 @@ fn ty(schema: &Schema, path: &str) -> Result<Ty, LowerError> {
         Schema::Object(o) => o,
     };
     if let Some(r) = &obj.reference {
-        return match r.strip_prefix("#/definitions/") {
+        // `zot-protocol#/X`: a type of the generated protocol module, which
+        // the contract module imports (see `crate::contract_module`).
+        return match r
+            .strip_prefix("#/definitions/")
+            .or_else(|| r.strip_prefix(PROTOCOL_REF))
+        {
             Some(name) => Ok(Ty::Named(name.to_owned())),
             None => err(path, format!("unsupported `$ref` {r}")),
         };

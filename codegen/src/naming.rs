@@ -36,6 +36,11 @@ const UNIONS: &[UnionNaming] = &[
         tag_list: Some(("INTERCEPT_EVENTS", "InterceptEventName")),
     },
     UnionNaming {
+        union: "Job",
+        member_suffix: "Job",
+        tag_list: Some(("JOB_KINDS", "JobKind")),
+    },
+    UnionNaming {
         union: "ContentBlock",
         member_suffix: "Block",
         tag_list: None,

@@ -20,13 +20,19 @@ fn committed_files_are_current() {
 fn every_file_but_the_json_schemas_starts_with_the_header() {
     for f in zot_codegen::generate().unwrap() {
         if f.path.ends_with(".json") {
-            continue; // JSON has no comments; these are zot_protocol::schema::files()
+            continue; // JSON has no comments (the protocol's and the contract's schemas)
         }
         let first = f.contents.lines().next().unwrap_or_default();
+        let header = if f.path == zot_codegen::TYPESCRIPT_CONTRACT_PATH
+            || f.path == zot_codegen::PYTHON_CONTRACT_PATH
+        {
+            zot_codegen::render::CONTRACT_HEADER
+        } else {
+            zot_codegen::render::HEADER
+        };
         assert!(
             // Markdown carries it inside an HTML comment.
-            first.ends_with(zot_codegen::render::HEADER)
-                || first == format!("<!-- {} -->", zot_codegen::render::HEADER),
+            first.ends_with(header) || first == format!("<!-- {header} -->"),
             "{} starts with {first:?}",
             f.path
         );

@@ -32,6 +32,7 @@ use zot_protocol::{CallTool, CallToolCancel, Capability, ExtFrame, HostToolResul
 use super::jobs::{CallId, Job, JobId};
 use super::writer::{Lane, WriteError};
 use super::{Engine, Inner, OpenKind, Phase};
+use crate::contract::CallToolErrorKind;
 use crate::lock;
 
 /// Why a `call_tool` failed as a call (as opposed to a tool that ran and
@@ -77,15 +78,20 @@ impl CallToolError {
     /// `invalid_key`, `invalid_request`, `timeout`, `cancelled`, `closed`,
     /// `write`.
     pub fn kind(&self) -> &'static str {
+        self.error_kind().as_str()
+    }
+
+    /// The kind of error, as the bindings receive it.
+    pub fn error_kind(&self) -> CallToolErrorKind {
         match self {
-            Self::Unsupported => "unsupported",
-            Self::NotReady => "not_ready",
-            Self::InvalidKey(_) => "invalid_key",
-            Self::InvalidRequest => "invalid_request",
-            Self::Timeout { .. } => "timeout",
-            Self::Cancelled => "cancelled",
-            Self::Closed => "closed",
-            Self::Write(_) => "write",
+            Self::Unsupported => CallToolErrorKind::Unsupported,
+            Self::NotReady => CallToolErrorKind::NotReady,
+            Self::InvalidKey(_) => CallToolErrorKind::InvalidKey,
+            Self::InvalidRequest => CallToolErrorKind::InvalidRequest,
+            Self::Timeout { .. } => CallToolErrorKind::Timeout,
+            Self::Cancelled => CallToolErrorKind::Cancelled,
+            Self::Closed => CallToolErrorKind::Closed,
+            Self::Write(_) => CallToolErrorKind::Write,
         }
     }
 }

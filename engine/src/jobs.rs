@@ -18,6 +18,7 @@ use zot_protocol::{
 use super::call_tool::CallToolError;
 #[cfg(unix)]
 use super::wake::WakePipe;
+use crate::contract::{Framed, JobMessage};
 use crate::lock;
 
 /// The engine's handle for one request it handed out (a command, a tool call
@@ -206,72 +207,13 @@ pub enum Job {
     },
 }
 
-#[derive(Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum JobJson<'a> {
-    Hello {
-        hello_ack: &'a HelloAck,
-    },
-    Command {
-        id: u64,
-        invocation: &'a str,
-        name: &'a str,
-        args: &'a str,
-    },
-    Tool {
-        id: u64,
-        invocation: &'a str,
-        name: &'a str,
-        args: &'a RawJson,
-        interactive: bool,
-    },
-    Intercept {
-        id: u64,
-        name: &'a str,
-        request: &'a InterceptRequest,
-    },
-    PanelKey {
-        id: u64,
-        panel_id: &'a str,
-        key: &'a str,
-        text: &'a str,
-    },
-    PanelClose {
-        id: u64,
-        panel_id: &'a str,
-    },
-    PanelResize {
-        id: u64,
-        panel_id: &'a str,
-        width: u32,
-        height: u32,
-    },
-    Cancel {
-        id: u64,
-    },
-    CallResult {
-        call: u64,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        result: Option<&'a HostToolResult>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error_kind: Option<&'static str>,
-    },
-    Shutdown,
-    Finished {
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error: Option<&'a str>,
-    },
-}
-
 impl Job {
-    /// The job as one JSON object with a `kind` discriminator
+    /// The job as one JSON object, a [`JobMessage`] (the contract the
+    /// bindings' types are generated from): a `kind` discriminator
     /// (`hello`, `command`, `tool`, `event`, `intercept`, `panel_key`,
     /// `panel_close`, `panel_resize`, `cancel`, `call_result`, `shutdown`,
-    /// `finished`), for bindings that prefer to cross the FFI with JSON.
-    /// An event's `event` object is the frame as handlers see it, `type`
-    /// included.
+    /// `finished`); protocol frames (`hello_ack`, an event, an
+    /// interception request, a call's result) whole, `type` included.
     pub fn to_json(&self) -> String {
         let mut out = Vec::new();
         self.write_json(&mut out);
@@ -295,56 +237,60 @@ impl Job {
 
     fn write_json(&self, out: &mut Vec<u8>) {
         let j = match self {
-            Job::Hello(ack) => JobJson::Hello { hello_ack: ack },
-            Job::Command(c) => JobJson::Command {
+            Job::Hello(ack) => JobMessage::Hello {
+                hello_ack: Framed(ack),
+            },
+            Job::Command(c) => JobMessage::Command {
                 id: c.id.0,
                 invocation: &c.invocation,
                 name: &c.name,
                 args: &c.args,
             },
-            Job::Tool(t) => JobJson::Tool {
+            Job::Tool(t) => JobMessage::Tool {
                 id: t.id.0,
                 invocation: &t.invocation,
                 name: &t.name,
                 args: &t.args,
                 interactive: t.interactive,
             },
+            // Written by hand: bindings take events by the hundred thousand
+            // (a test keeps it equal to `JobMessage::Event`).
             Job::Event { id, event } => return write_event_json(id.0, event, out),
-            Job::Intercept(i) => JobJson::Intercept {
+            Job::Intercept(i) => JobMessage::Intercept {
                 id: i.id.0,
                 name: i.request.name(),
-                request: &i.request,
+                request: Framed(&i.request),
             },
-            Job::PanelKey { id, key } => JobJson::PanelKey {
+            Job::PanelKey { id, key } => JobMessage::PanelKey {
                 id: id.0,
                 panel_id: &key.panel_id,
-                key: key.key.as_str(),
+                key: &key.key,
                 text: &key.text,
             },
-            Job::PanelClose { id, panel_id } => JobJson::PanelClose { id: id.0, panel_id },
-            Job::PanelResize { id, resize } => JobJson::PanelResize {
+            Job::PanelClose { id, panel_id } => JobMessage::PanelClose { id: id.0, panel_id },
+            Job::PanelResize { id, resize } => JobMessage::PanelResize {
                 id: id.0,
                 panel_id: &resize.panel_id,
                 width: resize.width,
                 height: resize.height,
             },
-            Job::Cancel { id } => JobJson::Cancel { id: id.0 },
+            Job::Cancel { id } => JobMessage::Cancel { id: id.0 },
             Job::CallResult { call, result } => match result {
-                Ok(r) => JobJson::CallResult {
+                Ok(r) => JobMessage::CallResult {
                     call: call.0,
-                    result: Some(r),
+                    result: Some(Framed(r)),
                     error: None,
                     error_kind: None,
                 },
-                Err(e) => JobJson::CallResult {
+                Err(e) => JobMessage::CallResult {
                     call: call.0,
                     result: None,
                     error: Some(e.to_string()),
-                    error_kind: Some(e.kind()),
+                    error_kind: Some(e.error_kind()),
                 },
             },
-            Job::Shutdown => JobJson::Shutdown,
-            Job::Finished { error } => JobJson::Finished {
+            Job::Shutdown => JobMessage::Shutdown,
+            Job::Finished { error } => JobMessage::Finished {
                 error: error.as_deref(),
             },
         };

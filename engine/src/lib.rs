@@ -105,6 +105,7 @@
 mod args;
 mod call_tool;
 mod cancel;
+pub mod contract;
 mod diagnostics;
 pub mod fast_hash;
 mod feed;

@@ -1,7 +1,8 @@
 //! What a dispatcher answers a job with: the protocol's response types
 //! without their `id` (the engine owns ids), plus what became of the answer.
 
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use zot_protocol::{CommandAction, ContentBlock, PanelSpec, RawJson};
 
 use super::writer::WriteError;
@@ -11,7 +12,7 @@ use super::writer::WriteError;
 ///
 /// The engine normalizes it: an empty action is sent as `noop` (SDK-17) and
 /// an invalid `tool_prompt` becomes an error response (SDK-18).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct CommandOutcome {
     /// What the host should do.
@@ -21,12 +22,14 @@ pub struct CommandOutcome {
     /// Tool for `tool_prompt`.
     pub tool_name: String,
     /// Arguments for `tool_prompt` (a JSON object).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_args: Option<RawJson>,
     /// Text for `insert`.
     pub insert: String,
     /// Text for `display`.
     pub display: String,
     /// Panel for `open_panel`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub open_panel: Option<PanelSpec>,
     /// Non-empty: shown as an error; the action is not applied (OP-7).
     pub error: String,
@@ -49,7 +52,7 @@ impl Default for CommandOutcome {
 
 /// The answer to a [`crate::Job::Tool`]: the fields of the
 /// extension's `tool_result` (§4.3.7) without `id`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct ToolOutcome {
     /// Model-facing blocks.
@@ -59,6 +62,7 @@ pub struct ToolOutcome {
     /// Deferred tools to activate.
     pub activate_tools: Vec<String>,
     /// JSON result for programmatic callers.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub structured_content: Option<RawJson>,
 }
 
@@ -82,7 +86,7 @@ impl ToolOutcome {
 /// (SDK-42); `replace_text` only for `assistant_message`, only when not
 /// blocking, non-empty and different from the received text (SDK-43);
 /// `system_prompt` only for `before_agent_start`, which cannot block.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct InterceptOutcome {
     /// Refuse (`tool_call`, `turn_start`, `assistant_message`).
@@ -90,11 +94,14 @@ pub struct InterceptOutcome {
     /// Refusal text on block, otherwise a pass-through note.
     pub reason: String,
     /// `tool_call`: rewritten arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub modified_args: Option<RawJson>,
     /// `assistant_message`: replacement of the visible text.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub replace_text: Option<String>,
     /// `before_agent_start`: the complete replacement prompt (`Some("")`
     /// removes it); `None` keeps it.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
 }
 

@@ -71,6 +71,11 @@ async fn stop_one(
     deadline: Instant,
     how: StopBy,
 ) -> Option<Ending> {
+    // The stopper owns the process from here: once stdin closes, the
+    // extension exits and its read loop's disconnect path would otherwise
+    // race us for the child, and the one that lost would not say how the
+    // process ended (a restart's `exited` came and went with the timing).
+    let child = ext.take_child().await;
     if ext.is_connected() {
         // Behind everything already queued (session_end included), written
         // within the remaining grace; then stdin is closed.
@@ -82,7 +87,7 @@ async fn stop_one(
         ext.outbound.finish();
     }
     let mut ending = None;
-    if let Some(child) = ext.take_child().await {
+    if let Some(child) = child {
         let remaining = deadline.saturating_duration_since(Instant::now());
         let never = tokio_util::sync::CancellationToken::new();
         ending = stop_process(ext, &child, t, remaining, &never).await;

@@ -129,8 +129,18 @@ impl Supervised {
     /// waits for killed descendants to die. Must run inside a Tokio runtime
     /// (the pipes are registered with it).
     pub fn spawn(
+        cmd: std::process::Command,
+        sweep_bound: Duration,
+    ) -> std::io::Result<(Self, Pipes)> {
+        Self::spawn_watched(cmd, sweep_bound, wait_exit_unreaped)
+    }
+
+    /// [`Self::spawn`] with the watcher's unreaped wait passed in (tests
+    /// replace it to reach the branch where it reports nothing).
+    fn spawn_watched(
         mut cmd: std::process::Command,
         sweep_bound: Duration,
+        unreaped_wait: UnreapedWait,
     ) -> std::io::Result<(Self, Pipes)> {
         let marker = new_marker();
         cmd.env(MARKER_VAR, &marker)
@@ -167,7 +177,7 @@ impl Supervised {
         let started = std::thread::Builder::new()
             .name(format!("zot-ext-{}", child.id()))
             .stack_size(128 * 1024)
-            .spawn(move || watch_exit(child, &watcher, sweep_bound, &tx));
+            .spawn(move || watch_exit(child, &watcher, sweep_bound, &tx, unreaped_wait));
         if let Err(e) = started {
             // Without its watcher nobody would ever reap it.
             me.inner.kill_tree(sweep_bound);
@@ -240,23 +250,42 @@ impl Supervised {
     }
 }
 
+/// How the watcher waits for the exit without reaping.
+type UnreapedWait = fn(&std::process::Child) -> Option<ExitStatus>;
+
 /// The watcher thread: exit seen without reaping (and published at once),
 /// group and marked descendants killed while the zombie pins the group id,
 /// reaped, cleanup published.
+///
+/// When the unreaped wait reports nothing, the exit is not confirmed (seen
+/// under qemu-user, whose `waitid` returns at once): killing the group then
+/// would end a live extension. The watcher reaps first, which blocks until
+/// the real exit, and only then sweeps what carries the marker. The lock is
+/// not held across that blocking wait (a `kill` must still reach the
+/// group), so between the reap and `reaped = true` a signal could name a
+/// reused group id: a window of a few instructions, accepted for a
+/// fallback that only runs where `waitid` misbehaves.
 fn watch_exit(
     mut child: std::process::Child,
     inner: &Inner,
     sweep_bound: Duration,
     tx: &watch::Sender<Exit>,
+    unreaped_wait: UnreapedWait,
 ) {
-    if let Some(status) = wait_exit_unreaped(&child) {
+    let status = if let Some(status) = unreaped_wait(&child) {
         tx.send_modify(|e| e.status = Some(status));
-    }
-    inner.kill_tree(sweep_bound);
-    let status = {
+        inner.kill_tree(sweep_bound);
         let mut st = inner.lock();
         let status = child.wait();
         st.reaped = true;
+        status
+    } else {
+        let status = child.wait();
+        inner.lock().reaped = true;
+        if let Ok(s) = status {
+            tx.send_modify(|e| e.status = Some(s));
+        }
+        inner.kill_tree(sweep_bound);
         status
     };
     registry()
@@ -331,5 +360,64 @@ pub struct KillAllOnDrop(pub Duration);
 impl Drop for KillAllOnDrop {
     fn drop(&mut self) {
         kill_all(self.0);
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    fn no_status(_: &std::process::Child) -> Option<ExitStatus> {
+        None
+    }
+
+    /// An unreaped wait that reports nothing (qemu-user's `waitid`) must not
+    /// be taken for an exit: the process keeps running, answers, and ends
+    /// on its own terms with its own status.
+    #[tokio::test]
+    async fn unconfirmed_exit_does_not_kill_a_live_process() {
+        let cmd = std::process::Command::new("cat");
+        let (child, pipes) =
+            Supervised::spawn_watched(cmd, Duration::from_secs(2), no_status).unwrap();
+        let Pipes { mut stdin, stdout } = pipes;
+        stdin.write_all(b"still here\n").await.unwrap();
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).await.unwrap();
+        assert_eq!(line, "still here\n");
+        drop(stdin);
+        let status = child.exited().await.expect("an exit status");
+        assert_eq!(status.code(), Some(0), "cat was killed: {status:?}");
+    }
+
+    /// The same fallback still kills what the extension left behind.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn unconfirmed_exit_still_sweeps_marked_leftovers() {
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", "sleep 600 & echo $!"]);
+        let (child, pipes) =
+            Supervised::spawn_watched(cmd, Duration::from_secs(5), no_status).unwrap();
+        let mut line = String::new();
+        BufReader::new(pipes.stdout)
+            .read_line(&mut line)
+            .await
+            .unwrap();
+        let leftover: i32 = line.trim().parse().unwrap();
+        child.exited().await;
+        assert!(
+            !running(leftover),
+            "the background sleep {leftover} survived"
+        );
+    }
+
+    /// Whether `pid` is a process that has not died (a zombie is dead: its
+    /// parent, not us, reaps it).
+    fn running(pid: i32) -> bool {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
+        !matches!(state, Some(Some('Z' | 'X' | 'x')))
     }
 }

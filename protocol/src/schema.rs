@@ -206,13 +206,13 @@ const KEYWORD_ORDER: &[&str] = &[
 ];
 
 /// Brings `schema` and every subschema into the committed files' form:
-/// keywords in [`KEYWORD_ORDER`] (property and definition names keep their
+/// keywords in the order of `KEYWORD_ORDER` (property and definition names keep their
 /// declaration order), `required` sorted, each paragraph of a description on
 /// one line (doc comments are wrapped at 80 columns in the source; readers
 /// of the schema and the generators re-wrap), and no `null` in the schema of
 /// an optional property: senders omit an absent value, they never write
 /// `null` (what schemars 0.8's `option_add_null_type = false` did).
-fn normalise(schema: &mut Value) {
+pub fn normalise(schema: &mut Value) {
     let Value::Object(obj) = schema else {
         return; // `true` / `false`
     };

@@ -36,11 +36,10 @@ use std::time::Duration;
 use napi::bindgen_prelude::within_runtime_if_available;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
-use serde::Deserialize;
+use zot_ext_engine::contract::{CallStart, CallStarted, CompletionStatus};
 use zot_ext_engine::testing::{default_hello_ack, HostHarness, TestError};
 use zot_ext_engine::{
-    CallId, CallRequest, Completion, DropReason, Engine, EngineConfig, Job, JobId, MemoryHost,
-    Transport,
+    CallId, CallRequest, Completion, Engine, EngineConfig, Job, JobId, MemoryHost, Transport,
 };
 use zot_protocol::validate::{validate_command_name, validate_exposure, validate_tool_name};
 use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
@@ -77,13 +76,7 @@ fn batch_json(jobs: &[Job]) -> String {
 }
 
 fn completion_name(c: Completion) -> &'static str {
-    match c {
-        Completion::Sent => "sent",
-        Completion::Done => "done",
-        Completion::Dropped(DropReason::Cancelled) => "dropped:cancelled",
-        Completion::Dropped(DropReason::Expired) => "dropped:expired",
-        Completion::Dropped(DropReason::Closed) => "dropped:closed",
-    }
+    CompletionStatus::from(c).as_str()
 }
 
 /// Engine settings that tests may shorten; every field defaults to the
@@ -152,20 +145,6 @@ fn feed_output(f: zot_ext_engine::FeedResult) -> FeedOutput {
         paused: f.paused,
         ended: f.ended,
     }
-}
-
-/// What `startCall` gets: a `call_tool` request.
-#[derive(Deserialize)]
-struct CallJson {
-    #[serde(default)]
-    parent: Option<u64>,
-    name: String,
-    #[serde(default)]
-    args: Option<RawJson>,
-    #[serde(default)]
-    key: Option<String>,
-    #[serde(default)]
-    timeout_ms: Option<f64>,
 }
 
 #[napi]
@@ -412,12 +391,13 @@ impl NativeEngine {
         self.engine.close_panel(panel_id).map_err(err)
     }
 
-    /// Starts a `call_tool` (`{"parent"?, "name", "args", "key"?,
-    /// "timeout_ms"?}`). Returns `{"call": n}` (the result arrives as a
-    /// `call_result` job) or `{"error", "error_kind"}` when nothing was sent.
+    /// Starts a `call_tool` given as a `CallStart` (JSON). Returns a
+    /// `CallStarted` (JSON): `{"call": n}` (the result arrives as a
+    /// `call_result` job) or `{"error", "error_kind"}` when nothing was
+    /// sent; throws only when `request` is not a `CallStart`.
     #[napi(catch_unwind)]
     pub fn start_call(&self, request: String) -> Result<String> {
-        let req: CallJson = serde_json::from_str(&request).map_err(err)?;
+        let req: CallStart = serde_json::from_str(&request).map_err(err)?;
         let call = CallRequest {
             parent: req.parent.map(JobId),
             name: req.name,
@@ -425,11 +405,7 @@ impl NativeEngine {
             key: req.key,
             timeout: millis(req.timeout_ms),
         };
-        let out = match self.engine.start_call(call) {
-            Ok(CallId(n)) => serde_json::json!({ "call": n }),
-            Err(e) => serde_json::json!({ "error": e.to_string(), "error_kind": e.kind() }),
-        };
-        Ok(out.to_string())
+        Ok(CallStarted::of(self.engine.start_call(call)).to_json())
     }
 
     /// Gives up on a call: `call_tool_cancel` is sent and its `call_result`

@@ -108,9 +108,10 @@ export declare class NativeEngine {
   /** Sends `panel_close`. */
   closePanel(panelId: string): void
   /**
-   * Starts a `call_tool` (`{"parent"?, "name", "args", "key"?,
-   * "timeout_ms"?}`). Returns `{"call": n}` (the result arrives as a
-   * `call_result` job) or `{"error", "error_kind"}` when nothing was sent.
+   * Starts a `call_tool` given as a `CallStart` (JSON). Returns a
+   * `CallStarted` (JSON): `{"call": n}` (the result arrives as a
+   * `call_result` job) or `{"error", "error_kind"}` when nothing was
+   * sent; throws only when `request` is not a `CallStart`.
    */
   startCall(request: string): string
   /**

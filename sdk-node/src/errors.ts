@@ -4,6 +4,8 @@
 // caused them as the standard `cause`. Before this every error the addon
 // raised was a plain `Error` with napi's `code: "GenericFailure"`.
 
+import type { CallToolErrorKind as EngineCallToolErrorKind } from "./generated/contract";
+
 /** The kinds of failure, as `ZotError.code`. */
 export type ZotErrorCode = "not_running" | "registration" | "send" | "session" | "invalid_arguments" | "call_tool";
 
@@ -61,17 +63,12 @@ export class ArgumentError extends ZotError {
   }
 }
 
-/** Why a `callTool` failed as a call (a failing tool resolves with `is_error` instead). */
-export type CallToolErrorKind =
-  | "unsupported"
-  | "not_ready"
-  | "invalid_key"
-  | "invalid_request"
-  | "timeout"
-  | "cancelled"
-  | "closed"
-  | "write"
-  | (string & {});
+/**
+ * Why a `callTool` failed as a call (a failing tool resolves with `is_error`
+ * instead): the engine's kinds (the generated contract's), and others a
+ * later engine may add.
+ */
+export type CallToolErrorKind = EngineCallToolErrorKind | (string & {});
 
 /** A `callTool` that failed as a call: see {@link CallToolError.kind}. */
 export class CallToolError extends ZotError {

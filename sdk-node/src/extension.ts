@@ -25,10 +25,12 @@
 
 import type { Socket } from "node:net";
 import { CallToolError, NotRunningError, RegistrationError, SendError, SessionError, wrapped } from "./errors";
+import type { CallStart, CallStarted, CommandOutcome, InterceptOutcome, Job, ToolOutcome } from "./generated/contract";
 import type {
   AssistantMessageIntercept,
   BeforeAgentStartIntercept,
   InterceptEventName,
+  LifecycleEvent,
   LifecycleEventName,
   NotifyLevel,
   PanelSpec,
@@ -37,7 +39,15 @@ import type {
 } from "./generated/protocol";
 import { type EngineOptions, type FeedOutput, type NativeEngine, native } from "./native";
 import { noteArgs } from "./notify";
-import { type CallToolResult, type JsonObject, ToolOutput, type Verdict } from "./results";
+import {
+  type CallToolResult,
+  type CommandReply,
+  type JsonObject,
+  Response,
+  ToolOutput,
+  type ToolReply,
+  type Verdict,
+} from "./results";
 import {
   isShape,
   isStandardSchema,
@@ -67,21 +77,6 @@ import type {
   ToolSpec,
   TurnStartInterceptor,
 } from "./types";
-
-// The engine's jobs (`Job::to_json`).
-type Job =
-  | { kind: "hello"; hello_ack: HostInfo }
-  | { kind: "command"; id: number; invocation: string; name: string; args: string }
-  | { kind: "tool"; id: number; invocation: string; name: string; args: JsonObject; interactive: boolean }
-  | { kind: "event"; id: number; name: string; event: JsonObject }
-  | { kind: "intercept"; id: number; name: string; request: JsonObject }
-  | { kind: "panel_key"; id: number; panel_id: string; key: string; text: string }
-  | { kind: "panel_close"; id: number; panel_id: string }
-  | { kind: "panel_resize"; id: number; panel_id: string; width: number; height: number }
-  | { kind: "cancel"; id: number }
-  | { kind: "call_result"; call: number; result?: CallToolResult; error?: string; error_kind?: string }
-  | { kind: "shutdown" }
-  | { kind: "finished"; error?: string };
 
 /**
  * An event or panel job; panel input carries the handlers it is for,
@@ -129,8 +124,25 @@ function attempt<T>(f: () => Awaitable<T>): Promise<T> {
   }
 }
 
+/** The engine's outcome for what a command handler returned. */
+function commandOutcome(r: Response | CommandReply | void): CommandOutcome {
+  // `null` too: JavaScript handlers are not type-checked.
+  return r === undefined || r === null ? {} : r instanceof Response ? r.fields : r;
+}
+
+/** The engine's outcome for what a tool handler returned. */
+function toolOutcome(r: ToolOutput | ToolReply | string | void): ToolOutcome {
+  if (r === undefined || r === null) {
+    return {};
+  }
+  if (typeof r === "string") {
+    return { content: [{ type: "text", text: r }] };
+  }
+  return r instanceof ToolOutput ? r.toJSON() : r;
+}
+
 /** The engine's interception outcome for a verdict of the `event` interceptor. */
-function interceptOutcome(event: string, v: Verdict | void): JsonObject {
+function interceptOutcome(event: string, v: Verdict | void): InterceptOutcome {
   if (v === undefined || v === null) {
     return {};
   }
@@ -700,7 +712,9 @@ export class Extension {
           this.inbox.unshift(rest);
         }
         this.helloRunning = true;
-        void this.hello(engine, job.hello_ack).finally(() => {
+        // The frame minus its `type`: what `HostInfo` promises.
+        const { type: _frame, ...host } = job.hello_ack;
+        void this.hello(engine, host).finally(() => {
           this.helloRunning = false;
           this.deliver(engine, []);
         });
@@ -810,8 +824,15 @@ export class Extension {
           this.report("command", job.name, () => engine.fail(job.id, `no handler for /${job.name}`));
           return;
         }
-        this.runJob(engine, job.id, job.invocation, cancelled, "command", `/${job.name}`, (ctx) =>
-          c.handler(job.args, ctx),
+        this.runJob(
+          engine,
+          job.id,
+          job.invocation,
+          cancelled,
+          "command",
+          `/${job.name}`,
+          (ctx) => c.handler(job.args, ctx),
+          commandOutcome,
         );
         return;
       }
@@ -829,14 +850,14 @@ export class Extension {
           "tool",
           job.name,
           (ctx) => t.handler(job.args, ctx),
-          (r) => (typeof r === "string" ? { content: [{ type: "text", text: r }] } : r),
+          toolOutcome,
           // One text block, the common result: no JSON round trip.
           (r) => (typeof r === "string" ? r : r instanceof ToolOutput ? r.onlyText() : undefined),
         );
         return;
       }
       case "intercept": {
-        const request: JsonObject = { type: "event_intercept", ...job.request };
+        const request = job.request;
         const f = this.intercepts.get(job.name as InterceptEventName);
         if (f === undefined) {
           this.report("interceptor", job.name, () => engine.complete(job.id, "{}"));
@@ -851,16 +872,15 @@ export class Extension {
             | JsonObject,
           ctx: Context,
         ) => Awaitable<Verdict | void>;
-        const invocation = typeof request["id"] === "string" ? request["id"] : "";
         this.runJob(
           engine,
           job.id,
-          invocation,
+          request.id,
           cancelled,
           "interceptor",
           job.name,
           (ctx) => handler(request, ctx),
-          (v) => interceptOutcome(job.name, v as Verdict | void),
+          (v) => interceptOutcome(job.name, v),
         );
         return;
       }
@@ -889,7 +909,9 @@ export class Extension {
         this.calls.delete(job.call);
         call.cleanup();
         if (job.result !== undefined) {
-          call.resolve(job.result);
+          // The frame minus its `type`: what `CallToolResult` promises.
+          const { type: _frame, ...result } = job.result;
+          call.resolve(result);
         } else {
           call.reject(new CallToolError(job.error ?? "call_tool failed", job.error_kind ?? "closed"));
         }
@@ -902,16 +924,16 @@ export class Extension {
   }
 
   /** Runs a command, tool or interceptor handler concurrently and answers its job. */
-  private runJob(
+  private runJob<R>(
     engine: NativeEngine,
     id: number,
     invocation: string,
     cancelled: Set<number>,
     what: string,
     name: string,
-    call: (ctx: Context) => Awaitable<unknown>,
-    toOutcome: (r: unknown) => unknown = (r) => r,
-    textOf?: (r: unknown) => string | undefined,
+    call: (ctx: Context) => Awaitable<R>,
+    toOutcome: (r: R) => CommandOutcome | ToolOutcome | InterceptOutcome,
+    textOf?: (r: R) => string | undefined,
   ): void {
     const cancel = new LazyAbort();
     this.controllers.set(id, cancel);
@@ -933,7 +955,7 @@ export class Extension {
         }
         let json: string;
         try {
-          json = JSON.stringify(toOutcome(r) ?? {});
+          json = JSON.stringify(toOutcome(r));
         } catch (e) {
           this.report(what, name, () => engine.fail(id, message(e)));
           return;
@@ -1014,7 +1036,7 @@ export class Extension {
   private runSerial(job: SerialJob): unknown {
     switch (job.kind) {
       case "event": {
-        const handler = this.events.get(job.name) as EventHandler<JsonObject> | undefined;
+        const handler = this.events.get(job.name) as EventHandler<LifecycleEvent> | undefined;
         if (handler === undefined) {
           return undefined;
         }
@@ -1068,11 +1090,13 @@ export class Extension {
     if (signal?.aborted === true) {
       return Promise.reject(new CallToolError("call_tool cancelled", "cancelled"));
     }
-    let started: { call?: number; error?: string; error_kind?: string };
+    let started: CallStarted;
     try {
-      started = JSON.parse(
-        engine.startCall(JSON.stringify({ parent, name, args, key: options.key, timeout_ms: options.timeoutMs })),
-      ) as typeof started;
+      const request: CallStart = { name, args };
+      if (parent !== undefined) request.parent = parent;
+      if (options.key !== undefined) request.key = options.key;
+      if (options.timeoutMs !== undefined) request.timeout_ms = options.timeoutMs;
+      started = JSON.parse(engine.startCall(JSON.stringify(request))) as CallStarted;
     } catch (e) {
       return Promise.reject(new CallToolError(message(e), "invalid_request", { cause: e }));
     }

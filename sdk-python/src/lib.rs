@@ -43,10 +43,10 @@ use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyTimeoutError, P
 use pyo3::prelude::*;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
+use zot_ext_engine::contract::{CallStart, CallStarted, CompletionStatus};
 use zot_ext_engine::testing::{default_hello_ack, HostHarness, TestError};
 use zot_ext_engine::{
-    CallId, CallRequest, CallToolError, Completion, DropReason, Engine, EngineConfig, Job, JobId,
-    Transport,
+    CallId, CallRequest, Completion, Engine, EngineConfig, Job, JobId, Transport,
 };
 use zot_protocol::{CallTool, ExtFrame, HelloAck, RawJson, RegisterCommand, RegisterTool};
 
@@ -55,12 +55,6 @@ create_exception!(
     EngineError,
     PyException,
     "The engine refused an operation (a registration, a frame, an answer)."
-);
-create_exception!(
-    _native,
-    CallError,
-    PyException,
-    "A call_tool failed as a call; args are (kind, message)."
 );
 create_exception!(
     _native,
@@ -541,36 +535,26 @@ impl NativeEngine {
         })
     }
 
-    /// Starts a `call_tool` and returns its id at once; the result arrives
-    /// as one `call_result` job. `parent` is the job it is made for (a tool
-    /// job's invocation becomes the `parent_id`). Raises `CallError(kind,
-    /// message)` when nothing could be sent.
-    #[pyo3(signature = (parent, name, args_json, key=None, timeout=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn start_call(
-        &self,
-        py: Python<'_>,
-        parent: Option<u64>,
-        name: &str,
-        args_json: &str,
-        key: Option<String>,
-        timeout: Option<f64>,
-    ) -> PyResult<u64> {
+    /// Starts a `call_tool` given as a `CallStart` (JSON) and answers a
+    /// `CallStarted` (JSON) at once: `{"call": n}` (the result arrives as
+    /// one `call_result` job) or `{"error", "error_kind"}` when nothing was
+    /// sent (the same answer as the Node binding's; see
+    /// `zot_ext_engine::contract`). Raises `ValueError` only when `request`
+    /// is not a `CallStart`.
+    fn start_call(&self, py: Python<'_>, request: &str) -> PyResult<String> {
         detached(py, || {
             self.check()?;
-            let args = RawJson::from_string(args_json.to_owned())
-                .map_err(|_| call_error(&CallToolError::InvalidRequest))?;
-            let req = CallRequest {
-                parent: parent.map(JobId),
-                name: name.to_owned(),
-                args,
-                key,
-                timeout: seconds(timeout)?,
+            let req: CallStart = serde_json::from_str(request)
+                .map_err(|e| PyValueError::new_err(format!("invalid call request: {e}")))?;
+            let timeout = seconds(req.timeout_ms.map(|ms| ms / 1000.0))?;
+            let call = CallRequest {
+                parent: req.parent.map(JobId),
+                name: req.name,
+                args: req.args.unwrap_or_else(RawJson::empty_object),
+                key: req.key,
+                timeout,
             };
-            self.engine
-                .start_call(req)
-                .map(|c| c.0)
-                .map_err(|e| call_error(&e))
+            Ok(CallStarted::of(self.engine.start_call(call)).to_json())
         })
     }
 
@@ -604,18 +588,8 @@ impl NativeEngine {
 }
 
 fn completion(r: Result<Completion, zot_ext_engine::CompleteError>) -> PyResult<&'static str> {
-    match r {
-        Ok(Completion::Sent) => Ok("sent"),
-        Ok(Completion::Done) => Ok("done"),
-        Ok(Completion::Dropped(DropReason::Cancelled)) => Ok("dropped:cancelled"),
-        Ok(Completion::Dropped(DropReason::Expired)) => Ok("dropped:expired"),
-        Ok(Completion::Dropped(DropReason::Closed)) => Ok("dropped:closed"),
-        Err(e) => Err(EngineError::new_err(e.to_string())),
-    }
-}
-
-fn call_error(e: &CallToolError) -> PyErr {
-    CallError::new_err((e.kind(), e.to_string()))
+    r.map(|c| CompletionStatus::from(c).as_str())
+        .map_err(|e| EngineError::new_err(e.to_string()))
 }
 
 // ---------------------------------------------------------------------------
@@ -974,7 +948,6 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeEngine>()?;
     m.add_class::<Harness>()?;
     m.add("EngineError", py.get_type::<EngineError>())?;
-    m.add("CallError", py.get_type::<CallError>())?;
     m.add("HarnessError", py.get_type::<HarnessError>())?;
     m.add_function(wrap_pyfunction!(shutdown_runtime, m)?)?;
     m.add_function(wrap_pyfunction!(runtime_running, m)?)?;

@@ -306,7 +306,7 @@ async fn the_job_form_delivers_results_as_jobs_and_can_be_cancelled() {
             assert_eq!(
                 got[0].to_json(),
                 format!(
-                    r#"{{"kind":"call_result","call":{},"result":{{"id":"{}","name":"echo","content":[{{"type":"text","text":"A"}}],"truncated":true}}}}"#,
+                    r#"{{"kind":"call_result","call":{},"result":{{"type":"tool_result","id":"{}","name":"echo","content":[{{"type":"text","text":"A"}}],"truncated":true}}}}"#,
                     a.0, ca.id
                 )
             );

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
 
-from . import _native
+from ._contract import CallResultJob, CallStart, CallStarted
 from ._errors import CallToolError, NotRunningError, SessionError, ZotError
 from ._protocol import ContentBlock, HelloAck, HostToolResult, NotifyLevel
 from ._results import to_json
@@ -26,13 +27,6 @@ __all__ = [
     "CallResult",
     "Ctx",
 ]
-
-
-def _call_error(e: _native.CallError) -> CallToolError:
-    kind, message = e.args if len(e.args) == 2 else ("write", str(e))
-    err = CallToolError(str(kind), str(message))
-    err.__cause__ = e
-    return err
 
 
 @dataclass(frozen=True)
@@ -97,15 +91,16 @@ class CallResult:
         return ""
 
     @classmethod
-    def from_job(cls, result: Mapping[str, Any]) -> CallResult:
-        raw: HostToolResult = {"type": "tool_result", **result}  # type: ignore[typeddict-item]
+    def from_job(cls, result: HostToolResult) -> CallResult:
+        """From the ``result`` of a ``call_result`` job (the host's frame,
+        ``type`` included)."""
         return cls(
-            id=str(result.get("id", "")),
-            name=str(result.get("name", "")),
+            id=result["id"],
+            name=result.get("name", ""),
             content=list(result.get("content", [])),
-            is_error=bool(result.get("is_error", False)),
-            truncated=bool(result.get("truncated", False)),
-            raw=raw,
+            is_error=result.get("is_error", False),
+            truncated=result.get("truncated", False),
+            raw=result,
         )
 
 
@@ -120,14 +115,14 @@ class _Waiter:
     ) -> None:
         self.future = future
 
-    def resolve(self, job: Mapping[str, Any]) -> None:
+    def resolve(self, job: CallResultJob) -> None:
         """Called on the loop thread with a ``call_result`` job."""
         if self.future.done():
             return
         if "result" in job:
             self.future.set_result(CallResult.from_job(job["result"]))
         else:
-            err = CallToolError(str(job.get("error_kind", "closed")), str(job.get("error", "")))
+            err = CallToolError(job.get("error_kind", "closed"), job.get("error", ""))
             self.future.set_exception(err)
 
 
@@ -193,15 +188,24 @@ class Ctx:
         waiter: _Waiter,
     ) -> int:
         session = self._session
+        request: CallStart = {"name": name, "args": dict(args) if args is not None else {}}
+        if self.job is not None:
+            request["parent"] = self.job
+        if key is not None:
+            request["key"] = key
+        if timeout is not None:
+            request["timeout_ms"] = timeout * 1000
+        text = to_json(request)
         with session.calls_lock:
             try:
-                call = session.native.start_call(
-                    self.job, name, to_json({} if args is None else args), key, timeout
-                )
-            except _native.CallError as e:
-                raise _call_error(e) from e
+                started: CallStarted = json.loads(session.native.start_call(text))
             except RuntimeError as e:  # the runtime is gone (interpreter exiting, fork)
                 raise CallToolError("closed", str(e)) from e
+            call = started.get("call")
+            if call is None:
+                # Refused, nothing sent: the same answer the Node binding
+                # gives (zot_ext_engine::contract, "Errors").
+                raise CallToolError(started.get("error_kind", "write"), started.get("error", ""))
             session.calls[call] = waiter
         # Reading never pauses while a call waits for its answer.
         session.resume_feed()

@@ -52,6 +52,21 @@ from typing import (
 
 from . import _native
 from ._context import Ctx, HostInfo, _Waiter
+from ._contract import (
+    CommandJob,
+    CommandOutcome,
+    EventJob,
+    FinishedJob,
+    HelloJob,
+    InterceptJob,
+    InterceptOutcome,
+    Job,
+    PanelCloseJob,
+    PanelKeyJob,
+    PanelResizeJob,
+    ToolJob,
+    ToolOutcome,
+)
 from ._errors import ArgumentError, NotRunningError, RegistrationError, SendError, SessionError, ZotError
 from ._events import EventRegistration
 from ._handlers import HandlerOf
@@ -59,8 +74,9 @@ from ._protocol import (
     AssistantMessageIntercept,
     BeforeAgentStartIntercept,
     Exposure,
-    HelloAck,
     NotifyLevel,
+    PanelKey,
+    PanelResize,
     ToolCallIntercept,
     TurnStartIntercept,
 )
@@ -198,7 +214,12 @@ class _Text:
         self.text = text
 
 
-def _answer(outcome: Union[Dict[str, Any], _Text]) -> Union[str, _Text]:
+# What a command, tool or interceptor job is answered with (the engine's
+# contract), or a tool's one text block.
+Outcome = Union[CommandOutcome, ToolOutcome, InterceptOutcome, _Text]
+
+
+def _answer(outcome: Outcome) -> Union[str, _Text]:
     """An outcome as the engine takes it: JSON, or the text itself."""
     return outcome if isinstance(outcome, _Text) else to_json(outcome)
 
@@ -827,8 +848,10 @@ class Extension(EventRegistration):
 # ---------------------------------------------------------------------------
 # The dispatcher
 
-
-Job = Dict[str, Any]
+# Events and panel input, in order; panel input carries the registration it
+# arrived for (see `_dispatch`).
+_SerialJob = Union[EventJob, PanelKeyJob, PanelCloseJob, PanelResizeJob]
+_Serial = Tuple[_SerialJob, Optional[_Panel]]
 
 
 class _Session:
@@ -856,7 +879,7 @@ class _Session:
         self.ending = threading.Event()
         self._batches: Deque[List[Job]] = deque()
         self._wake = asyncio.Event()
-        self._serial: Deque[Job] = deque()
+        self._serial: Deque[_Serial] = deque()
         self._serial_wake = asyncio.Event()
         self._event_ctx: Optional[Ctx] = None
         self._poller: Optional[threading.Thread] = None
@@ -870,10 +893,16 @@ class _Session:
         try:
             text = self.native.try_next_jobs()
         except Exception as e:  # the runtime is gone: end the session
-            self._push([{"kind": "finished", "error": f"engine unavailable: {e}"}])
+            self._push(self._finished(f"engine unavailable: {e}"))
             return
         if text != "[]":
             self._push(self._jobs(text))
+
+    @staticmethod
+    def _finished(error: str) -> List[Job]:
+        """A batch that ends the session with ``error``."""
+        job: FinishedJob = {"kind": "finished", "error": error}
+        return [job]
 
     def _jobs(self, text: str) -> List[Job]:
         """Decodes a batch of jobs from the engine. A batch that does not
@@ -892,7 +921,7 @@ class _Session:
             self.native.close()
         except Exception:  # already closed, or the runtime is gone
             pass
-        return [{"kind": "finished", "error": message}]
+        return self._finished(message)
 
     def _push(self, batch: List[Job]) -> None:
         self._batches.append(batch)
@@ -905,7 +934,7 @@ class _Session:
             try:
                 text = self.native.next_jobs(0.25)
             except Exception as e:
-                batch: List[Job] = [{"kind": "finished", "error": f"engine unavailable: {e}"}]
+                batch = self._finished(f"engine unavailable: {e}")
             else:
                 if text == "[]":
                     continue
@@ -914,7 +943,7 @@ class _Session:
                 self.loop.call_soon_threadsafe(self._push, batch)
             except RuntimeError:  # the loop is closed
                 return
-            if any(j.get("kind") == "finished" for j in batch):
+            if any(j["kind"] == "finished" for j in batch):
                 return
 
     def _attach(self) -> None:
@@ -1019,11 +1048,9 @@ class _Session:
                     self._wake.clear()
                 while self._batches:
                     for job in self._batches.popleft():
-                        kind = job["kind"]
-                        if kind == "finished":
-                            error = job.get("error")
-                            return str(error) if error else None
-                        if kind == "hello":
+                        if job["kind"] == "finished":
+                            return job.get("error") or None
+                        if job["kind"] == "hello":
                             await self._hello(job)
                         else:
                             self._dispatch(job)
@@ -1057,10 +1084,12 @@ class _Session:
             t.cancel()
         await asyncio.wait(pending, timeout=_WIND_DOWN)
         with self.calls_lock:
-            waiters = list(self.calls.values())
+            waiters = list(self.calls.items())
             self.calls.clear()
-        for w in waiters:
-            w.resolve({"kind": "call_result", "error": "the session ended", "error_kind": "closed"})
+        for call, w in waiters:
+            w.resolve(
+                {"kind": "call_result", "call": call, "error": "the session ended", "error_kind": "closed"}
+            )
         # Handlers that ignore cancellation keep running in daemon threads;
         # they cannot keep the process alive.
         self.workers.wait_idle(_WIND_DOWN)
@@ -1068,9 +1097,8 @@ class _Session:
 
     # -- dispatching ------------------------------------------------------
 
-    async def _hello(self, job: Job) -> None:
-        ack = cast(HelloAck, {"type": "hello_ack", **job["hello_ack"]})
-        host = HostInfo.from_ack(ack)
+    async def _hello(self, job: HelloJob) -> None:
+        host = HostInfo.from_ack(job["hello_ack"])
         self.host = host
         for hook in list(self.ext._hello_hooks):
             try:
@@ -1083,83 +1111,85 @@ class _Session:
         self.announced = True
 
     def _dispatch(self, job: Job) -> None:
-        kind = job["kind"]
-        if kind == "command":
+        if job["kind"] == "command":
             self._command(job)
-        elif kind == "tool":
+        elif job["kind"] == "tool":
             self._tool(job)
-        elif kind == "intercept":
+        elif job["kind"] == "intercept":
             self._interception(job)
-        elif kind in ("event", "panel_key", "panel_close", "panel_resize"):
-            if kind != "event":
-                # Panel input is bound, on arrival, to the registration it is
-                # for: a command that reopens the same panel id after this
-                # frame arrived must neither receive it nor lose its fresh
-                # registration to an older close.
-                panel_id = str(job["panel_id"])
-                with self.ext._lock:
-                    target = self.ext._panels.get(panel_id)
-                job = {**job, "_panel": target}
-            self._serial.append(job)
-            self._serial_wake.set()
-        elif kind == "cancel":
-            self._cancel(int(job["id"]))
-        elif kind == "call_result":
+        elif job["kind"] == "event":
+            self._queue_serial(job, None)
+        elif job["kind"] in ("panel_key", "panel_close", "panel_resize"):
+            # Panel input is bound, on arrival, to the registration it is
+            # for: a command that reopens the same panel id after this frame
+            # arrived must neither receive it nor lose its fresh
+            # registration to an older close.
+            panel_job = cast(Union[PanelKeyJob, PanelCloseJob, PanelResizeJob], job)
+            with self.ext._lock:
+                target = self.ext._panels.get(panel_job["panel_id"])
+            self._queue_serial(panel_job, target)
+        elif job["kind"] == "cancel":
+            self._cancel(job["id"])
+        elif job["kind"] == "call_result":
             with self.calls_lock:
-                waiter = self.calls.pop(int(job["call"]), None)
+                waiter = self.calls.pop(job["call"], None)
             if waiter is not None:
                 waiter.resolve(job)
-        elif kind == "shutdown":
+        elif job["kind"] == "shutdown":
             self.ending.set()
 
-    def _command(self, job: Job) -> None:
-        job_id, name = int(job["id"]), str(job["name"])
+    def _queue_serial(self, job: _SerialJob, panel: Optional[_Panel]) -> None:
+        self._serial.append((job, panel))
+        self._serial_wake.set()
+
+    def _command(self, job: CommandJob) -> None:
+        job_id, name = job["id"], job["name"]
         cmd = self.ext._commands.get(name.lower())
         if cmd is None:
             self._fail(job_id, f"no handler for /{name}")
             return
-        args = str(job["args"])
+        args = job["args"]
         self._start(
             job_id,
-            str(job["invocation"]),
+            job["invocation"],
             cmd.handler,
             lambda: args,
             lambda value: Response.of(value).outcome(),
             f"command /{name}",
         )
 
-    def _tool(self, job: Job) -> None:
-        job_id, name = int(job["id"]), str(job["name"])
+    def _tool(self, job: ToolJob) -> None:
+        job_id, name = job["id"], job["name"]
         tool = self.ext._tools.get(name)
         if tool is None:
             self._fail(job_id, f"no handler for tool {json.dumps(name)}")
             return
-        raw = job.get("args")
+        raw = job["args"]
 
         def args() -> Any:
             return tool.convert(raw)
 
-        def outcome(value: Any) -> Union[Dict[str, Any], _Text]:
+        def outcome(value: Any) -> Outcome:
             out = ToolOutput.of(value)
             text = out._only_text()
             return _Text(text) if text is not None else out.outcome()
 
-        self._start(job_id, str(job["invocation"]), tool.handler, args, outcome, f"tool {name}")
+        self._start(job_id, job["invocation"], tool.handler, args, outcome, f"tool {name}")
 
-    def _interception(self, job: Job) -> None:
-        job_id, event = int(job["id"]), str(job["name"])
+    def _interception(self, job: InterceptJob) -> None:
+        job_id, event = job["id"], job["name"]
         handler = self.ext._intercepts.get(event)
         if handler is None:
             self._complete(job_id, "{}", f"{event} interceptor")
             return
-        request = {"type": "event_intercept", **job["request"]}
+        request = job["request"]
 
-        def outcome(value: Any) -> Dict[str, Any]:
+        def outcome(value: Any) -> Outcome:
             return verdict_outcome(event, value)
 
         self._start(
             job_id,
-            str(request.get("id", "")),
+            request["id"],
             handler,
             lambda: request,
             outcome,
@@ -1173,7 +1203,7 @@ class _Session:
         invocation: str,
         handler: _Handler,
         args: Callable[[], Any],
-        outcome: Callable[[Any], Union[Dict[str, Any], _Text]],
+        outcome: Callable[[Any], Outcome],
         what: str,
         urgent: bool = False,
     ) -> None:
@@ -1219,7 +1249,7 @@ class _Session:
         job_id: int,
         handler: _Handler,
         args: Callable[[], Any],
-        outcome: Callable[[Any], Union[Dict[str, Any], _Text]],
+        outcome: Callable[[Any], Outcome],
         ctx: Ctx,
         what: str,
     ) -> None:
@@ -1248,7 +1278,7 @@ class _Session:
         job_id: int,
         handler: _Handler,
         args: Callable[[], Any],
-        outcome: Callable[[Any], Union[Dict[str, Any], _Text]],
+        outcome: Callable[[Any], Outcome],
         ctx: Ctx,
         what: str,
     ) -> None:
@@ -1360,9 +1390,9 @@ class _Session:
                         done = []
                     await self._serial_wake.wait()
                     self._serial_wake.clear()
-                job = self._serial.popleft()
-                if await self._run_serial(job):
-                    done.append(int(job["id"]))
+                job, panel = self._serial.popleft()
+                if await self._run_serial(job, panel):
+                    done.append(job["id"])
                     if len(done) >= 256:
                         self._complete_serial(done)
                         done = []
@@ -1380,15 +1410,16 @@ class _Session:
         # Reading may have paused for the event backlog.
         self.resume_feed()
 
-    async def _run_serial(self, job: Job) -> bool:
-        """Runs one event or panel job; ``True`` when it is to be answered
-        as done (a failure is answered here)."""
-        kind, job_id = job["kind"], int(job["id"])
-        what = kind
+    async def _run_serial(self, job: _SerialJob, panel: Optional[_Panel]) -> bool:
+        """Runs one event or panel job (panel input goes to ``panel``, the
+        registration it arrived for); ``True`` when it is to be answered as
+        done (a failure is answered here)."""
+        job_id = job["id"]
+        what: str = job["kind"]
         try:
-            if kind == "event":
+            if job["kind"] == "event":
                 what = f"event {job['name']}"
-                handler = self.ext._events.get(str(job["name"]))
+                handler = self.ext._events.get(job["name"])
                 if handler is not None:
                     # The engine hands events over with their `type`; one
                     # context serves every event (no job, the session's
@@ -1396,41 +1427,44 @@ class _Session:
                     if self._event_ctx is None:
                         self._event_ctx = Ctx(self, None, "", self.ending)
                     await self._call_serial(handler, what, job["event"], self._event_ctx)
+            elif job["kind"] == "panel_close":
+                panel_id = job["panel_id"]
+                what = f"panel {panel_id} close"
+                # Unregister only the registration the close arrived for: a
+                # panel reopened meanwhile under the same id stays.
+                with self.ext._lock:
+                    if panel is not None and self.ext._panels.get(panel_id) is panel:
+                        del self.ext._panels[panel_id]
+                if panel is not None and panel.on_close is not None:
+                    await self._call_serial(panel.on_close, what, panel_id)
             else:
-                panel_id = str(job["panel_id"])
-                what = f"panel {panel_id} {kind[6:]}"
-                panel = job["_panel"]
-                if kind == "panel_close":
-                    # Unregister only the registration the close arrived for:
-                    # a panel reopened meanwhile under the same id stays.
-                    with self.ext._lock:
-                        if panel is not None and self.ext._panels.get(panel_id) is panel:
-                            del self.ext._panels[panel_id]
-                    if panel is not None and panel.on_close is not None:
-                        await self._call_serial(panel.on_close, what, panel_id)
-                else:
-                    # Input goes to the registration it arrived for, and only
-                    # while that registration is still active (close_panel
-                    # may have ended it since).
-                    with self.ext._lock:
-                        if self.ext._panels.get(panel_id) is not panel:
-                            panel = None
-                    if kind == "panel_key" and panel is not None and panel.on_key is not None:
-                        key = {
+                panel_id = job["panel_id"]
+                what = f"panel {panel_id} {job['kind'][6:]}"
+                # Input goes to the registration it arrived for, and only
+                # while that registration is still active (close_panel may
+                # have ended it since).
+                with self.ext._lock:
+                    if self.ext._panels.get(panel_id) is not panel:
+                        panel = None
+                if panel is None:
+                    pass
+                elif job["kind"] == "panel_key":
+                    if panel.on_key is not None:
+                        key: PanelKey = {
                             "type": "panel_key",
                             "panel_id": panel_id,
                             "key": job["key"],
                             "text": job.get("text", ""),
                         }
                         await self._call_serial(panel.on_key, what, key)
-                    elif kind == "panel_resize" and panel is not None and panel.on_resize:
-                        resize = {
-                            "type": "panel_resize",
-                            "panel_id": panel_id,
-                            "width": job["width"],
-                            "height": job["height"],
-                        }
-                        await self._call_serial(panel.on_resize, what, resize)
+                elif panel.on_resize is not None:
+                    resize: PanelResize = {
+                        "type": "panel_resize",
+                        "panel_id": panel_id,
+                        "width": job["width"],
+                        "height": job["height"],
+                    }
+                    await self._call_serial(panel.on_resize, what, resize)
         except asyncio.CancelledError:
             self._fail(job_id, "cancelled")
             raise

@@ -12,8 +12,9 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
 
+from ._contract import CommandOutcome, InterceptOutcome, ToolOutcome
 from ._protocol import ContentBlock, ImageBlock, PanelSpec, TextBlock
 
 __all__ = [
@@ -165,9 +166,9 @@ class ToolOutput:
         self.is_error = is_error
         return self
 
-    def outcome(self) -> Dict[str, Any]:
+    def outcome(self) -> ToolOutcome:
         """The engine outcome (the ``tool_result`` fields without ``id``)."""
-        out: Dict[str, Any] = {"content": self.content}
+        out: ToolOutcome = {"content": self.content}
         if self.is_error:
             out["is_error"] = True
         if self.activate_tools:
@@ -259,10 +260,12 @@ class Response:
         """A ``noop`` with an error shown to the user."""
         return cls("noop", error=message)
 
-    def outcome(self) -> Dict[str, Any]:
+    def outcome(self) -> CommandOutcome:
         """The engine outcome (the ``command_response`` fields without
         ``id``)."""
-        return self._outcome
+        # The constructor takes any fields (public since the first release);
+        # the engine checks them (SDK-17, SDK-18).
+        return cast(CommandOutcome, self._outcome)
 
     def __repr__(self) -> str:
         return f"Response({self._outcome!r})"
@@ -304,10 +307,11 @@ class _Verdict:
     def __init__(self, **outcome: Any) -> None:
         self._outcome: Dict[str, Any] = outcome
 
-    def outcome(self) -> Dict[str, Any]:
+    def outcome(self) -> InterceptOutcome:
         """The engine outcome (the ``event_intercept_response`` fields
         without ``id``)."""
-        return self._outcome
+        # Built by the verdicts' own constructors, with the contract's names.
+        return cast(InterceptOutcome, self._outcome)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._outcome!r})"
@@ -395,7 +399,7 @@ class PromptVerdict(_Verdict):
 Verdict = Union[ToolCallVerdict, TurnVerdict, MessageVerdict, PromptVerdict]
 
 
-def verdict_outcome(event: str, value: Any) -> Dict[str, Any]:
+def verdict_outcome(event: str, value: Any) -> InterceptOutcome:
     """Converts what an interceptor returned into the engine outcome."""
     if value is None:
         return {}

@@ -1,0 +1,626 @@
+//! The engine ↔ binding contract: every JSON message the Node and Python
+//! bindings exchange with the engine, in one place.
+//!
+//! Jobs go out as [`JobMessage`]s (a batch is a JSON array of them,
+//! [`crate::Job::batch_to_json`]); outcomes come back as
+//! [`CommandOutcome`], [`ToolOutcome`] or [`InterceptOutcome`]; what became of an
+//! answer is a [`CompletionStatus`]; a `call_tool` starts from a
+//! [`CallStart`] and is answered by a [`CallStarted`]. [`schema`] is the
+//! JSON Schema of all of them: `zot-codegen` writes it to
+//! `engine/schema/contract.json` and renders the TypeScript
+//! (`sdk-node/src/generated/contract.ts`) and Python
+//! (`sdk-python/python/zot_ext/_contract.py`) types from it, checked for
+//! drift like the protocol's. The bindings declare none of these shapes
+//! themselves.
+//!
+//! Protocol frames travel whole, `type` included (the host's `hello_ack`,
+//! an `event_intercept`, an `event`, the host's `tool_result`), so the
+//! generated contract refers to the generated protocol types instead of
+//! declaring look-alikes. In the schema such a reference is a `$ref` to
+//! `zot-protocol#/<Name>`, the name of the type in the generated protocol
+//! modules.
+//!
+//! **Errors.** A refusal that is part of the protocol (a `call_tool` the
+//! host does not support, an invalid durable key, a session that ended) is
+//! data: the `error` of a [`CallStarted`] and the `error` of a `call_result` job,
+//! each with a [`CallToolErrorKind`], which the facade turns into its
+//! language's `CallToolError`. Both bindings return it the same way, so
+//! the facades handle both places a call can fail with one code path. A
+//! binding raises (throws) only for misuse or a broken runtime: a job id
+//! that is not one, a message that does not decode, the runtime gone.
+
+use std::marker::PhantomData;
+
+use schemars::generate::SchemaSettings;
+use schemars::transform::ReplaceConstValue;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::json;
+use zot_protocol::{HelloAck, HostToolResult, InterceptRequest, PanelKeyName, RawJson};
+
+use crate::jobs::EventData;
+use crate::outcome::{CommandOutcome, InterceptOutcome, ToolOutcome};
+
+/// The schema of arguments: a JSON object (they travel as their wire text).
+type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+/// Where a reference to a generated protocol type points (`$ref`).
+pub const PROTOCOL_REF: &str = "zot-protocol#/";
+
+/// A protocol type the contract carries as a whole frame.
+pub trait ProtocolType {
+    /// The frame's `type`.
+    const TYPE: &'static str;
+    /// The name of the type in the generated protocol modules.
+    const NAME: &'static str;
+}
+
+impl ProtocolType for HelloAck {
+    const TYPE: &'static str = "hello_ack";
+    const NAME: &'static str = "HelloAck";
+}
+
+impl ProtocolType for InterceptRequest {
+    const TYPE: &'static str = "event_intercept";
+    const NAME: &'static str = "InterceptRequest";
+}
+
+impl ProtocolType for HostToolResult {
+    const TYPE: &'static str = "tool_result";
+    const NAME: &'static str = "HostToolResult";
+}
+
+/// The lifecycle events (`{"type":"event","event":…}`); an event's object
+/// is written by the engine's own fast path, this is its schema.
+pub struct LifecycleEventFrame;
+
+impl ProtocolType for LifecycleEventFrame {
+    const TYPE: &'static str = "event";
+    const NAME: &'static str = "LifecycleEvent";
+}
+
+/// `value` serialized as its protocol frame: `{"type": T::TYPE, …its fields}`.
+pub struct Framed<'a, T>(pub &'a T);
+
+#[derive(Serialize)]
+struct WithType<'a, T> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    #[serde(flatten)]
+    inner: &'a T,
+}
+
+impl<T: ProtocolType + Serialize> Serialize for Framed<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        WithType {
+            ty: T::TYPE,
+            inner: self.0,
+        }
+        .serialize(s)
+    }
+}
+
+/// An event as its frame (`{"type":"event","event":…}`); an unknown event
+/// is the host's frame as it came.
+pub struct EventFrame<'a>(pub &'a EventData);
+
+impl Serialize for EventFrame<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            EventData::Known(e) => WithType {
+                ty: LifecycleEventFrame::TYPE,
+                inner: e,
+            }
+            .serialize(s),
+            EventData::Unknown(u) => u.raw.serialize(s),
+        }
+    }
+}
+
+impl JsonSchema for EventFrame<'_> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        ProtocolRef::<LifecycleEventFrame>::schema_name()
+    }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        ProtocolRef::<LifecycleEventFrame>::json_schema(g)
+    }
+}
+
+/// The schema of a protocol type: a reference to its generated name.
+pub struct ProtocolRef<T>(PhantomData<T>);
+
+impl<T: ProtocolType> JsonSchema for ProtocolRef<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("protocol::{}", T::NAME).into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        Schema::try_from(json!({ "$ref": format!("{PROTOCOL_REF}{}", T::NAME) }))
+            .expect("an object")
+    }
+}
+
+impl<T: ProtocolType> JsonSchema for Framed<'_, T> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        ProtocolRef::<T>::schema_name()
+    }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        ProtocolRef::<T>::json_schema(g)
+    }
+}
+
+/// One job as the bindings receive it (a batch is a JSON array of them).
+///
+/// Answer `command`, `tool` and `intercept` jobs (concurrently) with their
+/// outcome or a failure; run `event` and panel jobs in order, one at a
+/// time, and acknowledge each; `cancel` asks a running job to stop;
+/// `finished` is the last job of a session.
+#[derive(Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum JobMessage<'a> {
+    /// The host's `hello_ack`: run the on-hello hooks, register more, then
+    /// end the handshake (`hello_done`).
+    Hello {
+        /// The frame as the host sent it.
+        hello_ack: Framed<'a, HelloAck>,
+    },
+    /// Run a command handler.
+    Command {
+        /// Answer with this id.
+        id: u64,
+        /// The host's request id (`command_invoked.id`).
+        invocation: &'a str,
+        /// The registered spelling of the command.
+        name: &'a str,
+        /// The rest of the user's input.
+        args: &'a str,
+    },
+    /// Run a tool handler.
+    Tool {
+        /// Answer with this id.
+        id: u64,
+        /// The host's request id (`tool_call.id`).
+        invocation: &'a str,
+        /// The registered tool name.
+        name: &'a str,
+        /// The arguments (a JSON object).
+        #[schemars(with = "JsonObject")]
+        args: &'a RawJson,
+        /// Whether the tool was registered as interactive.
+        interactive: bool,
+    },
+    /// Run the event handler (in order, one at a time), then acknowledge.
+    Event {
+        /// Acknowledge with this id once the handler returned.
+        id: u64,
+        /// The event name.
+        name: &'a str,
+        /// The event frame, `type` included.
+        event: EventFrame<'a>,
+    },
+    /// Run an interceptor; answer before the interception deadline.
+    Intercept {
+        /// Answer with this id.
+        id: u64,
+        /// The intercepted event's name.
+        name: &'a str,
+        /// The `event_intercept` frame, `type` included.
+        request: Framed<'a, InterceptRequest>,
+    },
+    /// A key for a panel (in order with the other serial jobs).
+    PanelKey {
+        /// Acknowledge with this id once handled.
+        id: u64,
+        /// The panel.
+        panel_id: &'a str,
+        /// The key name (`up`, `enter`, `rune`, …; the protocol's set).
+        key: &'a PanelKeyName,
+        /// The typed text, for `rune`.
+        text: &'a str,
+    },
+    /// The user closed a panel (in order with the other serial jobs).
+    PanelClose {
+        /// Acknowledge with this id once handled.
+        id: u64,
+        /// The panel.
+        panel_id: &'a str,
+    },
+    /// A panel was resized (in order with the other serial jobs).
+    PanelResize {
+        /// Acknowledge with this id once handled.
+        id: u64,
+        /// The panel.
+        panel_id: &'a str,
+        /// Columns.
+        width: u32,
+        /// Rows.
+        height: u32,
+    },
+    /// A job handed out earlier was cancelled: stop its handler. The engine
+    /// already decided what goes on the wire.
+    Cancel {
+        /// The cancelled job.
+        id: u64,
+    },
+    /// The end of a `call_tool` started with `start_call`: exactly one per
+    /// call, with either `result` or `error`.
+    CallResult {
+        /// The call.
+        call: u64,
+        /// The host's answer (a failing tool is a result with `is_error`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<Framed<'a, HostToolResult>>,
+        /// Why the call itself failed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        /// The kind of that failure.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error_kind: Option<CallToolErrorKind>,
+    },
+    /// The host asked to shut down (or stdin closed): every running job was
+    /// cancelled; handlers have a short grace to send their last frames.
+    Shutdown,
+    /// The session is over: stop pulling.
+    Finished {
+        /// Why, when it was not a normal end.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<&'a str>,
+    },
+}
+
+/// Why a `call_tool` failed as a call (not as a tool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallToolErrorKind {
+    /// The host did not advertise `call_tool`; nothing was sent (SDK-27).
+    Unsupported,
+    /// Called before the handshake completed.
+    NotReady,
+    /// The durable key breaks the rules of §9.5; nothing was sent.
+    InvalidKey,
+    /// The arguments are not a JSON object, or the name is empty.
+    InvalidRequest,
+    /// No answer within the deadline; `call_tool_cancel` was sent.
+    Timeout,
+    /// The caller (or the parent job) gave up; `call_tool_cancel` was sent.
+    Cancelled,
+    /// The session ended before the answer came.
+    Closed,
+    /// Writing the request failed.
+    Write,
+}
+
+impl CallToolErrorKind {
+    /// Every kind.
+    pub const ALL: [Self; 8] = [
+        Self::Unsupported,
+        Self::NotReady,
+        Self::InvalidKey,
+        Self::InvalidRequest,
+        Self::Timeout,
+        Self::Cancelled,
+        Self::Closed,
+        Self::Write,
+    ];
+
+    /// The kind as its JSON string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Unsupported => "unsupported",
+            Self::NotReady => "not_ready",
+            Self::InvalidKey => "invalid_key",
+            Self::InvalidRequest => "invalid_request",
+            Self::Timeout => "timeout",
+            Self::Cancelled => "cancelled",
+            Self::Closed => "closed",
+            Self::Write => "write",
+        }
+    }
+}
+
+/// A `call_tool` to start (`start_call`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct CallStart {
+    /// The job the call is made from (its `parent_id`; cancelling that job
+    /// cancels the call).
+    #[serde(default)]
+    pub parent: Option<u64>,
+    /// The tool.
+    pub name: String,
+    /// Its arguments (a JSON object; `{}` when absent).
+    #[serde(default)]
+    #[schemars(with = "Option<JsonObject>")]
+    pub args: Option<RawJson>,
+    /// A durable key (sent only to hosts that support them).
+    #[serde(default)]
+    pub key: Option<String>,
+    /// The deadline in milliseconds (60 s when absent).
+    #[serde(default)]
+    pub timeout_ms: Option<f64>,
+}
+
+/// What `start_call` answers: `call` (the request was sent; its
+/// `call_result` job carries this `call`), or `error` and `error_kind`
+/// (nothing was sent).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct CallStarted {
+    /// The call's handle.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call: Option<u64>,
+    /// Why nothing was sent, for people.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Why nothing was sent, for code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<CallToolErrorKind>,
+}
+
+/// What became of an accepted answer (`complete`, `fail`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CompletionStatus {
+    /// The reply frame was written.
+    #[serde(rename = "sent")]
+    Sent,
+    /// An event or panel job was acknowledged (nothing to send).
+    #[serde(rename = "done")]
+    Done,
+    /// The tool job was cancelled: no `tool_result` for it (SDK-23).
+    #[serde(rename = "dropped:cancelled")]
+    DroppedCancelled,
+    /// The interception deadline passed: the host already moved on.
+    #[serde(rename = "dropped:expired")]
+    DroppedExpired,
+    /// The session is over.
+    #[serde(rename = "dropped:closed")]
+    DroppedClosed,
+}
+
+impl CompletionStatus {
+    /// Every status.
+    pub const ALL: [Self; 5] = [
+        Self::Sent,
+        Self::Done,
+        Self::DroppedCancelled,
+        Self::DroppedExpired,
+        Self::DroppedClosed,
+    ];
+
+    /// The status as its JSON string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sent => "sent",
+            Self::Done => "done",
+            Self::DroppedCancelled => "dropped:cancelled",
+            Self::DroppedExpired => "dropped:expired",
+            Self::DroppedClosed => "dropped:closed",
+        }
+    }
+}
+
+impl From<crate::Completion> for CompletionStatus {
+    fn from(c: crate::Completion) -> Self {
+        use crate::{Completion, DropReason};
+        match c {
+            Completion::Sent => Self::Sent,
+            Completion::Done => Self::Done,
+            Completion::Dropped(DropReason::Cancelled) => Self::DroppedCancelled,
+            Completion::Dropped(DropReason::Expired) => Self::DroppedExpired,
+            Completion::Dropped(DropReason::Closed) => Self::DroppedClosed,
+        }
+    }
+}
+
+impl CallStarted {
+    /// The answer to `start_call` for the engine's result.
+    pub fn of(r: Result<crate::CallId, crate::CallToolError>) -> Self {
+        match r {
+            Ok(c) => Self {
+                call: Some(c.0),
+                error: None,
+                error_kind: None,
+            },
+            Err(e) => Self {
+                call: None,
+                error: Some(e.to_string()),
+                error_kind: Some(e.error_kind()),
+            },
+        }
+    }
+
+    /// As JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("call answers serialize")
+    }
+}
+
+/// A closed set of strings, as the generators read it (one `enum`; the
+/// values' own docs stay in the Rust docs).
+macro_rules! string_set_schema {
+    ($ty:ty, $doc:literal) => {
+        impl JsonSchema for $ty {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($ty).into()
+            }
+
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                let values: Vec<&str> = Self::ALL.iter().map(|v| v.as_str()).collect();
+                Schema::try_from(json!({ "description": $doc, "type": "string", "enum": values }))
+                    .expect("an object")
+            }
+        }
+    };
+}
+
+string_set_schema!(
+    CallToolErrorKind,
+    "Why a `call_tool` failed as a call (not as a tool)."
+);
+string_set_schema!(
+    CompletionStatus,
+    "What became of an accepted answer: `sent` (the reply was written), `done` (an event or panel job was acknowledged), `dropped:cancelled` (no `tool_result` for a cancelled tool, SDK-23), `dropped:expired` (the interception deadline passed), `dropped:closed` (the session is over)."
+);
+
+/// The JSON Schema of the contract (draft-07, `definitions`): the root is
+/// the `oneOf` of [`JobMessage`]; every other message is a definition.
+pub fn schema() -> Schema {
+    let mut generator = SchemaSettings::draft07()
+        .with_transform(ReplaceConstValue::default())
+        .into_generator();
+    let mut root = generator.root_schema_for::<JobMessage<'static>>();
+    // Named (not inlined) so that each becomes a definition.
+    generator.subschema_for::<CommandOutcome>();
+    generator.subschema_for::<ToolOutcome>();
+    generator.subschema_for::<InterceptOutcome>();
+    generator.subschema_for::<CompletionStatus>();
+    generator.subschema_for::<CallStart>();
+    generator.subschema_for::<CallStarted>();
+    let definitions = generator.take_definitions(true);
+    let obj = root.ensure_object();
+    let defs = obj
+        .entry("definitions")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .expect("definitions are an object");
+    for (k, v) in definitions {
+        defs.entry(k).or_insert(v);
+    }
+    obj.insert(
+        "title".to_owned(),
+        "zot-ext engine ↔ binding contract".into(),
+    );
+    obj.insert(
+        "$comment".to_owned(),
+        "Generated by zot-codegen from engine/src/contract.rs; do not edit by hand.".into(),
+    );
+    // The committed protocol schemas' form; among others, an absent field is
+    // omitted, never `null`.
+    let mut value = root.to_value();
+    zot_protocol::schema::normalise(&mut value);
+    Schema::try_from(value).expect("a root schema is an object")
+}
+
+/// The committed file: (path relative to `engine/`, pretty JSON text).
+pub fn file() -> (&'static str, String) {
+    let mut s = serde_json::to_string_pretty(schema().as_value()).expect("schemas serialize");
+    s.push('\n');
+    ("schema/contract.json", s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Completion, DropReason, Job, JobId};
+    use zot_protocol::events::UnknownEvent;
+    use zot_protocol::{Frame, HostFrame};
+
+    fn event_job(event: EventData) -> (String, String) {
+        let fast = Job::Event {
+            id: JobId(7),
+            event: event.clone(),
+        }
+        .to_json();
+        let message = JobMessage::Event {
+            id: 7,
+            name: event.name(),
+            event: EventFrame(&event),
+        };
+        (fast, serde_json::to_string(&message).unwrap())
+    }
+
+    #[test]
+    fn the_event_fast_path_writes_the_contract_message() {
+        let line = r#"{"type":"event","event":"turn_start","step":2}"#;
+        let HostFrame::Event(e) = HostFrame::decode_str(line).unwrap() else {
+            panic!("an event")
+        };
+        let (fast, message) = event_job(EventData::Known(e));
+        assert_eq!(fast, message);
+        assert!(
+            fast.contains(r#""event":{"type":"event","event":"turn_start""#),
+            "{fast}"
+        );
+
+        let raw =
+            RawJson::from_string(r#"{"type":"event","event":"new_one","x":1}"#.into()).unwrap();
+        let unknown = UnknownEvent {
+            event: "new_one".into(),
+            id: String::new(),
+            raw,
+        };
+        let (fast, message) = event_job(EventData::Unknown(unknown));
+        assert_eq!(fast, message);
+    }
+
+    #[test]
+    fn frames_travel_whole() {
+        let ack: HelloAck = serde_json::from_str(r#"{"protocol_version":1,"cwd":"/"}"#).unwrap();
+        let json = Job::Hello(ack.into()).to_json();
+        assert!(
+            json.starts_with(
+                r#"{"kind":"hello","hello_ack":{"type":"hello_ack","protocol_version":1"#
+            ),
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn string_forms_agree_with_serde() {
+        use crate::CallToolError as E;
+        for e in [
+            E::Unsupported,
+            E::NotReady,
+            E::InvalidRequest,
+            E::Cancelled,
+            E::Closed,
+        ] {
+            let json = serde_json::to_string(&e.error_kind()).unwrap();
+            assert_eq!(json, format!("\"{}\"", e.kind()));
+        }
+        for k in CallToolErrorKind::ALL {
+            assert_eq!(
+                serde_json::to_string(&k).unwrap(),
+                format!("\"{}\"", k.as_str())
+            );
+        }
+        for c in [
+            Completion::Sent,
+            Completion::Done,
+            Completion::Dropped(DropReason::Cancelled),
+            Completion::Dropped(DropReason::Expired),
+            Completion::Dropped(DropReason::Closed),
+        ] {
+            let s = CompletionStatus::from(c);
+            assert_eq!(
+                serde_json::to_string(&s).unwrap(),
+                format!("\"{}\"", s.as_str())
+            );
+        }
+    }
+
+    #[test]
+    fn a_refused_call_carries_its_kind() {
+        let r = CallStarted::of(Err(crate::CallToolError::Unsupported));
+        assert_eq!(
+            r.to_json(),
+            r#"{"error":"the host does not support call_tool","error_kind":"unsupported"}"#
+        );
+        assert_eq!(
+            CallStarted::of(Ok(crate::CallId(3))).to_json(),
+            r#"{"call":3}"#
+        );
+    }
+}
