@@ -99,6 +99,41 @@ impl Default for Timeouts {
     }
 }
 
+impl Timeouts {
+    /// Every deadline and grace multiplied by `factor`: for emulators and
+    /// slow machines (`zot-host run --time-scale`), where an extension's
+    /// start-up or reply can take many times the spec's windows.
+    pub fn scaled(&self, factor: f64) -> Self {
+        let s = |d: Duration| d.mul_f64(factor);
+        Self {
+            tool_reply: s(self.tool_reply),
+            intercept: s(self.intercept),
+            before_agent_start: s(self.before_agent_start),
+            command: s(self.command),
+            call_tool: s(self.call_tool),
+            write: s(self.write),
+            abandon_write_grace: s(self.abandon_write_grace),
+            shutdown_grace: s(self.shutdown_grace),
+            sigterm_to_sigkill: s(self.sigterm_to_sigkill),
+            min_exit_wait: s(self.min_exit_wait),
+            ready_grace: s(self.ready_grace),
+            reload_stop_grace: s(self.reload_stop_grace),
+            reload_ready_grace: s(self.reload_ready_grace),
+            auto_ready_idle: s(self.auto_ready_idle),
+            exit_before_hello: s(self.exit_before_hello),
+            hello: s(self.hello),
+        }
+    }
+}
+
+/// Parses a `--time-scale` factor: a number from 0.01 to 1000.
+pub fn parse_time_scale(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(f) if (0.01..=1000.0).contains(&f) => Ok(f),
+        _ => Err(format!("{text:?} is not a time scale: give a number from 0.01 to 1000 (e.g. 20 under qemu-user)")),
+    }
+}
+
 /// Bounds of the per-extension outbound queue (N-11).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueueLimits {

@@ -87,6 +87,10 @@ struct RunArgs {
     /// A live model for the script's prompts, instead of its `replies`.
     #[command(flatten)]
     model: zot_host::model::ModelArgs,
+    /// Multiply every deadline and grace (the script's too) by N, for
+    /// emulators and slow machines: e.g. 20 under qemu-user.
+    #[arg(long, value_name = "N", env = "ZOT_HOST_TIME_SCALE", value_parser = zot_host::config::parse_time_scale)]
+    time_scale: Option<f64>,
 }
 
 fn main() -> ExitCode {
@@ -203,6 +207,7 @@ fn run(args: RunArgs) -> ExitCode {
     opts.wire = wire;
     opts.transcript = transcript;
     opts.model = model;
+    opts.time_scale = args.time_scale.unwrap_or(1.0);
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

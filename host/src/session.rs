@@ -252,6 +252,8 @@ pub struct RunOptions {
     pub transcript: Transcript,
     /// Base deadlines (the script's overrides apply on top).
     pub timeouts: Timeouts,
+    /// Multiplies every deadline, the script's included (`--time-scale`).
+    pub time_scale: f64,
     /// Queue bounds.
     pub queue: QueueLimits,
     /// Cancelled to end the run early (an interrupt): the remaining steps
@@ -272,6 +274,7 @@ impl RunOptions {
             wire: None,
             transcript: Transcript::new(),
             timeouts: Timeouts::default(),
+            time_scale: 1.0,
             queue: QueueLimits::default(),
             stop: tokio_util::sync::CancellationToken::new(),
             model: None,
@@ -353,6 +356,9 @@ pub async fn open_session(script: &Script, opts: &RunOptions) -> Arc<SessionEngi
     cfg.continuous = script.continuous;
     cfg.timeouts = opts.timeouts.clone();
     script.timeouts.apply(&mut cfg.timeouts);
+    if opts.time_scale != 1.0 {
+        cfg.timeouts = cfg.timeouts.scaled(opts.time_scale);
+    }
     cfg.queue = opts.queue;
     if let Some(p) = &script.provider {
         cfg.provider = p.clone();

@@ -129,3 +129,73 @@ fn bad_scripts_are_reported_with_their_location() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("steps[1]") && err.contains("comand"), "{err}");
 }
+
+/// An extension that needs 600 ms to answer `hello_ack` is taken for ready
+/// after the spec's 250 ms idle window (its command is not registered yet
+/// when the script runs it); `--time-scale` (or `ZOT_HOST_TIME_SCALE`)
+/// stretches every window, as a run under an emulator needs.
+#[test]
+fn time_scale_stretches_the_readiness_windows() {
+    let env = Env::new();
+    let ext = env.ext(
+        "slow",
+        json!({
+            "on_ack": [{"sleep": 0.6}, cmd("hi"), ready()],
+            "on": {"command_invoked:hi": display("said {in.args}")}
+        }),
+    );
+    let script = env.tmp.path().join("s.json");
+    std::fs::write(
+        &script,
+        json!({"steps": [{"command": "/hi you"}, {"expect": {"contains": ["said you"]}}]})
+            .to_string(),
+    )
+    .unwrap();
+    let run = |scale: Option<(&str, &str)>| {
+        let mut cmd = bin();
+        cmd.args(["run", "--script"])
+            .arg(&script)
+            .arg("--ext")
+            .arg(&ext)
+            .arg("--no-ext")
+            .arg("--cwd")
+            .arg(&env.cwd)
+            .arg("--zot-home")
+            .arg(&env.zot_home)
+            .env_remove("ZOT_HOST_TIME_SCALE");
+        match scale {
+            Some(("--time-scale", n)) => {
+                cmd.args(["--time-scale", n]);
+            }
+            Some((var, n)) => {
+                cmd.env(var, n);
+            }
+            None => {}
+        }
+        cmd.output().unwrap()
+    };
+    let unscaled = run(None);
+    assert_eq!(
+        unscaled.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&unscaled.stdout)
+    );
+    assert!(String::from_utf8_lossy(&unscaled.stdout).contains("unknown command /hi"));
+    for scale in [("--time-scale", "20"), ("ZOT_HOST_TIME_SCALE", "20")] {
+        let out = run(Some(scale));
+        assert!(
+            out.status.success(),
+            "{scale:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let bad = run(Some(("--time-scale", "0")));
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("--time-scale") && err.contains("from 0.01 to 1000"),
+        "{err}"
+    );
+}
