@@ -62,7 +62,8 @@ check_licences() {
 
 # A file's highest GLIBC_ symbol version (empty: none).
 max_glibc() {
-  readelf -V --wide "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1
+  # None at all (a musl build) is an answer, not a failure.
+  readelf -V --wide "$1" | { grep -o 'GLIBC_[0-9][0-9.]*' || true; } | sed 's/GLIBC_//' | sort -uV | tail -1
 }
 
 # An ELF file of the platform: its architecture, its C library (glibc <= 2.17,
