@@ -62,7 +62,8 @@ check_licences() {
 
 # A file's highest GLIBC_ symbol version (empty: none).
 max_glibc() {
-  readelf -V --wide "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1
+  # None at all (a musl build) is an answer, not a failure.
+  readelf -V --wide "$1" | { grep -o 'GLIBC_[0-9][0-9.]*' || true; } | sed 's/GLIBC_//' | sort -uV | tail -1
 }
 
 # An ELF file of the platform: its architecture, its C library (glibc <= 2.17,
@@ -299,4 +300,32 @@ platform_files() {
     win32-*) tag="win_amd64" ;;
   esac
   (cd "$DIST" && find npm pypi -type f | grep -E "^npm/zot-(ext|host)-$1-[0-9]|^pypi/.*[-.]$tag(\.|$)" || true)
+}
+
+# Debian's arm64 Node and CPython with the libraries they load, unpacked
+# (dpkg -x, nothing installed) into target/tools/debian-arm64/root for
+# `qemu-aarch64 -L`. Downloaded with apt-get on a private state (this
+# machine's sources, architecture arm64): dpkg's configuration is left alone.
+# About 30 MB to download, 140 MB unpacked; kept for the next run. The names
+# are Debian 12's (bookworm: Node 18, Python 3.11). Prints the root; fails
+# where the sources have none of them (another release, or Ubuntu, whose
+# arm64 packages are on ports.ubuntu.com).
+DEBIAN_ARM64_PACKAGES=(libc6 libgcc-s1 libstdc++6 zlib1g libssl3 libexpat1 libffi8 libbz2-1.0 liblzma5 libuuid1
+  python3.11-minimal libpython3.11-minimal libpython3.11-stdlib
+  nodejs libnode108 libuv1 libicu72 libbrotli1 libc-ares2 libnghttp2-14 node-acorn node-cjs-module-lexer node-undici)
+debian_arm64_userland() {
+  local dir="$ROOT/target/tools/debian-arm64" want apt deb
+  want="$(printf '%s\n' "${DEBIAN_ARM64_PACKAGES[@]}" | sha256sum | cut -d' ' -f1)"
+  if [ "$(cat "$dir/.packages.sha" 2>/dev/null)" != "$want" ]; then
+    rm -rf "$dir"
+    mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/debs" "$dir/root"
+    apt=(-qq -o APT::Architecture=arm64 -o APT::Architectures=arm64 -o "Dir::State::Lists=$dir/lists"
+      -o "Dir::Cache=$dir/cache" -o Dir::State::status=/dev/null)
+    apt-get "${apt[@]}" update > "$dir/apt.log" 2>&1 &&
+      (cd "$dir/debs" && apt-get "${apt[@]}" download "${DEBIAN_ARM64_PACKAGES[@]}" >> "$dir/apt.log" 2>&1) || return 1
+    for deb in "$dir"/debs/*.deb; do dpkg -x "$deb" "$dir/root"; done
+    rm -rf "$dir/lists" "$dir/cache" "$dir/debs"
+    echo "$want" > "$dir/.packages.sha"
+  fi
+  printf '%s\n' "$dir/root"
 }
