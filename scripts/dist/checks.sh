@@ -181,7 +181,15 @@ check_npm_platform_fields() {
 check_auditwheel() {
   local whl="$1" out tag
   case "$whl" in *linux*) ;; *) return 0 ;; esac
-  out="$(auditwheel show "$whl" 2>&1)" || die "auditwheel show $(basename "$whl") failed: $out"
+  local ldpaths=()
+  if [[ "$whl" == *musllinux* ]]; then
+    # There is no musl C library here: for the `libc.so` a musl build needs
+    # (allowed by the musllinux policy) auditwheel would open this machine's
+    # glibc `libc.so`, a linker script, and crash. Nothing to search instead.
+    mkdir -p "$ROOT/target/tmp/no-libs"
+    ldpaths=(--ldpaths "$ROOT/target/tmp/no-libs")
+  fi
+  out="$(auditwheel show "${ldpaths[@]}" "$whl" 2>&1)" || die "auditwheel show $(basename "$whl") failed: $out"
   tag="$(printf '%s\n' "$out" | tr -d '\n' | sed -n 's/.*consistent with the following platform tag: *"\([^"]*\)".*/\1/p')"
   [ -n "$tag" ] || die "auditwheel show $(basename "$whl"): no platform tag in: $out"
   [[ "$(basename "$whl")" == *"$tag"* ]] || die "$(basename "$whl"): auditwheel says $tag"
