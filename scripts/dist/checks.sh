@@ -190,7 +190,8 @@ check_auditwheel() {
     ldpaths=(--ldpaths "$ROOT/target/tmp/no-libs")
   fi
   out="$(auditwheel show "${ldpaths[@]}" "$whl" 2>&1)" || die "auditwheel show $(basename "$whl") failed: $out"
-  tag="$(printf '%s\n' "$out" | tr -d '\n' | sed -n 's/.*consistent with the following platform tag: *"\([^"]*\)".*/\1/p')"
+  # auditwheel wraps its sentences at any word: lines joined with a space.
+  tag="$(printf '%s\n' "$out" | tr '\n' ' ' | tr -s ' ' | sed -n 's/.*consistent with the following platform tag: *"\([^"]*\)".*/\1/p')"
   [ -n "$tag" ] || die "auditwheel show $(basename "$whl"): no platform tag in: $out"
   [[ "$(basename "$whl")" == *"$tag"* ]] || die "$(basename "$whl"): auditwheel says $tag"
   ok "auditwheel show $(basename "$whl"): $tag"
