@@ -409,7 +409,8 @@ impl JobQueue {
         let waker = st.waker_due();
         let sealed = st.sealed;
         drop(st);
-        // Outside the lock: a waker may take the jobs at once.
+        // Outside the lock: the queue is not held while another thread
+        // (the consumer's) is being signalled.
         if let Some(w) = waker {
             w.wake();
         }
