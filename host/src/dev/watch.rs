@@ -140,8 +140,16 @@ struct Watched {
 
 impl Watched {
     /// Watches what counts under `root` now and stops watching what no
-    /// longer does. The first path that cannot be watched is the error.
-    fn sync(&mut self, root: &Path, rules: &Rules) -> Result<(), String> {
+    /// longer does; `touched` (the paths of a batch's events) are watched
+    /// anew: a file replaced by a rename (an editor's save) is another file,
+    /// and kqueue drops the watch of the one that was there. The first path
+    /// that cannot be watched is the error.
+    fn sync(&mut self, root: &Path, rules: &Rules, touched: &[PathBuf]) -> Result<(), String> {
+        for path in touched {
+            if self.paths.remove(path) {
+                let _ = self.os.unwatch(path);
+            }
+        }
         let mut want = HashSet::from([root.to_owned()]);
         counted_under(root, rules, &mut want);
         for gone in self.paths.difference(&want).cloned().collect::<Vec<_>>() {
@@ -207,7 +215,7 @@ pub fn watch(
         paths: HashSet::new(),
     }));
     let rules = Rules::read(root).map_err(|e| cannot(&e))?;
-    lock(&watched).sync(root, &rules)?;
+    lock(&watched).sync(root, &rules, &[])?;
     let batches = Batches {
         root: root.to_owned(),
         events,
@@ -262,7 +270,7 @@ impl Batches {
             };
             // New folders and files are watched from now on; the rules
             // may have changed what counts.
-            if let Err(e) = lock(&watched).sync(&self.root, &rules) {
+            if let Err(e) = lock(&watched).sync(&self.root, &rules, &changes) {
                 on_error(e);
             }
             if let Some(p) = changes.into_iter().find(|p| rules.counts(p)) {
@@ -397,5 +405,14 @@ mod tests {
         assert!(lock(&w._watched)
             .paths
             .contains(&root.join("src/new/lib.rs")));
+
+        // An editor's save: a new file renamed over the old one; the file
+        // at that path is still watched afterwards.
+        std::fs::write(root.join("src/.main.rs.swp"), "fn main() { }").unwrap();
+        std::fs::rename(root.join("src/.main.rs.swp"), root.join("src/main.rs")).unwrap();
+        let first = next(&rx);
+        assert!(first.starts_with(root.join("src")), "{first:?}");
+        std::fs::write(root.join("src/main.rs"), "fn main() {  }").unwrap();
+        assert_eq!(next(&rx), root.join("src/main.rs"));
     }
 }
