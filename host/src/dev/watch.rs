@@ -12,13 +12,16 @@
 //! would restart the extension again and again. Only the folder's
 //! top-level ignore files are read.
 
+use std::collections::HashSet;
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use notify_debouncer_full::notify::event::{EventKind, ModifyKind};
-use notify_debouncer_full::notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_full::{new_debouncer, DebounceEventResult, Debouncer, RecommendedCache};
+use notify::event::{EventKind, ModifyKind};
+use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use crate::cli::select::ZOTIGNORE;
 
@@ -122,49 +125,177 @@ pub fn is_change(kind: &EventKind) -> bool {
     }
 }
 
-/// The running watcher; dropping it stops watching.
-pub type Watcher = Debouncer<RecommendedWatcher, RecommendedCache>;
+/// The running watcher; dropping it stops watching (and its thread).
+pub struct Watcher {
+    _watched: Arc<Mutex<Watched>>,
+}
 
-/// Watches `root` recursively; `on_change` gets the first path of each
-/// batch of changes that counts under the folder's rules.
+/// The OS watcher and the paths it watches: every folder and file that
+/// counts, each on its own (not one recursive watch of the root: with
+/// kqueue that is a descriptor per file of `node_modules/` and `target/`).
+struct Watched {
+    os: RecommendedWatcher,
+    paths: HashSet<PathBuf>,
+}
+
+impl Watched {
+    /// Watches what counts under `root` now and stops watching what no
+    /// longer does; `touched` (the paths of a batch's events) are watched
+    /// anew: a file replaced by a rename (an editor's save) is another file,
+    /// and kqueue drops the watch of the one that was there. The first path
+    /// that cannot be watched is the error.
+    fn sync(&mut self, root: &Path, rules: &Rules, touched: &[PathBuf]) -> Result<(), String> {
+        for path in touched {
+            if self.paths.remove(path) {
+                let _ = self.os.unwatch(path);
+            }
+        }
+        let mut want = HashSet::from([root.to_owned()]);
+        counted_under(root, rules, &mut want);
+        for gone in self.paths.difference(&want).cloned().collect::<Vec<_>>() {
+            // Already gone with its file, for the OS watcher, most often.
+            let _ = self.os.unwatch(&gone);
+            self.paths.remove(&gone);
+        }
+        let mut first_error = None;
+        for path in want {
+            if self.paths.contains(&path) {
+                continue;
+            }
+            match self.os.watch(&path, RecursiveMode::NonRecursive) {
+                Ok(()) => {
+                    self.paths.insert(path);
+                }
+                // Removed since the walk: the next batch sees it.
+                Err(e) if matches!(&e.kind, notify::ErrorKind::PathNotFound) => {}
+                Err(e) if matches!(&e.kind, notify::ErrorKind::Io(io) if io.kind() == ErrorKind::NotFound) =>
+                    {}
+                Err(e) => {
+                    first_error
+                        .get_or_insert_with(|| format!("cannot watch {}: {e}", path.display()));
+                }
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+}
+
+/// Adds the folders and files under `dir` that count, not descending into
+/// those that do not (nor following links).
+fn counted_under(dir: &Path, rules: &Rules, into: &mut HashSet<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if !rules.counts(&path) {
+            continue;
+        }
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        into.insert(path.clone());
+        if is_dir {
+            counted_under(&path, rules, into);
+        }
+    }
+}
+
+/// Watches `root` (a canonical path); `on_change` gets the first path of
+/// each batch of changes that counts under the folder's rules, read again
+/// for each batch.
 pub fn watch(
     root: &Path,
     on_change: impl Fn(PathBuf) + Send + 'static,
     on_error: impl Fn(String) + Send + 'static,
 ) -> Result<Watcher, String> {
-    let dir = root.to_owned();
-    let mut debouncer = new_debouncer(SETTLE, None, move |r: DebounceEventResult| match r {
-        Ok(events) => {
-            let rules = match Rules::read(&dir) {
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot watch {}: {e}", root.display());
+    let (tx, events) = mpsc::channel();
+    let os = notify::recommended_watcher(tx).map_err(|e| cannot(&e))?;
+    let watched = Arc::new(Mutex::new(Watched {
+        os,
+        paths: HashSet::new(),
+    }));
+    let rules = Rules::read(root).map_err(|e| cannot(&e))?;
+    lock(&watched).sync(root, &rules, &[])?;
+    let batches = Batches {
+        root: root.to_owned(),
+        events,
+        watched: Arc::downgrade(&watched),
+    };
+    std::thread::Builder::new()
+        .name("zot-dev-watch".into())
+        .spawn(move || batches.run(on_change, on_error))
+        .map_err(|e| cannot(&e))?;
+    Ok(Watcher { _watched: watched })
+}
+
+fn lock(w: &Mutex<Watched>) -> std::sync::MutexGuard<'_, Watched> {
+    w.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The watcher's thread: gathers events into batches that end when none
+/// came for [`SETTLE`] (an editor's save, a `git checkout`: one batch).
+struct Batches {
+    root: PathBuf,
+    events: mpsc::Receiver<notify::Result<notify::Event>>,
+    /// Weak, so that dropping the [`Watcher`] drops the OS watcher, whose
+    /// sender closes `events` and ends the thread.
+    watched: Weak<Mutex<Watched>>,
+}
+
+impl Batches {
+    fn run(self, on_change: impl Fn(PathBuf), on_error: impl Fn(String)) {
+        while let Some(batch) = self.next_batch() {
+            let mut changes = Vec::new();
+            for event in batch {
+                match event {
+                    Ok(e) if is_change(&e.kind) => changes.extend(e.paths),
+                    Ok(_) => {}
+                    Err(e) => on_error(format!("watching {}: {e}", self.root.display())),
+                }
+            }
+            // Reads (ours below included) are not changes: no new batch
+            // comes of this one.
+            if changes.is_empty() {
+                continue;
+            }
+            let rules = match Rules::read(&self.root) {
                 Ok(r) => r,
-                Err(e) => return on_error(format!("cannot read the ignore rules: {e}")),
+                Err(e) => {
+                    on_error(format!("cannot read the ignore rules: {e}"));
+                    continue;
+                }
             };
-            let first = events
-                .iter()
-                .filter(|e| is_change(&e.kind))
-                .flat_map(|e| e.paths.iter())
-                .find(|p| rules.counts(p));
-            if let Some(p) = first {
-                on_change(p.clone());
+            let Some(watched) = self.watched.upgrade() else {
+                return;
+            };
+            // New folders and files are watched from now on; the rules
+            // may have changed what counts.
+            if let Err(e) = lock(&watched).sync(&self.root, &rules, &changes) {
+                on_error(e);
+            }
+            if let Some(p) = changes.into_iter().find(|p| rules.counts(p)) {
+                on_change(p);
             }
         }
-        Err(errors) => {
-            for e in errors {
-                on_error(format!("watching {}: {e}", dir.display()));
+    }
+
+    /// The next batch; `None` once the OS watcher is gone.
+    fn next_batch(&self) -> Option<Vec<notify::Result<notify::Event>>> {
+        let mut batch = vec![self.events.recv().ok()?];
+        loop {
+            match self.events.recv_timeout(SETTLE) {
+                Ok(e) => batch.push(e),
+                Err(RecvTimeoutError::Timeout) => return Some(batch),
+                Err(RecvTimeoutError::Disconnected) => return None,
             }
         }
-    })
-    .map_err(|e| format!("cannot watch {}: {e}", root.display()))?;
-    debouncer
-        .watch(root, RecursiveMode::Recursive)
-        .map_err(|e| format!("cannot watch {}: {e}", root.display()))?;
-    Ok(debouncer)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use notify_debouncer_full::notify::event::{AccessKind, CreateKind, DataChange, MetadataKind};
+    use notify::event::{AccessKind, CreateKind, DataChange, MetadataKind};
 
     #[test]
     fn reads_are_not_changes() {
@@ -219,5 +350,69 @@ mod tests {
         assert!(!rules.counts(&root.join("dist/index.js")));
         assert!(!rules.counts(&root.join("dist/lib/util.js")));
         assert!(rules.counts(&root.join("src/index.ts")));
+    }
+
+    /// What the watcher reports, as the test sees it.
+    fn watching(root: &Path) -> (Watcher, mpsc::Receiver<PathBuf>) {
+        let (tx, rx) = mpsc::channel();
+        let w = watch(root, move |p| tx.send(p).unwrap(), |e| panic!("{e}")).unwrap();
+        (w, rx)
+    }
+
+    fn next(rx: &mpsc::Receiver<PathBuf>) -> PathBuf {
+        rx.recv_timeout(Duration::from_secs(20))
+            .expect("no change reported in 20 s")
+    }
+
+    #[test]
+    fn only_what_counts_is_watched_and_new_folders_are_watched_too() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        std::fs::write(root.join("Cargo.toml"), "").unwrap();
+        for dir in ["src", "target/debug/deps", "node_modules/a", ".git"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        std::fs::write(root.join("src/main.rs"), "").unwrap();
+        std::fs::write(root.join("target/debug/deps/x"), "").unwrap();
+        let (w, rx) = watching(&root);
+        // One watch per path that counts: with kqueue each is a descriptor,
+        // so build trees and dependencies must not be among them.
+        let mut paths: Vec<_> = lock(&w._watched).paths.iter().cloned().collect();
+        paths.sort();
+        let expect: Vec<_> = ["", "Cargo.toml", "src", "src/main.rs"]
+            .iter()
+            .map(|p| {
+                if p.is_empty() {
+                    root.clone()
+                } else {
+                    root.join(p)
+                }
+            })
+            .collect();
+        assert_eq!(paths, expect);
+
+        std::fs::write(root.join("target/debug/deps/y"), "x").unwrap();
+        std::fs::write(root.join("src/main.rs"), "fn main() {}").unwrap();
+        assert_eq!(next(&rx), root.join("src/main.rs"));
+
+        // A new folder counts, and from then on so do the files in it.
+        std::fs::create_dir(root.join("src/new")).unwrap();
+        assert_eq!(next(&rx), root.join("src/new"));
+        std::fs::write(root.join("src/new/lib.rs"), "").unwrap();
+        assert_eq!(next(&rx), root.join("src/new/lib.rs"));
+        std::fs::write(root.join("src/new/lib.rs"), "pub fn f() {}").unwrap();
+        assert_eq!(next(&rx), root.join("src/new/lib.rs"));
+        assert!(lock(&w._watched)
+            .paths
+            .contains(&root.join("src/new/lib.rs")));
+
+        // An editor's save: a new file renamed over the old one; the file
+        // at that path is still watched afterwards.
+        std::fs::write(root.join("src/.main.rs.swp"), "fn main() { }").unwrap();
+        std::fs::rename(root.join("src/.main.rs.swp"), root.join("src/main.rs")).unwrap();
+        let first = next(&rx);
+        assert!(first.starts_with(root.join("src")), "{first:?}");
+        std::fs::write(root.join("src/main.rs"), "fn main() {  }").unwrap();
+        assert_eq!(next(&rx), root.join("src/main.rs"));
     }
 }
