@@ -84,13 +84,14 @@ check_elf() {
     [ -z "$top" ] || die "$label: a musl build that needs GLIBC_$top"
   fi
   # The libraries it loads: the C library's own only (a musl build may
-  # link none at all: static). Anything else would have to be on the user's
+  # link none at all: static; and names musl as Alpine does, see
+  # scripts/dist/musl.sh). Anything else would have to be on the user's
   # machine (auditwheel checks the same of the wheels, nothing of npm's).
   needed="$(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')"
   if [ "$libc" = glibc ]; then
     other="$(printf '%s\n' "$needed" | grep -Ev '^(libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|libgcc_s\.so\.1|ld-linux-[a-z0-9-]+\.so\.[12])?$' || true)"
   else
-    other="$(printf '%s\n' "$needed" | grep -Ev '^(libc\.so|libc\.musl-[a-z0-9_]+\.so\.1)?$' || true)"
+    other="$(printf '%s\n' "$needed" | grep -Ev "^(libc\\.musl-$arch\\.so\\.1)?\$" || true)"
   fi
   [ -z "$other" ] || die "$label: loads libraries outside the C library: $(echo $other)"
   if [ -n "$export" ]; then
@@ -183,9 +184,9 @@ check_auditwheel() {
   case "$whl" in *linux*) ;; *) return 0 ;; esac
   local ldpaths=()
   if [[ "$whl" == *musllinux* ]]; then
-    # There is no musl C library here: for the `libc.so` a musl build needs
-    # (allowed by the musllinux policy) auditwheel would open this machine's
-    # glibc `libc.so`, a linker script, and crash. Nothing to search instead.
+    # There is no musl C library here, and auditwheel need not find the
+    # one the policy allows (libc.musl-<arch>.so.1): it would search this
+    # machine's glibc paths instead. Nothing to search.
     mkdir -p "$ROOT/target/tmp/no-libs"
     ldpaths=(--ldpaths "$ROOT/target/tmp/no-libs")
   fi
