@@ -15,6 +15,7 @@
 # a crate per target and profile, so each would rebuild the other's).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/dist/musl.sh"
 cd "$ROOT"
 
 table="$ROOT/scripts/dist/platforms.tsv"
@@ -72,6 +73,7 @@ for suffix in "${platforms[@]}"; do
   # The Node addon: napi's cross-compile mode (cargo zigbuild).
   (cd sdk-node && CARGO_TARGET_DIR="$builds/npm" nice -n 10 napi build -x --target "$zig_target" --release --strip --platform --no-js \
     --dts "$build/binding.d.ts" --output-dir "$build")
+  if [ "$libc" = musl ]; then musl_name_libc "$build/zot-ext.$suffix.node" "${rust%%-*}"; fi
   node scripts/dist/npm-packages.mjs platform zot-ext "$suffix" "$build/zot-ext.$suffix.node" "$stage/npm"
   ok "zot-ext-$suffix"
 
@@ -80,6 +82,7 @@ for suffix in "${platforms[@]}"; do
     CARGO_TARGET_DIR="$builds/pypi" nice -n 10 maturin build --quiet --release --locked --strip --zig --target "$rust" "${compat[@]}" \
       -m "$manifest" -o "$build/wheels"
   done
+  if [ "$libc" = musl ]; then musl_name_libc_in_wheel "$(ls "$build"/wheels/zot_ext-*.whl)" "${rust%%-*}"; fi
   host_wheel="$(ls "$build"/wheels/zot_host-*.whl)"
   mv "$build"/wheels/*.whl "$out/pypi/"
   ok "$(cd "$out/pypi" && ls -- *"${host_wheel##*-}" | tr '\n' ' ')"

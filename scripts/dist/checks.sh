@@ -84,13 +84,14 @@ check_elf() {
     [ -z "$top" ] || die "$label: a musl build that needs GLIBC_$top"
   fi
   # The libraries it loads: the C library's own only (a musl build may
-  # link none at all: static). Anything else would have to be on the user's
+  # link none at all: static; and names musl as Alpine does, see
+  # scripts/dist/musl.sh). Anything else would have to be on the user's
   # machine (auditwheel checks the same of the wheels, nothing of npm's).
   needed="$(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')"
   if [ "$libc" = glibc ]; then
     other="$(printf '%s\n' "$needed" | grep -Ev '^(libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|libgcc_s\.so\.1|ld-linux-[a-z0-9-]+\.so\.[12])?$' || true)"
   else
-    other="$(printf '%s\n' "$needed" | grep -Ev '^(libc\.so|libc\.musl-[a-z0-9_]+\.so\.1)?$' || true)"
+    other="$(printf '%s\n' "$needed" | grep -Ev "^(libc\\.musl-$arch\\.so\\.1)?\$" || true)"
   fi
   [ -z "$other" ] || die "$label: loads libraries outside the C library: $(echo $other)"
   if [ -n "$export" ]; then
@@ -183,9 +184,9 @@ check_auditwheel() {
   case "$whl" in *linux*) ;; *) return 0 ;; esac
   local ldpaths=()
   if [[ "$whl" == *musllinux* ]]; then
-    # There is no musl C library here: for the `libc.so` a musl build needs
-    # (allowed by the musllinux policy) auditwheel would open this machine's
-    # glibc `libc.so`, a linker script, and crash. Nothing to search instead.
+    # There is no musl C library here, and auditwheel need not find the
+    # one the policy allows (libc.musl-<arch>.so.1): it would search this
+    # machine's glibc paths instead. Nothing to search.
     mkdir -p "$ROOT/target/tmp/no-libs"
     ldpaths=(--ldpaths "$ROOT/target/tmp/no-libs")
   fi
@@ -321,7 +322,8 @@ platform_files() {
 # arm64 packages are on ports.ubuntu.com).
 DEBIAN_ARM64_PACKAGES=(libc6 libgcc-s1 libstdc++6 zlib1g libssl3 libexpat1 libffi8 libbz2-1.0 liblzma5 libuuid1
   python3.11-minimal libpython3.11-minimal libpython3.11-stdlib
-  nodejs libnode108 libuv1 libicu72 libbrotli1 libc-ares2 libnghttp2-14 node-acorn node-cjs-module-lexer node-undici)
+  nodejs libnode108 libuv1 libicu72 libbrotli1 libc-ares2 libnghttp2-14 node-acorn node-cjs-module-lexer node-undici
+  musl)
 debian_arm64_userland() {
   local dir="$ROOT/target/tools/debian-arm64" want apt deb
   want="$(printf '%s\n' "${DEBIAN_ARM64_PACKAGES[@]}" | sha256sum | cut -d' ' -f1)"
@@ -337,4 +339,22 @@ debian_arm64_userland() {
     echo "$want" > "$dir/.packages.sha"
   fi
   printf '%s\n' "$dir/root"
+}
+
+# musl's own loader ($1, run by the command prefix $2, e.g. qemu) loads the
+# ELF file $3 in its listing mode: the C library it names must be musl
+# itself, and the only symbols left unresolved those of the runtime that
+# loads it ($4: a regex, e.g. napi_ for Node). Debian has no musl Node or
+# CPython to load the addon and module for real; this shows the musl side of
+# the link holds (the name of the C library, every libc symbol found).
+check_musl_loads() {
+  local loader="$1" runner="$2" file="$3" runtime="$4" label="$5" out libc missing
+  out="$($runner "$loader" --list "$file" 2>&1 || true)"
+  libc="$(printf '%s\n' "$out" | sed -n 's/^[[:space:]]*\(libc[^ ]*\) => .*/\1/p')"
+  [ -n "$libc" ] || die "$label: musl's loader did not resolve the C library: $out"
+  missing="$(printf '%s\n' "$out" | sed -n 's/^Error relocating [^:]*: \([^:]*\): symbol not found$/\1/p' | grep -Ev "^($runtime)" || true)"
+  [ -z "$missing" ] || die "$label: under musl's loader, symbols of no runtime are missing: $(echo $missing)"
+  printf '%s\n' "$out" | grep -v '^Error relocating [^:]*: [^:]*: symbol not found$' | grep -q "^Error" &&
+    die "$label: musl's loader failed: $out"
+  ok "$label: musl's loader takes $libc for itself; unresolved only the runtime's symbols (${runtime//|/, })"
 }

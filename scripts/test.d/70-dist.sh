@@ -74,6 +74,29 @@ for suffix in "${runnable[@]}"; do
   ok "$suffix $how: the host from zot-host-$suffix and the Rust conformance extension pass the conformance suite"
 done
 
+# --- the musl addons and modules, loaded by musl's own loader ---------------------
+# (Debian's musl package: natively for x86-64, under qemu-user for aarch64.)
+for suffix in "${all[@]}"; do
+  platform_row "$suffix"
+  [ "$libc" = musl ] || continue
+  if [ "$arch" = x86_64 ]; then
+    ensure_apt /lib/ld-musl-x86_64.so.1 musl
+    loader=/lib/ld-musl-x86_64.so.1 runner=""
+  elif root="$(debian_arm64_userland)"; then
+    loader="$root/lib/ld-musl-aarch64.so.1" runner="qemu-aarch64 -L $root"
+  else
+    note "skipped musl's loader for $suffix: no Debian arm64 packages (target/tools/debian-arm64/apt.log)"
+    continue
+  fi
+  dir="$tmp/musl-$suffix"
+  mkdir -p "$dir"
+  member "$(artifact npm "zot-ext-$suffix-$version.tgz")" "package/zot-ext.$suffix.node" > "$dir/addon.node"
+  check_musl_loads "$loader" "$runner" "$dir/addon.node" "napi_" "zot-ext-$suffix"
+  whl="$(artifact pypi "zot_ext-$version-cp39-abi3-musllinux_1_2_$arch.whl")"
+  member "$whl" zot_ext/_native.abi3.so > "$dir/module.so"
+  check_musl_loads "$loader" "$runner" "$dir/module.so" "_?Py" "$(basename "$whl")"
+done
+
 # --- linux-arm64-gnu's addon and wheel, loaded by Debian's arm64 Node and CPython --
 # Under qemu-user, each drives an extension in-process through the SDK's
 # TestHost (handshake, a command and its reply, shutdown): the engine in the
