@@ -160,7 +160,10 @@ fn round_trip<F: Frame + PartialEq + Debug>(line: &[u8]) {
 }
 
 /// Whether the line is a JSON object with a key twice at the top level
-/// (also when the line turns out not to be JSON after that key).
+/// (also when the line turns out not to be JSON after that key). Keys are
+/// read raw, so that one that is no string (a lone surrogate escape) does
+/// not hide a repeated key after it; two keys are the same when they
+/// decode to the same text or, failing that, are written the same.
 fn has_repeated_key(line: &[u8]) -> bool {
     struct Keys<'a>(&'a Cell<bool>);
     impl<'de> serde::de::Visitor<'de> for Keys<'_> {
@@ -170,8 +173,10 @@ fn has_repeated_key(line: &[u8]) -> bool {
         }
         fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
             let mut seen = std::collections::HashSet::new();
-            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                if !seen.insert(key.into_owned()) {
+            while let Some(key) = map.next_key::<&'de serde_json::value::RawValue>()? {
+                let name = serde_json::from_str::<String>(key.get())
+                    .unwrap_or_else(|_| key.get().to_owned());
+                if !seen.insert(name) {
                     self.0.set(true);
                 }
                 map.next_value::<serde::de::IgnoredAny>()?;
