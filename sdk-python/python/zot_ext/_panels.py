@@ -21,6 +21,20 @@ class PanelRegistration:
     _lock: threading.Lock
     _panels: Dict[str, _Panel]
 
+    def _set_panel_handler(
+        self, panel_id: str, field: str, handler: Optional[PanelF], thread: bool
+    ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
+        """Sets one handler of ``panel_id`` (``field`` of ``_Panel``); as a
+        decorator when ``handler`` is None."""
+
+        def register(fn: PanelF) -> PanelF:
+            with self._lock:
+                current = self._panels.get(panel_id, _Panel())
+                self._panels[panel_id] = replace(current, **{field: _Handler.of(fn, thread)})
+            return fn
+
+        return register if handler is None else register(handler)
+
     @overload
     def on_panel_key(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
 
@@ -34,15 +48,7 @@ class PanelRegistration:
         (a ``PanelKey`` dict), in arrival order, one at a time, replacing an
         earlier key handler. Keys for panels without a handler are ignored
         (SDK-46)."""
-
-        def register(fn: PanelF) -> PanelF:
-            with self._lock:
-                self._panels[panel_id] = replace(
-                    self._panels.get(panel_id, _Panel()), on_key=_Handler.of(fn, thread)
-                )
-            return fn
-
-        return register if handler is None else register(handler)
+        return self._set_panel_handler(panel_id, "on_key", handler, thread)
 
     @overload
     def on_panel_close(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
@@ -55,15 +61,7 @@ class PanelRegistration:
     ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
         """Calls ``handler(panel_id)`` when the host closes ``panel_id``
         (Esc / Ctrl+C); the panel's handlers are forgotten afterwards."""
-
-        def register(fn: PanelF) -> PanelF:
-            with self._lock:
-                self._panels[panel_id] = replace(
-                    self._panels.get(panel_id, _Panel()), on_close=_Handler.of(fn, thread)
-                )
-            return fn
-
-        return register if handler is None else register(handler)
+        return self._set_panel_handler(panel_id, "on_close", handler, thread)
 
     @overload
     def on_panel_resize(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
@@ -76,15 +74,7 @@ class PanelRegistration:
     ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
         """Routes ``panel_resize`` frames for ``panel_id`` (no stored host
         sends them; OP-14)."""
-
-        def register(fn: PanelF) -> PanelF:
-            with self._lock:
-                self._panels[panel_id] = replace(
-                    self._panels.get(panel_id, _Panel()), on_resize=_Handler.of(fn, thread)
-                )
-            return fn
-
-        return register if handler is None else register(handler)
+        return self._set_panel_handler(panel_id, "on_resize", handler, thread)
 
     def forget_panel(self, panel_id: str) -> None:
         """Forgets every handler of ``panel_id``."""
