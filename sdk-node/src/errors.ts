@@ -82,8 +82,12 @@ export class CallToolError extends ZotError {
   }
 }
 
-function text(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+/** The message of anything thrown. */
+export function message(e: unknown): string {
+  if (e instanceof Error) {
+    return e.message;
+  }
+  return typeof e === "string" ? e : String(e);
 }
 
 /** Runs `f`, turning an addon error into `make(message, { cause })`. */
@@ -94,6 +98,6 @@ export function wrapped<T>(f: () => T, make: (message: string, options: { cause:
     if (e instanceof ZotError) {
       throw e;
     }
-    throw make(text(e), { cause: e });
+    throw make(message(e), { cause: e });
   }
 }

@@ -18,7 +18,8 @@ import {
   shapeSchema,
   validating,
 } from "./schema";
-import { type AnyInterceptor, type PanelHandlers, Session } from "./session";
+import type { PanelHandlers } from "./serial";
+import { type AnyInterceptor, Session } from "./session";
 import type {
   AssistantMessageInterceptor,
   Awaitable,

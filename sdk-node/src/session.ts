@@ -10,9 +10,8 @@
 // `complete(batch)`, a failure being one more outcome).
 //
 // - commands, tools and interceptors run concurrently;
-// - events and panel input run in arrival order, one at a time (SDK-35); a
-//   synchronous handler runs at once, so a burst is handled before the
-//   batch's later jobs start;
+// - events and panel input run in arrival order, one at a time (SDK-35,
+//   `serial.ts`);
 // - `cancel` jobs abort the job's `AbortSignal` (a cancel in the same batch
 //   as its job aborts the signal before the handler starts);
 // - `call_result` jobs settle `callTool` promises;
@@ -21,51 +20,20 @@
 //   own once the user's handlers are done.
 
 import { Answers } from "./answers";
-import { CallToolError, SessionError } from "./errors";
+import { CallToolError, message, SessionError } from "./errors";
 import type { CallStart, CallStarted, CommandOutcome, InterceptOutcome, Job, ToolOutcome } from "./generated/contract";
 import type {
   AssistantMessageIntercept,
   BeforeAgentStartIntercept,
   InterceptEventName,
-  LifecycleEvent,
   ToolCallIntercept,
   TurnStartIntercept,
 } from "./generated/protocol";
 import type { NativeEngine } from "./native";
-import {
-  type CallToolResult,
-  type CommandReply,
-  type JsonObject,
-  Response,
-  ToolOutput,
-  type ToolReply,
-  type Verdict,
-} from "./results";
-import type {
-  Awaitable,
-  CallOptions,
-  CommandHandler,
-  Context,
-  EventHandler,
-  HostInfo,
-  PanelKeyInput,
-  PanelSize,
-  ToolHandler,
-} from "./types";
-
-/**
- * An event or panel job; panel input carries the handlers it is for,
- * resolved when it arrived (see `dispatch`).
- */
-type SerialJob = Extract<Job, { kind: "event" | "panel_key" | "panel_close" | "panel_resize" }> & {
-  target?: PanelHandlers | undefined;
-};
-
-export interface PanelHandlers {
-  onKey?: ((key: PanelKeyInput) => Awaitable<void>) | undefined;
-  onClose?: (() => Awaitable<void>) | undefined;
-  onResize?: ((size: PanelSize) => Awaitable<void>) | undefined;
-}
+import { commandOutcome, interceptOutcome, toolOutcome } from "./outcomes";
+import { type CallToolResult, type JsonObject, ToolOutput, type Verdict } from "./results";
+import { type PanelHandlers, SerialJobs } from "./serial";
+import type { Awaitable, CallOptions, CommandHandler, Context, EventHandler, HostInfo, ToolHandler } from "./types";
 
 interface PendingCall {
   resolve(result: CallToolResult): void;
@@ -75,61 +43,12 @@ interface PendingCall {
 
 export type AnyInterceptor = (request: never, ctx: Context) => Awaitable<Verdict | void>;
 
-export function message(e: unknown): string {
-  if (e instanceof Error) {
-    return e.message;
-  }
-  return typeof e === "string" ? e : String(e);
-}
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return (
-    (typeof v === "object" || typeof v === "function") &&
-    v !== null &&
-    typeof (v as { then?: unknown }).then === "function"
-  );
-}
-
 /** Calls `f`, turning a synchronous throw into a rejection. */
 function attempt<T>(f: () => Awaitable<T>): Promise<T> {
   try {
     return Promise.resolve(f());
   } catch (e) {
     return Promise.reject(e);
-  }
-}
-
-/** The engine's outcome for what a command handler returned. */
-function commandOutcome(r: Response | CommandReply | void): CommandOutcome {
-  // `null` too: JavaScript handlers are not type-checked.
-  return r === undefined || r === null ? {} : r instanceof Response ? r.fields : r;
-}
-
-/** The engine's outcome for what a tool handler returned. */
-function toolOutcome(r: ToolOutput | ToolReply | string | void): ToolOutcome {
-  if (r === undefined || r === null) {
-    return {};
-  }
-  if (typeof r === "string") {
-    return { content: [{ type: "text", text: r }] };
-  }
-  return r instanceof ToolOutput ? r.toJSON() : r;
-}
-
-/** The engine's interception outcome for a verdict of the `event` interceptor. */
-function interceptOutcome(event: string, v: Verdict | void): InterceptOutcome {
-  if (v === undefined || v === null) {
-    return {};
-  }
-  switch (v.verdict) {
-    case "block":
-      return { block: true, reason: v.reason };
-    case "modify":
-      return { modified_args: v.args };
-    case "replace":
-      return "text" in v ? { replace_text: v.text } : event === "before_agent_start" ? { system_prompt: v.prompt } : {};
-    default:
-      return {};
   }
 }
 
@@ -154,12 +73,11 @@ export class Session {
   /** The answers of this turn, completed together (`answers.ts`). */
   readonly answers: Answers;
   private readonly controllers = new Map<number, LazyAbort>();
-  private eventContext: Context | undefined;
   private readonly calls = new Map<number, PendingCall>();
   /** Aborted when the session ends: the signal of event and panel handlers. */
   private readonly ending = new AbortController();
-  private readonly serialQueue: SerialJob[] = [];
-  private serialBusy = false;
+  /** Events and panel input, in arrival order (`serial.ts`). */
+  private readonly serial: SerialJobs;
   /** Batches taken and not handled yet (one waits for the on-hello hook). */
   private readonly inbox: Job[][] = [];
   private helloRunning = false;
@@ -171,6 +89,7 @@ export class Session {
     private readonly reg: Registrations,
   ) {
     this.answers = new Answers(engine, (m) => reg.log(m));
+    this.serial = new SerialJobs(this.answers, reg, () => this.context(undefined, "", this.ending));
     this.registerAll(engine);
     this.finished = new Promise<void>((resolve, reject) => {
       this.ended = { resolve, reject };
@@ -238,7 +157,7 @@ export class Session {
         }
         return;
       }
-      this.dispatch(engine, job, cancelled);
+      this.dispatch(job, cancelled);
     }
   }
 
@@ -312,11 +231,7 @@ export class Session {
     this.calls.clear();
   }
 
-  private dispatch(
-    engine: NativeEngine,
-    job: Exclude<Job, { kind: "hello" | "finished" }>,
-    cancelled: Set<number>,
-  ): void {
+  private dispatch(job: Exclude<Job, { kind: "hello" | "finished" }>, cancelled: Set<number>): void {
     switch (job.kind) {
       case "command": {
         const c = this.reg.commands.get(job.name);
@@ -382,8 +297,7 @@ export class Session {
         return;
       }
       case "event":
-        this.serialQueue.push(job);
-        this.pumpSerial(engine);
+        this.serial.push(job);
         return;
       case "panel_key":
       case "panel_close":
@@ -391,8 +305,7 @@ export class Session {
         // Bound, on arrival, to the registration it is for: a command that
         // reopens the same panel id after this frame arrived must neither
         // receive it nor lose its fresh registration to an older close.
-        this.serialQueue.push({ ...job, target: this.reg.panels.get(job.panel_id) });
-        this.pumpSerial(engine);
+        this.serial.push({ ...job, target: this.reg.panels.get(job.panel_id) });
         return;
       }
       case "cancel":
@@ -470,74 +383,6 @@ export class Session {
 
   private answer(): Answers {
     return this.answers;
-  }
-
-  /** Events and panel input: in arrival order, one at a time. */
-  private pumpSerial(engine: NativeEngine): void {
-    const answers = this.answer();
-    while (!this.serialBusy) {
-      const job = this.serialQueue.shift();
-      if (job === undefined) {
-        return;
-      }
-      const label = `handler ${job.kind}`;
-      let r: unknown;
-      try {
-        r = this.runSerial(job);
-      } catch (e) {
-        answers.fail(job.id, message(e), label);
-        continue;
-      }
-      if (!isThenable(r)) {
-        answers.add(job.id, undefined, undefined, label);
-        continue;
-      }
-      this.serialBusy = true;
-      Promise.resolve(r)
-        .then(
-          () => answers.add(job.id, undefined, undefined, label),
-          (e: unknown) => answers.fail(job.id, message(e), label),
-        )
-        .then(() => {
-          this.serialBusy = false;
-          this.pumpSerial(engine);
-        });
-      return;
-    }
-  }
-
-  private stillOpen(job: SerialJob & { panel_id: string }): PanelHandlers | undefined {
-    const target = job.target;
-    return target !== undefined && this.reg.panels.get(job.panel_id) === target ? target : undefined;
-  }
-
-  private runSerial(job: SerialJob): unknown {
-    switch (job.kind) {
-      case "event": {
-        const handler = this.reg.events.get(job.name) as EventHandler<LifecycleEvent> | undefined;
-        if (handler === undefined) {
-          return undefined;
-        }
-        // The engine hands events over with their `type`; one context
-        // serves every event (no job, the session's signal).
-        this.eventContext ??= this.context(undefined, "", this.ending);
-        return handler(job.event, this.eventContext);
-      }
-      // Input goes to the registration it arrived for, and only while that
-      // registration is still active (closePanel may have ended it since).
-      case "panel_key":
-        return this.stillOpen(job)?.onKey?.({ panel_id: job.panel_id, key: job.key, text: job.text });
-      case "panel_close": {
-        // Unregister only the registration the close arrived for: a panel
-        // reopened meanwhile under the same id stays.
-        if (this.stillOpen(job) !== undefined) {
-          this.reg.panels.delete(job.panel_id);
-        }
-        return job.target?.onClose?.();
-      }
-      case "panel_resize":
-        return this.stillOpen(job)?.onResize?.({ panel_id: job.panel_id, width: job.width, height: job.height });
-    }
   }
 
   private context(job: number | undefined, invocation: string, cancel: { readonly signal: AbortSignal }): Context {

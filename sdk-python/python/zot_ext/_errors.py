@@ -6,6 +6,9 @@ engine's refusal, the OS error) is kept as ``__cause__``."""
 
 from __future__ import annotations
 
+import logging
+import os
+import traceback
 from typing import ClassVar, Dict, Type
 
 __all__ = [
@@ -123,3 +126,22 @@ _BY_KIND: Dict[str, Type[CallToolError]] = {
     "cancelled": CallToolCancelled,
     "closed": CallToolClosed,
 }
+
+
+def failure_message(e: BaseException) -> str:
+    """What a failed handler's answer says: the exception's message, or its
+    type where it has none."""
+    return str(e) or type(e).__name__
+
+
+def log_failure(logger: logging.Logger, what: str, e: BaseException) -> None:
+    """One line per failed handler, as the Node and Rust SDKs log it: the
+    message, and where a handler's own exception was raised; the traceback
+    at DEBUG level (``ext.logger.setLevel(logging.DEBUG)``). Bad arguments
+    are the caller's mistake: no location."""
+    where = ""
+    if not isinstance(e, ArgumentError) and e.__traceback__ is not None:
+        last = traceback.extract_tb(e.__traceback__)[-1]
+        where = f" ({os.path.basename(last.filename)}:{last.lineno} in {last.name})"
+    logger.error("%s: %s%s", what, failure_message(e), where)
+    logger.debug("%s: traceback", what, exc_info=e)

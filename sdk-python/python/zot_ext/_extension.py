@@ -5,11 +5,9 @@ Running it is the session's (``_session``)."""
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 import sys
 import threading
-from dataclasses import replace
 from functools import partial
 from typing import (
     Any,
@@ -29,6 +27,7 @@ from ._context import HostInfo
 from ._errors import NotRunningError, RegistrationError, SendError, SessionError, ZotError
 from ._events import EventRegistration
 from ._handlers import HandlerOf
+from ._panels import PanelRegistration
 from ._protocol import (
     AssistantMessageIntercept,
     BeforeAgentStartIntercept,
@@ -50,6 +49,7 @@ from ._results import (
 from ._schema import Converter, converter_for, schema_for
 from ._session import _Session
 from ._signature import command_description, keyword_tool, name_of, tool_description
+from ._stdout import protect_stdout, stdout_follows_descriptor_1
 from ._workers import DEFAULT_IDLE_TIMEOUT, default_max_threads
 
 __all__ = ["Extension", "protect_stdout"]
@@ -66,44 +66,9 @@ TurnF = TypeVar("TurnF", bound="HandlerOf[TurnStartIntercept, Optional[TurnVerdi
 MessageF = TypeVar("MessageF", bound="HandlerOf[AssistantMessageIntercept, Optional[MessageVerdict]]")
 PromptResult = Union[PromptVerdict, str, None]
 PromptF = TypeVar("PromptF", bound="HandlerOf[BeforeAgentStartIntercept, PromptResult]")
-PanelF = TypeVar("PanelF", bound=Callable[..., Any])
 
 
-def protect_stdout() -> None:
-    """Protects stdout now, before :meth:`Extension.run`: the host's pipe is
-    set aside for the engine and from here on descriptor 1 points at stderr,
-    so anything printed while the extension loads (its own ``print()`` or a
-    library's banner) lands in the log instead of before ``hello``, which the
-    host would refuse. ``run()`` does the same anyway; call this right after
-    ``import zot_ext`` when something may print before it. Safe to call more
-    than once.
-
-    >>> import zot_ext
-    >>> zot_ext.protect_stdout()  # doctest: +SKIP
-    """
-    _native.protect_stdout()
-    _stdout_follows_descriptor_1()
-
-
-def _stdout_follows_descriptor_1() -> None:
-    """Called once the engine pointed descriptor 1 at stderr (it keeps the
-    wire for itself): what ``print()`` buffered before ``run()`` goes to the
-    log now, and later prints reach it line by line, not when the buffer
-    fills or at exit (never, if the process ends by the exit watchdog).
-    A ``sys.stdout`` that is not descriptor 1 (replaced by the user or a test
-    runner) is left alone."""
-    out = sys.stdout
-    try:
-        if out is None or out.fileno() != 1:
-            return
-        out.flush()
-        if isinstance(out, io.TextIOWrapper) and not out.line_buffering:
-            out.reconfigure(line_buffering=True)
-    except (AttributeError, OSError, ValueError):
-        return
-
-
-class Extension(EventRegistration):
+class Extension(EventRegistration, PanelRegistration):
     """An extension: its registrations and its spontaneous actions.
 
     >>> ext = Extension("hello", "1.0.0")
@@ -443,76 +408,6 @@ class Extension(EventRegistration):
             self._hello_hooks.append(_Handler.of(hook, thread=False))
         return hook
 
-    @overload
-    def on_panel_key(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
-
-    @overload
-    def on_panel_key(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
-
-    def on_panel_key(
-        self, panel_id: str, handler: Optional[PanelF] = None, *, thread: bool = True
-    ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
-        """Routes ``panel_key`` frames for ``panel_id`` to ``handler(key)``
-        (a ``PanelKey`` dict), in arrival order, one at a time, replacing an
-        earlier key handler. Keys for panels without a handler are ignored
-        (SDK-46)."""
-
-        def register(fn: PanelF) -> PanelF:
-            with self._lock:
-                self._panels[panel_id] = replace(
-                    self._panels.get(panel_id, _Panel()), on_key=_Handler.of(fn, thread)
-                )
-            return fn
-
-        return register if handler is None else register(handler)
-
-    @overload
-    def on_panel_close(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
-
-    @overload
-    def on_panel_close(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
-
-    def on_panel_close(
-        self, panel_id: str, handler: Optional[PanelF] = None, *, thread: bool = True
-    ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
-        """Calls ``handler(panel_id)`` when the host closes ``panel_id``
-        (Esc / Ctrl+C); the panel's handlers are forgotten afterwards."""
-
-        def register(fn: PanelF) -> PanelF:
-            with self._lock:
-                self._panels[panel_id] = replace(
-                    self._panels.get(panel_id, _Panel()), on_close=_Handler.of(fn, thread)
-                )
-            return fn
-
-        return register if handler is None else register(handler)
-
-    @overload
-    def on_panel_resize(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
-
-    @overload
-    def on_panel_resize(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
-
-    def on_panel_resize(
-        self, panel_id: str, handler: Optional[PanelF] = None, *, thread: bool = True
-    ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
-        """Routes ``panel_resize`` frames for ``panel_id`` (no stored host
-        sends them; OP-14)."""
-
-        def register(fn: PanelF) -> PanelF:
-            with self._lock:
-                self._panels[panel_id] = replace(
-                    self._panels.get(panel_id, _Panel()), on_resize=_Handler.of(fn, thread)
-                )
-            return fn
-
-        return register if handler is None else register(handler)
-
-    def forget_panel(self, panel_id: str) -> None:
-        """Forgets every handler of ``panel_id``."""
-        with self._lock:
-            self._panels.pop(panel_id, None)
-
     # -- spontaneous actions ----------------------------------------------
 
     @property
@@ -629,7 +524,7 @@ class Extension(EventRegistration):
             native = _native.Engine.stdio(self.name, self.version)
         except (_native.EngineError, RuntimeError) as e:
             raise SessionError(f"cannot start: {e}") from e
-        _stdout_follows_descriptor_1()
+        stdout_follows_descriptor_1()
         await self._serve_on(native)
 
     async def _serve_on(self, native: _native.Engine) -> None:

@@ -16,7 +16,7 @@ Concurrency, as the engine's job contract asks:
   ``_workers``; or on the loop thread with ``thread=False``), with
   ``ctx.cancelled`` set on cancellation;
 - events and panel input run in arrival order, one at a time, each answered
-  once its handler returned.
+  once its handler returned (``_serial``).
 """
 
 from __future__ import annotations
@@ -24,19 +24,15 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import logging
-import os
 import threading
-import traceback
 from collections import deque
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Deque, Dict, List, Optional, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Deque, Dict, List, Optional, Union, cast
 
 from . import _native
 from ._answers import Answers, answer_part, text_part
 from ._context import Ctx, HostInfo, _Waiter
 from ._contract import (
     CommandJob,
-    EventJob,
     FinishedJob,
     HelloJob,
     InterceptJob,
@@ -46,10 +42,10 @@ from ._contract import (
     PanelResizeJob,
     ToolJob,
 )
-from ._errors import ArgumentError
-from ._protocol import PanelKey, PanelResize
-from ._registry import _Handler, _Panel
+from ._errors import failure_message, log_failure
+from ._registry import _Handler
 from ._results import Response, ToolOutput, verdict_outcome
+from ._serial import SerialJobs
 from ._workers import Workers
 
 if TYPE_CHECKING:
@@ -65,29 +61,6 @@ _WIND_DOWN = 0.3
 # A handler's result as the engine's answer to job `job` (the contract's
 # `Answer`, JSON); raises when the result does not convert.
 AnswerOf = Callable[[int, Any], str]
-
-
-def _message(e: BaseException) -> str:
-    return str(e) or type(e).__name__
-
-
-def _log_failure(logger: logging.Logger, what: str, e: BaseException) -> None:
-    """One line per failed handler, as the Node and Rust SDKs log it: the
-    message, and where a handler's own exception was raised; the traceback
-    at DEBUG level (``ext.logger.setLevel(logging.DEBUG)``). Bad arguments
-    are the caller's mistake: no location."""
-    where = ""
-    if not isinstance(e, ArgumentError) and e.__traceback__ is not None:
-        last = traceback.extract_tb(e.__traceback__)[-1]
-        where = f" ({os.path.basename(last.filename)}:{last.lineno} in {last.name})"
-    logger.error("%s: %s%s", what, _message(e), where)
-    logger.debug("%s: traceback", what, exc_info=e)
-
-
-# Events and panel input, in order; panel input carries the registration it
-# arrived for (see `_dispatch`).
-_SerialJob = Union[EventJob, PanelKeyJob, PanelCloseJob, PanelResizeJob]
-_Serial = Tuple[_SerialJob, Optional[_Panel]]
 
 
 class _Session:
@@ -110,9 +83,7 @@ class _Session:
         self.ending = threading.Event()
         self._batches: Deque[List[Job]] = deque()
         self._wake = asyncio.Event()
-        self._serial: Deque[_Serial] = deque()
-        self._serial_wake = asyncio.Event()
-        self._event_ctx: Optional[Ctx] = None
+        self.serial = SerialJobs(self)
         self._poller: Optional[threading.Thread] = None
         self._stop_polling = threading.Event()
         self._fd: Optional[int] = None
@@ -216,7 +187,7 @@ class _Session:
     async def run(self) -> Optional[str]:
         """Runs the session; returns the engine's error, if it failed."""
         self._attach()
-        serial = self.loop.create_task(self._serial_loop())
+        serial = self.loop.create_task(self.serial.run())
         try:
             while True:
                 if not self._batches:
@@ -288,7 +259,7 @@ class _Session:
         elif job["kind"] == "intercept":
             self._interception(job)
         elif job["kind"] == "event":
-            self._queue_serial(job, None)
+            self.serial.queue(job, None)
         elif job["kind"] in ("panel_key", "panel_close", "panel_resize"):
             # Panel input is bound, on arrival, to the registration it is
             # for: a command that reopens the same panel id after this frame
@@ -297,7 +268,7 @@ class _Session:
             panel_job = cast(Union[PanelKeyJob, PanelCloseJob, PanelResizeJob], job)
             with self.ext._lock:
                 target = self.ext._panels.get(panel_job["panel_id"])
-            self._queue_serial(panel_job, target)
+            self.serial.queue(panel_job, target)
         elif job["kind"] == "cancel":
             self._cancel(job["id"])
         elif job["kind"] == "call_result":
@@ -307,10 +278,6 @@ class _Session:
                 waiter.resolve(job)
         elif job["kind"] == "shutdown":
             self.ending.set()
-
-    def _queue_serial(self, job: _SerialJob, panel: Optional[_Panel]) -> None:
-        self._serial.append((job, panel))
-        self._serial_wake.set()
 
     def _command(self, job: CommandJob) -> None:
         job_id, name = job["id"], job["name"]
@@ -436,7 +403,7 @@ class _Session:
                 self._failed(job_id, what, e, ctx)
                 return
             except BaseException as e:
-                self.answers.fail(job_id, _message(e))
+                self.answers.fail(job_id, failure_message(e))
                 raise
             self.answers.add(job_id, answer, what)
         finally:
@@ -462,7 +429,7 @@ class _Session:
                 self._failed(job_id, what, e, ctx)
                 return
             except BaseException as e:
-                self.answers.fail(job_id, _message(e))
+                self.answers.fail(job_id, failure_message(e))
                 raise
             self.answers.add(job_id, answer, what)
         finally:
@@ -525,110 +492,5 @@ class _Session:
     def _failed(self, job_id: int, what: str, e: Exception, ctx: Ctx) -> None:
         if not ctx.cancelled.is_set():
             self.ext._ensure_logging()
-            _log_failure(self.ext.logger, f"{what} failed", e)
-        self.answers.fail(job_id, _message(e))
-
-    # -- events and panel input, in order ---------------------------------
-
-    async def _serial_loop(self) -> None:
-        # Jobs whose handlers returned are answered together, in one native
-        # call per run of them (before waiting for more, and at most every
-        # 256 jobs so that the engine's read-ahead bound keeps moving).
-        done: List[int] = []
-        try:
-            while True:
-                while not self._serial:
-                    if done:
-                        self._answer_done(done)
-                        done = []
-                    await self._serial_wake.wait()
-                    self._serial_wake.clear()
-                job, panel = self._serial.popleft()
-                if await self._run_serial(job, panel):
-                    done.append(job["id"])
-                    if len(done) >= 256:
-                        self._answer_done(done)
-                        done = []
-        finally:
-            if done:
-                self._answer_done(done)
-
-    def _answer_done(self, jobs: List[int]) -> None:
-        self.answers.done(jobs, "event handlers")
-
-    async def _run_serial(self, job: _SerialJob, panel: Optional[_Panel]) -> bool:
-        """Runs one event or panel job (panel input goes to ``panel``, the
-        registration it arrived for); ``True`` when it is to be answered as
-        done (a failure is answered here)."""
-        job_id = job["id"]
-        what: str = job["kind"]
-        try:
-            if job["kind"] == "event":
-                what = f"event {job['name']}"
-                handler = self.ext._events.get(job["name"])
-                if handler is not None:
-                    # The engine hands events over with their `type`; one
-                    # context serves every event (no job, the session's
-                    # cancellation).
-                    if self._event_ctx is None:
-                        self._event_ctx = Ctx(self, None, "", self.ending)
-                    await self._call_serial(handler, what, job["event"], self._event_ctx)
-            elif job["kind"] == "panel_close":
-                panel_id = job["panel_id"]
-                what = f"panel {panel_id} close"
-                # Unregister only the registration the close arrived for: a
-                # panel reopened meanwhile under the same id stays.
-                with self.ext._lock:
-                    if panel is not None and self.ext._panels.get(panel_id) is panel:
-                        del self.ext._panels[panel_id]
-                if panel is not None and panel.on_close is not None:
-                    await self._call_serial(panel.on_close, what, panel_id)
-            else:
-                panel_id = job["panel_id"]
-                what = f"panel {panel_id} {job['kind'][6:]}"
-                # Input goes to the registration it arrived for, and only
-                # while that registration is still active (close_panel may
-                # have ended it since).
-                with self.ext._lock:
-                    if self.ext._panels.get(panel_id) is not panel:
-                        panel = None
-                if panel is None:
-                    pass
-                elif job["kind"] == "panel_key":
-                    if panel.on_key is not None:
-                        key: PanelKey = {
-                            "type": "panel_key",
-                            "panel_id": panel_id,
-                            "key": job["key"],
-                            "text": job.get("text", ""),
-                        }
-                        await self._call_serial(panel.on_key, what, key)
-                elif panel.on_resize is not None:
-                    resize: PanelResize = {
-                        "type": "panel_resize",
-                        "panel_id": panel_id,
-                        "width": job["width"],
-                        "height": job["height"],
-                    }
-                    await self._call_serial(panel.on_resize, what, resize)
-        except asyncio.CancelledError:
-            self.answers.fail(job_id, "cancelled")
-            raise
-        except Exception as e:
-            self.ext._ensure_logging()
-            _log_failure(self.ext.logger, f"{what} handler failed", e)
-            self.answers.fail(job_id, _message(e))  # the engine logs it too (SDK-36)
-            return False
-        return True
-
-    async def _call_serial(self, handler: _Handler, what: str, *args: Any) -> None:
-        if handler.is_async:
-            await handler.call(*args)
-        elif handler.thread:
-            result = await self._in_thread(lambda: handler.call(*args), what)
-            if inspect.isawaitable(result):
-                await result
-        else:
-            result = handler.call(*args)
-            if inspect.isawaitable(result):
-                await result
+            log_failure(self.ext.logger, f"{what} failed", e)
+        self.answers.fail(job_id, failure_message(e))

@@ -1,0 +1,126 @@
+// Events and panel input: run in arrival order, one at a time (SDK-35), each
+// answered once its handler returned. The engine hands them over with the
+// other jobs; the order is kept here because only the facade knows when a
+// handler that returned a promise is done (an engine that released them one
+// at a time would cost a native call per event). A synchronous handler runs
+// at once, so a burst is handled before the batch's later jobs start.
+
+import type { Answers } from "./answers";
+import { message } from "./errors";
+import type { Job } from "./generated/contract";
+import type { LifecycleEvent } from "./generated/protocol";
+import type { Awaitable, Context, EventHandler, PanelKeyInput, PanelSize } from "./types";
+
+/** The handlers of one panel id. */
+export interface PanelHandlers {
+  onKey?: ((key: PanelKeyInput) => Awaitable<void>) | undefined;
+  onClose?: (() => Awaitable<void>) | undefined;
+  onResize?: ((size: PanelSize) => Awaitable<void>) | undefined;
+}
+
+/**
+ * An event or panel job; panel input carries the handlers it is for,
+ * resolved when it arrived (see `Session.dispatch`).
+ */
+export type SerialJob = Extract<Job, { kind: "event" | "panel_key" | "panel_close" | "panel_resize" }> & {
+  target?: PanelHandlers | undefined;
+};
+
+/** What the serial jobs need of the extension's registrations. */
+export interface SerialHandlers {
+  readonly events: ReadonlyMap<string, EventHandler<never>>;
+  readonly panels: Map<string, PanelHandlers>;
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return (
+    (typeof v === "object" || typeof v === "function") &&
+    v !== null &&
+    typeof (v as { then?: unknown }).then === "function"
+  );
+}
+
+export class SerialJobs {
+  private readonly queue: SerialJob[] = [];
+  private busy = false;
+  private eventContext: Context | undefined;
+
+  constructor(
+    private readonly answers: Answers,
+    private readonly handlers: SerialHandlers,
+    /** The context of event handlers: no job, the session's signal. */
+    private readonly makeEventContext: () => Context,
+  ) {}
+
+  push(job: SerialJob): void {
+    this.queue.push(job);
+    this.pump();
+  }
+
+  private pump(): void {
+    const answers = this.answers;
+    while (!this.busy) {
+      const job = this.queue.shift();
+      if (job === undefined) {
+        return;
+      }
+      const label = `handler ${job.kind}`;
+      let r: unknown;
+      try {
+        r = this.run(job);
+      } catch (e) {
+        answers.fail(job.id, message(e), label);
+        continue;
+      }
+      if (!isThenable(r)) {
+        answers.add(job.id, undefined, undefined, label);
+        continue;
+      }
+      this.busy = true;
+      Promise.resolve(r)
+        .then(
+          () => answers.add(job.id, undefined, undefined, label),
+          (e: unknown) => answers.fail(job.id, message(e), label),
+        )
+        .then(() => {
+          this.busy = false;
+          this.pump();
+        });
+      return;
+    }
+  }
+
+  private stillOpen(job: SerialJob & { panel_id: string }): PanelHandlers | undefined {
+    const target = job.target;
+    return target !== undefined && this.handlers.panels.get(job.panel_id) === target ? target : undefined;
+  }
+
+  private run(job: SerialJob): unknown {
+    switch (job.kind) {
+      case "event": {
+        const handler = this.handlers.events.get(job.name) as EventHandler<LifecycleEvent> | undefined;
+        if (handler === undefined) {
+          return undefined;
+        }
+        // The engine hands events over with their `type`; one context
+        // serves every event.
+        this.eventContext ??= this.makeEventContext();
+        return handler(job.event, this.eventContext);
+      }
+      // Input goes to the registration it arrived for, and only while that
+      // registration is still active (closePanel may have ended it since).
+      case "panel_key":
+        return this.stillOpen(job)?.onKey?.({ panel_id: job.panel_id, key: job.key, text: job.text });
+      case "panel_close": {
+        // Unregister only the registration the close arrived for: a panel
+        // reopened meanwhile under the same id stays.
+        if (this.stillOpen(job) !== undefined) {
+          this.handlers.panels.delete(job.panel_id);
+        }
+        return job.target?.onClose?.();
+      }
+      case "panel_resize":
+        return this.stillOpen(job)?.onResize?.({ panel_id: job.panel_id, width: job.width, height: job.height });
+    }
+  }
+}

@@ -1,0 +1,82 @@
+"""The panel input handlers of :class:`~zot_ext.Extension` (a base class)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from typing import Any, Callable, Dict, Optional, TypeVar, Union, overload
+
+from ._registry import _Handler, _Panel
+
+__all__ = ["PanelRegistration"]
+
+PanelF = TypeVar("PanelF", bound=Callable[..., Any])
+
+
+class PanelRegistration:
+    """``on_panel_key``, ``on_panel_close``, ``on_panel_resize`` and
+    ``forget_panel``: handlers per panel id, read by the session when panel
+    input arrives."""
+
+    _lock: threading.Lock
+    _panels: Dict[str, _Panel]
+
+    def _set_panel_handler(
+        self, panel_id: str, field: str, handler: Optional[PanelF], thread: bool
+    ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
+        """Sets one handler of ``panel_id`` (``field`` of ``_Panel``); as a
+        decorator when ``handler`` is None."""
+
+        def register(fn: PanelF) -> PanelF:
+            with self._lock:
+                current = self._panels.get(panel_id, _Panel())
+                self._panels[panel_id] = replace(current, **{field: _Handler.of(fn, thread)})
+            return fn
+
+        return register if handler is None else register(handler)
+
+    @overload
+    def on_panel_key(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
+
+    @overload
+    def on_panel_key(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
+
+    def on_panel_key(
+        self, panel_id: str, handler: Optional[PanelF] = None, *, thread: bool = True
+    ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
+        """Routes ``panel_key`` frames for ``panel_id`` to ``handler(key)``
+        (a ``PanelKey`` dict), in arrival order, one at a time, replacing an
+        earlier key handler. Keys for panels without a handler are ignored
+        (SDK-46)."""
+        return self._set_panel_handler(panel_id, "on_key", handler, thread)
+
+    @overload
+    def on_panel_close(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
+
+    @overload
+    def on_panel_close(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
+
+    def on_panel_close(
+        self, panel_id: str, handler: Optional[PanelF] = None, *, thread: bool = True
+    ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
+        """Calls ``handler(panel_id)`` when the host closes ``panel_id``
+        (Esc / Ctrl+C); the panel's handlers are forgotten afterwards."""
+        return self._set_panel_handler(panel_id, "on_close", handler, thread)
+
+    @overload
+    def on_panel_resize(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
+
+    @overload
+    def on_panel_resize(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
+
+    def on_panel_resize(
+        self, panel_id: str, handler: Optional[PanelF] = None, *, thread: bool = True
+    ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
+        """Routes ``panel_resize`` frames for ``panel_id`` (no stored host
+        sends them; OP-14)."""
+        return self._set_panel_handler(panel_id, "on_resize", handler, thread)
+
+    def forget_panel(self, panel_id: str) -> None:
+        """Forgets every handler of ``panel_id``."""
+        with self._lock:
+            self._panels.pop(panel_id, None)
