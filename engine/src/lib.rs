@@ -131,6 +131,7 @@ mod reader;
 mod reject;
 mod request_ids;
 mod shutdown;
+pub mod signals;
 mod task;
 pub mod testing;
 mod transport;

@@ -208,6 +208,7 @@ fn start_watchdog(name: String, after: Duration) {
     let spawned = std::thread::Builder::new()
         .name("zot-ext-watchdog".into())
         .spawn(move || {
+            crate::signals::block_in_this_thread();
             std::thread::sleep(after);
             crate::log::line(&name, "still running after shutdown; exiting (watchdog)");
             #[allow(

@@ -130,6 +130,8 @@ fn runtime() -> PyResult<Handle> {
                 .worker_threads(1)
                 .max_blocking_threads(4)
                 .thread_name("zot-ext-rt")
+                // Ctrl-C and the like must reach CPython's main thread.
+                .on_thread_start(zot_ext_engine::signals::block_in_this_thread)
                 .enable_all()
                 .build()
                 .map_err(|e| PyRuntimeError::new_err(format!("cannot start the runtime: {e}")))?;

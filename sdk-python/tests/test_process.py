@@ -594,3 +594,35 @@ def test_the_python_extension_writes_what_the_rust_one_writes() -> None:
     assert len(got) == len(want)
     for i, (g, w) in enumerate(zip(got, want)):
         assert g == w, f"step {i}"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_engine_threads_leave_signals_to_the_main_thread() -> None:
+    # CPython handles signals on its main thread only: one that lands on an
+    # engine thread never wakes an idle asyncio loop (Ctrl-C was lost so).
+    import re
+
+    from zot_ext import Extension
+    from zot_ext.testing import TestHost
+
+    ext = Extension("masked", "1.0.0")
+    ext.command("x", "", lambda: "x")
+    with TestHost(ext) as host:
+        assert host.command("x")["display"] == "x"
+        masks: Dict[str, List[int]] = {}
+        for task in Path("/proc/self/task").iterdir():
+            try:
+                name = (task / "comm").read_text().strip()
+                status = (task / "status").read_text()
+            except OSError:  # the thread ended meanwhile
+                continue
+            found = re.search(r"^SigBlk:\s*([0-9a-f]+)$", status, re.M)
+            assert found is not None, status
+            masks.setdefault(name, []).append(int(found.group(1), 16))
+    sigint = 1 << (signal.SIGINT - 1)
+    engine = [m for name, ms in masks.items() if name.startswith("zot-ext-rt") for m in ms]
+    assert engine, f"no engine thread among {sorted(masks)}"
+    assert all(m & sigint for m in engine), f"an engine thread takes SIGINT: {masks}"
+    main = (Path("/proc/self/task") / str(os.getpid()) / "status").read_text()
+    found = re.search(r"^SigBlk:\s*([0-9a-f]+)$", main, re.M)
+    assert found is not None and not int(found.group(1), 16) & sigint
