@@ -1,13 +1,13 @@
 //! Process signals belong to the language runtime, not to the engine's
 //! threads.
 //!
-//! The kernel hands a signal sent to the process to any thread that does
-//! not block it. CPython runs its handlers on the main thread only: a
+//! The kernel may hand a signal sent to the process to any thread that
+//! does not block it. CPython runs its handlers on the main thread only: a
 //! SIGINT that lands on one of the engine's threads sets CPython's flag but
 //! does not interrupt the main thread's `epoll_wait`, so an idle asyncio
-//! loop never sees the Ctrl-C (seen: `test_ctrl_c_exits_cleanly` hung on
-//! loaded machines). Every thread the engine and its bindings start blocks
-//! the asynchronous signals, leaving them to the runtime's own threads.
+//! loop would not see the Ctrl-C until something else woke it. Every thread
+//! the engine and its bindings start blocks the asynchronous signals,
+//! leaving them to the runtime's own threads.
 
 /// Blocks, in the calling thread, the signals a language runtime handles
 /// (interrupts, termination, job control, timers, child exits, window size,
