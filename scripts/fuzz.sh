@@ -81,7 +81,10 @@ prepare() {
   for t in "$@"; do
     local features=()
     case "$t" in host_intake | manifest) features=(--features host) ;; esac
-    cargo "+$FUZZ_TOOLCHAIN" fuzz build -a --sanitizer none --target-dir "$FUZZ_DIR/build" "${features[@]}" "$t"
+    # Coverage instrumentation for this repository's crates only
+    # (scripts/fuzz-rustc.sh; fuzz/README.md, "Instrumentation").
+    RUSTC_WRAPPER="$ROOT/scripts/fuzz-rustc.sh" \
+      cargo "+$FUZZ_TOOLCHAIN" fuzz build -a --sanitizer none --target-dir "$FUZZ_DIR/build" "${features[@]}" "$t"
   done
   build_rust_bins
   "$CARGO_TARGET_DIR/debug/zot-fuzz-seeds" "$FUZZ_DIR/corpus" >/dev/null
