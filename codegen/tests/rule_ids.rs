@@ -78,29 +78,65 @@ fn anchors(docs: &Path) -> BTreeSet<String> {
     out
 }
 
-/// Every text file of the repository outside `docs/`, as git sees it.
-fn cited(root: &Path) -> BTreeMap<String, (PathBuf, usize)> {
-    let mut out = BTreeMap::new();
+/// Every text file of the repository as git sees it (path relative to
+/// `root`, contents).
+fn text_files(root: &Path) -> Vec<(PathBuf, String)> {
     let walk = ignore::WalkBuilder::new(root)
         .hidden(false)
         // .gitignore counts in a source tree without .git too.
         .require_git(false)
         .filter_entry(|e| e.file_name() != ".git")
         .build();
-    for entry in walk.flatten() {
-        let path = entry.path();
-        let rel = path.strip_prefix(root).unwrap_or(path);
-        if rel.starts_with("docs") || !entry.file_type().is_some_and(|t| t.is_file()) {
+    walk.flatten()
+        .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
+        .filter_map(|entry| {
+            let path = entry.path();
+            let text = std::fs::read_to_string(path).ok()?; // None: not text
+            Some((path.strip_prefix(root).unwrap_or(path).to_owned(), text))
+        })
+        .collect()
+}
+
+/// The rules cited by every text file of the repository outside `docs/`.
+fn cited(root: &Path) -> BTreeMap<String, (PathBuf, usize)> {
+    let mut out = BTreeMap::new();
+    for (rel, text) in text_files(root) {
+        if rel.starts_with("docs") {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(path) else {
-            continue; // not text
-        };
         for (id, line) in citations(&text) {
-            out.entry(id).or_insert_with(|| (rel.to_owned(), line));
+            out.entry(id).or_insert_with(|| (rel.clone(), line));
         }
     }
     out
+}
+
+#[test]
+fn nothing_cites_the_spec_folder_beside_the_repository() {
+    // The spec and the conformance contract this project was built from sit
+    // in a folder beside the repository, which its users do not have: the
+    // repository's own copies are docs/protocol.md and
+    // docs/testing/conformance.md.
+    let root = zot_codegen::workspace_root();
+    let outside = ["shared/PROTOCOL.md", "shared/conformance-extension.md"];
+    let this_file = Path::new("codegen/tests/rule_ids.rs");
+    let found: Vec<String> = text_files(&root)
+        .into_iter()
+        .filter(|(rel, _)| rel != this_file)
+        .flat_map(|(rel, text)| {
+            text.lines()
+                .enumerate()
+                .filter(|(_, line)| outside.iter().any(|o| line.contains(o)))
+                .map(|(i, _)| format!("{}:{}", rel.display(), i + 1))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "cites a file outside the repository (use docs/protocol.md or \
+         docs/testing/conformance.md):\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]

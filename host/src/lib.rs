@@ -1,7 +1,7 @@
 //! # zot-host
 //!
 //! The reference host of the zot extension protocol (v1): it discovers,
-//! spawns and talks to extensions exactly as `../shared/PROTOCOL.md`
+//! spawns and talks to extensions exactly as `docs/protocol.md`
 //! describes, and drives them with a scripted session engine standing in for
 //! the model (see `SCRIPT.md`).
 //!

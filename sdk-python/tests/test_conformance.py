@@ -1,4 +1,4 @@
-"""The conformance contract (shared/conformance-extension.md) for the Python
+"""The conformance contract (docs/testing/conformance.md) for the Python
 copy (tests/conformance/python), in-process with zot_ext.testing: the same
 checks as tests/conformance/rust/tests/contract.rs."""
 

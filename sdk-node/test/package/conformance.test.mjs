@@ -1,5 +1,5 @@
 // The Node conformance extension (tests/conformance/node) against its
-// contract (shared/conformance-extension.md), in-process: the same checks as
+// contract (docs/testing/conformance.md), in-process: the same checks as
 // the Rust copy's tests/conformance/rust/tests/contract.rs, plus the
 // registration lines of tests/conformance/rust/README.md, byte for byte.
 

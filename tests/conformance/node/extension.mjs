@@ -1,4 +1,4 @@
-// The conformance extension (contract: shared/conformance-extension.md),
+// The conformance extension (contract: docs/testing/conformance.md),
 // written with the public API of the Node SDK (`zot-ext`) only.
 //
 // `extension()` builds it (the tests drive it in-process with

@@ -1,4 +1,4 @@
-"""The conformance extension (contract: shared/conformance-extension.md),
+"""The conformance extension (contract: docs/testing/conformance.md),
 written with the public API of the Python SDK (zot-ext) only.
 
 ``build()`` makes a fresh extension (the tests drive it in-process with

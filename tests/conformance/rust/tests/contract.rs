@@ -1,4 +1,4 @@
-//! The conformance contract (`shared/conformance-extension.md`), checked
+//! The conformance contract (`docs/testing/conformance.md`), checked
 //! in-process with `zot_ext::testing`.
 
 use serde_json::json;
