@@ -434,7 +434,11 @@ pub struct PySection {
 struct Python<'a> {
     header: &'a str,
     intro: &'a str,
-    extra_imports: String,
+    /// Types of the protocol module named in annotations: imported for type
+    /// checkers only (the contract needs none of them at run time, and
+    /// importing the protocol's hundred `TypedDict`s costs more at start-up
+    /// than the rest of the SDK's own modules).
+    protocol_names: Vec<String>,
     exports: Vec<String>,
     sections: Vec<PySection>,
 }
@@ -543,29 +547,24 @@ pub fn python(module: &Module) -> Result<String, RenderError> {
         .iter()
         .map(|&s| (s.title(), py_order(module.section(s))))
         .collect();
-    python_module(HEADER, PY_PROTOCOL_INTRO, String::new(), groups)
+    python_module(HEADER, PY_PROTOCOL_INTRO, Vec::new(), groups)
 }
 
 /// Renders the Python contract module: every type of `module` in one
 /// section, importing `imports` from the protocol module.
 pub fn python_contract(module: &Module, imports: &[String]) -> Result<String, RenderError> {
-    let extra_imports = if imports.is_empty() {
-        String::new()
-    } else {
-        let names: Vec<String> = imports
-            .iter()
-            .map(|n| py_name(n))
-            .collect::<Result<_, _>>()?;
-        format!("\nfrom ._protocol import {}\n", names.join(", "))
-    };
+    let protocol_names: Vec<String> = imports
+        .iter()
+        .map(|n| py_name(n))
+        .collect::<Result<_, _>>()?;
     let groups = vec![(Section::Contract.title(), py_order(module.types.iter()))];
-    python_module(CONTRACT_HEADER, PY_CONTRACT_INTRO, extra_imports, groups)
+    python_module(CONTRACT_HEADER, PY_CONTRACT_INTRO, protocol_names, groups)
 }
 
 fn python_module(
     header: &str,
     intro: &str,
-    extra_imports: String,
+    protocol_names: Vec<String>,
     groups: Vec<(&'static str, Vec<&TypeDef>)>,
 ) -> Result<String, RenderError> {
     let mut sections = Vec::new();
@@ -594,7 +593,7 @@ fn python_module(
     Ok(Python {
         header,
         intro,
-        extra_imports,
+        protocol_names,
         exports: exports.iter().map(|e| json_str(e)).collect(),
         sections,
     }

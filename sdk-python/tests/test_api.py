@@ -889,3 +889,35 @@ def test_results_helpers_match_the_rust_ones() -> None:
     assert PromptVerdict.remove() == PromptVerdict.replace("")
     assert PromptVerdict.keep().outcome() == {}
     assert ToolCallVerdict.block("r").outcome() == {"block": True, "reason": "r"}
+
+
+def test_the_protocol_types_load_on_first_use() -> None:
+    # A fresh interpreter: importing the SDK does not define the protocol's
+    # TypedDicts (start-up cost); naming one, or a star import, does.
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, typing, zot_ext\n"
+        "assert 'zot_ext._protocol' not in sys.modules, 'loaded at import'\n"
+        "from zot_ext import ToolCallEvent\n"
+        "assert ToolCallEvent.__module__ == 'zot_ext._protocol'\n"
+        "assert 'HelloAck' in dir(zot_ext)\n"
+        "ns = {}\n"
+        "exec('from zot_ext import *', ns)\n"
+        "missing = [n for n in zot_ext.__all__ if n not in ns]\n"
+        "assert not missing, missing\n"
+        "try:\n"
+        "    zot_ext.NoSuchName\n"
+        "except AttributeError as e:\n"
+        "    assert 'NoSuchName' in str(e)\n"
+        "else:\n"
+        "    raise AssertionError('no AttributeError')\n"
+        "ext = zot_ext.Extension('t')\n"
+        "def on_call(ev: 'zot_ext.ToolCallEvent') -> None: ...\n"
+        "assert typing.get_type_hints(on_call)['ev'] is ToolCallEvent\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"

@@ -27,6 +27,7 @@ in-process with :mod:`zot_ext.testing`.
 from __future__ import annotations
 
 import atexit
+from typing import TYPE_CHECKING, Any, List
 
 from . import _native
 from ._context import CallResult, Ctx, HostInfo
@@ -44,35 +45,6 @@ from ._errors import (
     ZotError,
 )
 from ._extension import Extension, protect_stdout
-from ._protocol import (
-    AssistantMessageEvent,
-    AssistantMessageIntercept,
-    BeforeAgentStartIntercept,
-    ContentBlock,
-    HelloAck,
-    HostToolResult,
-    ImageBlock,
-    LifecycleEvent,
-    PanelKey,
-    PanelResize,
-    PanelSpec,
-    PermissionDecisionEvent,
-    PostCompactEvent,
-    PreCompactEvent,
-    SessionEndEvent,
-    SessionStartEvent,
-    SubagentStartEvent,
-    SubagentStopEvent,
-    TextBlock,
-    ToolCallEvent,
-    ToolCallIntercept,
-    ToolConfirmationRequestedEvent,
-    ToolResultEvent,
-    TurnEndEvent,
-    TurnStartEvent,
-    TurnStartIntercept,
-    UserPromptSubmitEvent,
-)
 from ._results import (
     MessageVerdict,
     PromptVerdict,
@@ -83,6 +55,56 @@ from ._results import (
     image_block,
     text_block,
 )
+
+if TYPE_CHECKING:
+    from ._protocol import (
+        AssistantMessageEvent,
+        AssistantMessageIntercept,
+        BeforeAgentStartIntercept,
+        ContentBlock,
+        HelloAck,
+        HostToolResult,
+        ImageBlock,
+        LifecycleEvent,
+        PanelKey,
+        PanelResize,
+        PanelSpec,
+        PermissionDecisionEvent,
+        PostCompactEvent,
+        PreCompactEvent,
+        SessionEndEvent,
+        SessionStartEvent,
+        SubagentStartEvent,
+        SubagentStopEvent,
+        TextBlock,
+        ToolCallEvent,
+        ToolCallIntercept,
+        ToolConfirmationRequestedEvent,
+        ToolResultEvent,
+        TurnEndEvent,
+        TurnStartEvent,
+        TurnStartIntercept,
+        UserPromptSubmitEvent,
+    )
+
+
+# The protocol's TypedDicts listed in __all__ load on first use (PEP 562):
+# defining them is the largest share of the SDK's own import time, and an
+# extension needs none of them to run. Every other name of __all__ is bound
+# by the imports above, so only those reach __getattr__.
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from . import _protocol
+
+        value = getattr(_protocol, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __version__ = _native.__version__
 

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
 
 from ._contract import CallResultJob, CallStart, CallStarted
 from ._errors import CallToolError, NotRunningError, SessionError, ZotError
-from ._protocol import ContentBlock, HelloAck, HostToolResult, NotifyLevel
 from ._results import to_json
 
 if TYPE_CHECKING:
     from ._extension import Extension
+    from ._protocol import ContentBlock, HelloAck, HostToolResult, NotifyLevel
     from ._session import _Session
 
 __all__ = [

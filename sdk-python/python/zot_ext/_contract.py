@@ -8,9 +8,10 @@ protocol's types (``_protocol``).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Final, List, Literal, Tuple, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Dict, Final, List, Literal, Tuple, TypedDict, Union
 
-from ._protocol import CommandAction, ContentBlock, HelloAck, HostToolResult, InterceptRequest, LifecycleEvent, PanelKeyName, PanelSpec
+if TYPE_CHECKING:
+    from ._protocol import CommandAction, ContentBlock, HelloAck, HostToolResult, InterceptRequest, LifecycleEvent, PanelKeyName, PanelSpec
 
 __all__ = [
     "CallToolErrorKind",

@@ -10,25 +10,27 @@ be a plain ``def`` or an ``async def``.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Literal, Optional, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, TypeVar, overload
 
 from ._handlers import HandlerOf
-from ._protocol import (
-    SessionStartEvent,
-    SessionEndEvent,
-    UserPromptSubmitEvent,
-    TurnStartEvent,
-    TurnEndEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-    ToolConfirmationRequestedEvent,
-    PermissionDecisionEvent,
-    AssistantMessageEvent,
-    PreCompactEvent,
-    PostCompactEvent,
-    SubagentStartEvent,
-    SubagentStopEvent,
-)
+
+if TYPE_CHECKING:  # annotations only: the protocol's types load on first use
+    from ._protocol import (
+        SessionStartEvent,
+        SessionEndEvent,
+        UserPromptSubmitEvent,
+        TurnStartEvent,
+        TurnEndEvent,
+        ToolCallEvent,
+        ToolResultEvent,
+        ToolConfirmationRequestedEvent,
+        PermissionDecisionEvent,
+        AssistantMessageEvent,
+        PreCompactEvent,
+        PostCompactEvent,
+        SubagentStartEvent,
+        SubagentStopEvent,
+    )
 
 __all__ = ["EventRegistration"]
 

@@ -10,6 +10,7 @@ import sys
 import threading
 from functools import partial
 from typing import (
+    TYPE_CHECKING,
     Any,
     Callable,
     Dict,
@@ -28,14 +29,6 @@ from ._errors import NotRunningError, RegistrationError, SendError, SessionError
 from ._events import EventRegistration
 from ._handlers import HandlerOf
 from ._panels import PanelRegistration
-from ._protocol import (
-    AssistantMessageIntercept,
-    BeforeAgentStartIntercept,
-    Exposure,
-    NotifyLevel,
-    ToolCallIntercept,
-    TurnStartIntercept,
-)
 from ._registry import _Command, _first_param_type, _Handler, _is_async, _Panel, _Tool
 from ._results import (
     MessageVerdict,
@@ -51,6 +44,16 @@ from ._session import _Session
 from ._signature import command_description, keyword_tool, name_of, tool_description
 from ._stdout import protect_stdout, stdout_follows_descriptor_1
 from ._workers import DEFAULT_IDLE_TIMEOUT, default_max_threads
+
+if TYPE_CHECKING:
+    from ._protocol import (
+        AssistantMessageIntercept,
+        BeforeAgentStartIntercept,
+        Exposure,
+        NotifyLevel,
+        ToolCallIntercept,
+        TurnStartIntercept,
+    )
 
 __all__ = ["Extension", "protect_stdout"]
 

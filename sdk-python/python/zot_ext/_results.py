@@ -12,10 +12,12 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
 
 from ._contract import CommandOutcome, InterceptOutcome, ToolOutcome
-from ._protocol import ContentBlock, ImageBlock, PanelSpec, TextBlock
+
+if TYPE_CHECKING:
+    from ._protocol import ContentBlock, ImageBlock, PanelSpec, TextBlock
 
 __all__ = [
     "ToolOutput",

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any, Deque, List, Optional, Tuple, Union
 from ._context import Ctx
 from ._contract import EventJob, PanelCloseJob, PanelKeyJob, PanelResizeJob
 from ._errors import failure_message, log_failure
-from ._protocol import PanelKey, PanelResize
 from ._registry import _Handler, _Panel
 
 if TYPE_CHECKING:
+    from ._protocol import PanelKey, PanelResize
     from ._session import _Session
 
 __all__ = ["SerialJobs", "SerialJob"]
