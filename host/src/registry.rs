@@ -139,14 +139,14 @@ impl Registry {
             return Some(self.record(ext, "tool", &name, Some(format!("{e}; skipped"))));
         }
         if let Some(exp) = &def.exposure {
-            if validate_exposure(exp).is_err() {
+            // The validator's message quotes the value escaped: it is the
+            // extension's text, and a diagnostic stays one line.
+            if let Err(e) = validate_exposure(exp) {
                 return Some(self.record(
                     ext,
                     "tool",
                     &name,
-                    Some(format!(
-                        "tool \"{name}\" has unknown exposure \"{exp}\", skipped"
-                    )),
+                    Some(format!("tool \"{name}\" has {e}; skipped")),
                 ));
             }
         }
@@ -365,8 +365,16 @@ mod tests {
         bad.exposure = Some(Exposure::from("weird"));
         assert_eq!(
             r.register_tool("a", 0, bad).unwrap(),
-            "tool \"x\" has unknown exposure \"weird\", skipped"
+            "tool \"x\" has unknown exposure \"weird\" \
+             (expected one of direct, codemode, deferred, model-only); skipped"
         );
+        // The extension's text is quoted escaped: the diagnostic stays one
+        // line (found by the host_intake fuzz target).
+        let mut forged = tool("y");
+        forged.exposure = Some(Exposure::from("x\nzot-host: all good"));
+        let note = r.register_tool("a", 0, forged).unwrap();
+        assert!(!note.contains('\n'), "{note:?}");
+        assert!(note.contains(r#""x\nzot-host: all good""#), "{note:?}");
         let mut lazy = tool("lazy");
         lazy.deferred = true;
         r.register_tool("a", 0, lazy);

@@ -77,7 +77,7 @@ async fn builtin_tools_shadow_and_bad_exposure_is_rejected() {
         .contains("tool bash is shadowed by a built-in tool"));
     assert!(r
         .text()
-        .contains("tool \\\"odd\\\" has unknown exposure \\\"sideways\\\", skipped"));
+        .contains("tool \\\"odd\\\" has unknown exposure \\\"sideways\\\" (expected one of"));
     assert!(
         env.log("shadow").contains("shadowed by a built-in tool"),
         "shadowing is logged"
