@@ -24,6 +24,7 @@ use crate::ready::ReadyState;
 use crate::spawn::ExtLog;
 use crate::supervise::Supervised;
 use crate::transcript::Observation;
+use crate::util::printable;
 use crate::wire::Dir;
 
 /// A reply routed to a waiting request by `id`.
@@ -267,19 +268,24 @@ impl LoadedExtension {
     }
 
     /// Records a diagnostic (kept for `ext doctor`), logs it, and reports it.
+    /// Control characters in it are escaped (one line, nothing a terminal
+    /// acts on: it may quote the extension's text).
     pub fn diagnose(&self, shared: &Shared, msg: &str) {
-        lock(&self.diagnostics).push(msg);
-        self.log.line(msg);
+        let msg = printable(msg);
+        lock(&self.diagnostics).push(&msg);
+        self.log.line(&msg);
         shared.transcript.push(Observation::Diagnostic {
             ext: self.name.clone(),
-            message: msg.to_owned(),
+            message: msg.into_owned(),
         });
     }
 
-    /// Records a diagnostic (doctor + log) without reporting it.
+    /// Records a diagnostic (doctor + log) without reporting it; escaped as
+    /// [`Self::diagnose`] does.
     pub fn record(&self, msg: &str) {
-        lock(&self.diagnostics).push(msg);
-        self.log.line(msg);
+        let msg = printable(msg);
+        lock(&self.diagnostics).push(&msg);
+        self.log.line(&msg);
     }
 
     /// Diagnostics recorded so far.

@@ -1,5 +1,6 @@
 //! Small helpers: timestamps, exit statuses, text trimming.
 
+use std::borrow::Cow;
 use std::process::ExitStatus;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -78,9 +79,37 @@ pub fn ellipsize(s: &str, max: usize) -> String {
     format!("{}…", &s[..end])
 }
 
+/// `s` with each control character (line feed, carriage return, the escape
+/// that starts a terminal sequence...) written as its Rust escape (`\n`,
+/// `\r`, `\u{1b}`). Diagnostics quote text an extension chose: each must
+/// stay one line, and none may move the terminal's cursor or restyle it.
+pub fn printable(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printable_escapes_control_characters_only() {
+        assert!(matches!(printable("plain, ünïcode"), Cow::Borrowed(_)));
+        assert_eq!(
+            printable("a\nb\rc\u{1b}[2J\td\u{85}"),
+            "a\\nb\\rc\\u{1b}[2J\\td\\u{85}"
+        );
+    }
 
     #[test]
     fn rfc3339_formats_known_instants() {

@@ -177,6 +177,35 @@ async fn garbage_and_unknown_frames_are_reported_and_skipped() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn diagnostics_escape_the_control_characters_an_extension_sent() {
+    // A malformed line is quoted in its diagnostic: a carriage return or a
+    // terminal escape in it must not reach the terminal as such.
+    let env = Env::new();
+    let a = env.ext(
+        "sly",
+        json!({
+            "on_ack": [{"raw": "not json\r[zot] all good\u{1b}[2J"}, ready()]
+        }),
+    );
+    let r = env.run(&[a], json!({"steps": []})).await;
+    let diags: Vec<String> = r
+        .kinds("diagnostic")
+        .iter()
+        .map(|d| d["message"].as_str().unwrap().to_owned())
+        .collect();
+    let quoted = diags
+        .iter()
+        .find(|d| d.starts_with("malformed json from extension"))
+        .unwrap_or_else(|| panic!("no diagnostic for the line: {diags:?}"));
+    assert!(!quoted.chars().any(char::is_control), "{quoted:?}");
+    assert!(
+        quoted.ends_with(r"not json\r[zot] all good\u{1b}[2J"),
+        "{quoted:?}"
+    );
+    assert!(!env.log("sly").contains('\u{1b}'), "the log has the escape");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn oversize_line_disconnects_and_commands_stop_working() {
     let env = Env::new();
     let a = env.ext(
