@@ -118,6 +118,7 @@
 mod args;
 mod call_tool;
 mod cancel;
+mod close_reason;
 pub mod contract;
 mod diagnostics;
 pub mod fast_hash;
@@ -167,9 +168,9 @@ pub use transport::{MemoryHost, Transport};
 pub use writer::{FrameSink, WriteError};
 
 use crate::fast_hash::{FastMap, FastSet};
+use close_reason::CloseReason;
 use handshake::Registry;
 use jobs::JobQueue;
-use shutdown::CloseReason;
 use writer::{Lane, Writer};
 
 /// At most this many event and panel jobs are read ahead of their handlers.
@@ -431,6 +432,15 @@ impl Inner {
         self.writer
             .write(&line, lane, false)
             .inspect_err(|e| self.on_write_error(e))
+    }
+
+    /// Writes a reply the engine gives by itself (a refusal, the verdict of
+    /// an interception without a handler, `shutdown_ack`): a frame that
+    /// cannot be sent is a diagnostic, there is no caller to tell.
+    pub(crate) fn reply(&self, frame: ExtFrame) {
+        if let Err(e) = self.write_frame(&frame, Lane::Direct) {
+            self.diag(&format!("{} not sent: {e}", frame.type_name()));
+        }
     }
 
     /// Encodes and writes a reply to a job (held while a batch of answers

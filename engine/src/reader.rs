@@ -18,18 +18,18 @@ use zot_protocol::depth::exceeds_depth;
 use zot_protocol::events::UnknownEvent;
 use zot_protocol::limits::{MAX_FRAME_DEPTH, PROTOCOL_VERSION};
 use zot_protocol::{
-    CodecError, CommandAction, CommandResponse, ContentBlock, EventInterceptResponse, ExtFrame,
-    Frame, HostFrame, LineReader, ToolResult,
+    CodecError, CommandAction, CommandResponse, EventInterceptResponse, ExtFrame, Frame, HostFrame,
+    LineReader,
 };
 
+use super::close_reason::CloseReason;
 use super::diagnostics::Repeated;
 use super::intercept::InterceptKind;
 use super::jobs::{CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
+use super::reject::refuse_tool;
 use super::request_ids::IdKind;
-use super::shutdown::CloseReason;
 use super::task::{Fault, Task};
 use super::transport::{into_reader, Source};
-use super::writer::Lane;
 use super::{CancelToken, Inner, OpenJob, OpenKind, Phase, SerialWhat, SERIAL_READ_AHEAD};
 use crate::lock;
 
@@ -384,25 +384,6 @@ fn handle(inner: &Arc<Inner>, frame: HostFrame, batch: &mut Vec<Job>) -> Flow {
     Flow::Continue
 }
 
-pub(crate) fn reply(inner: &Inner, frame: ExtFrame) {
-    if let Err(e) = inner.write_frame(&frame, Lane::Direct) {
-        inner.diag(&format!("{} not sent: {e}", frame.type_name()));
-    }
-}
-
-/// Answers a `tool_call` the engine refuses before any handler runs.
-pub(crate) fn refuse_tool(inner: &Inner, id: String, text: String) {
-    reply(
-        inner,
-        ExtFrame::ToolResult(ToolResult {
-            id,
-            content: vec![ContentBlock::text(text)],
-            is_error: true,
-            ..ToolResult::default()
-        }),
-    );
-}
-
 fn open(inner: &Inner, kind: OpenKind, invocation: String) -> (u64, OpenJob) {
     (
         inner.next_job(),
@@ -458,14 +439,14 @@ fn on_command(inner: &Arc<Inner>, c: zot_protocol::CommandInvoked, batch: &mut V
         drop(st);
         let mut resp = CommandResponse::new(&c.id, CommandAction::Noop);
         resp.error = duplicate(inner, "command_invoked", &c.id);
-        return reply(inner, ExtFrame::CommandResponse(resp));
+        return inner.reply(ExtFrame::CommandResponse(resp));
     }
     let Some(name) = st.registry.command(&c.name).map(|r| r.name.clone()) else {
         drop(st);
         // SDK-15.
         let mut resp = CommandResponse::new(c.id, CommandAction::Noop);
         resp.error = format!("no handler for /{}", c.name);
-        return reply(inner, ExtFrame::CommandResponse(resp));
+        return inner.reply(ExtFrame::CommandResponse(resp));
     };
     let (id, job) = open(inner, OpenKind::Command, c.id.clone());
     st.ids.insert(IdKind::Command, c.id.clone(), id);
@@ -528,7 +509,7 @@ fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: 
         // running request, so a guard must not open the gate (SDK-45).
         let msg = duplicate(inner, "event_intercept", req.id());
         let resp = super::intercept::failure(req.id(), &InterceptKind::of(&req), &msg);
-        return reply(inner, ExtFrame::EventInterceptResponse(resp));
+        return inner.reply(ExtFrame::EventInterceptResponse(resp));
     }
     if let Some(problem) = super::reject::bad_intercept_field(&req) {
         let guarded = st.registry.intercepts(req.name());
@@ -538,10 +519,9 @@ fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: 
     if !st.registry.intercepts(req.name()) {
         drop(st);
         // SDK-40: no handler, allow unchanged.
-        return reply(
-            inner,
-            ExtFrame::EventInterceptResponse(EventInterceptResponse::allow(req.id())),
-        );
+        return inner.reply(ExtFrame::EventInterceptResponse(
+            EventInterceptResponse::allow(req.id()),
+        ));
     }
     let (id, mut job) = open(
         inner,
@@ -584,8 +564,7 @@ fn allow_unknown_intercept(inner: &Inner, u: &UnknownEvent) {
             format!("event_intercept {:?} without id ignored", u.event)
         });
     }
-    reply(
-        inner,
-        ExtFrame::EventInterceptResponse(EventInterceptResponse::allow(&u.id)),
-    );
+    inner.reply(ExtFrame::EventInterceptResponse(
+        EventInterceptResponse::allow(&u.id),
+    ));
 }

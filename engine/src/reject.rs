@@ -28,12 +28,11 @@ use std::sync::Arc;
 use zot_protocol::limits::MAX_FRAME_DEPTH;
 use zot_protocol::{
     CommandAction, CommandResponse, ContentBlock, DecodeError, EventInterceptResponse, ExtFrame,
-    FrameTags, HostToolResult, InterceptRequest,
+    FrameTags, HostToolResult, InterceptRequest, ToolResult,
 };
 
 use super::diagnostics::Repeated;
 use super::intercept::{self, InterceptKind};
-use super::reader::{refuse_tool, reply};
 use super::Inner;
 use crate::lock;
 
@@ -93,7 +92,7 @@ pub(crate) fn refuse_intercept(
 ) {
     let kind = InterceptKind::of(req);
     let (resp, said) = verdict(req.id(), Some(&kind).filter(|_| guarded), problem);
-    reply(inner, ExtFrame::EventInterceptResponse(resp));
+    inner.reply(ExtFrame::EventInterceptResponse(resp));
     let msg = format!("event_intercept {:?} refused ({said}): {problem}", req.id());
     inner.diag_repeated(Repeated::MalformedFrame, || msg);
 }
@@ -127,7 +126,7 @@ fn answer(inner: &Arc<Inner>, tags: &FrameTags, problem: &str) -> Option<&'stati
         "command_invoked" => {
             let mut resp = CommandResponse::new(id, CommandAction::Noop);
             resp.error = format!("command refused: {problem}");
-            reply(inner, ExtFrame::CommandResponse(resp));
+            inner.reply(ExtFrame::CommandResponse(resp));
             Some("answered with an error")
         }
         "event_intercept" => {
@@ -150,7 +149,7 @@ fn answer(inner: &Arc<Inner>, tags: &FrameTags, problem: &str) -> Option<&'stati
             };
             drop(st);
             let (resp, said) = verdict(&id, kind.as_ref(), problem);
-            reply(inner, ExtFrame::EventInterceptResponse(resp));
+            inner.reply(ExtFrame::EventInterceptResponse(resp));
             Some(said)
         }
         "tool_result" => {
@@ -166,4 +165,14 @@ fn answer(inner: &Arc<Inner>, tags: &FrameTags, problem: &str) -> Option<&'stati
         }
         _ => None,
     }
+}
+
+/// Answers a `tool_call` the engine refuses before any handler runs.
+pub(crate) fn refuse_tool(inner: &Inner, id: String, text: String) {
+    inner.reply(ExtFrame::ToolResult(ToolResult {
+        id,
+        content: vec![ContentBlock::text(text)],
+        is_error: true,
+        ..ToolResult::default()
+    }));
 }

@@ -21,37 +21,11 @@ use std::time::Duration;
 
 use zot_protocol::ExtFrame;
 
+use super::close_reason::CloseReason;
 use super::jobs::{Job, JobId};
 use super::writer::Lane;
 use super::{Inner, OpenKind, Phase};
 use crate::lock;
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum CloseReason {
-    /// The host sent `shutdown`.
-    Shutdown,
-    /// stdin closed.
-    Eof,
-    /// A write failed or timed out.
-    Broken(String),
-    /// The first host frame was not a `hello_ack` (SDK-4).
-    Handshake(String),
-    /// [`super::Engine::close`].
-    Local,
-    /// An engine task panicked (see `task`).
-    Internal(String),
-}
-
-impl CloseReason {
-    fn error(&self) -> Option<String> {
-        match self {
-            Self::Broken(m) => Some(format!("transport broken: {m}")),
-            Self::Handshake(m) => Some(format!("handshake failed: {m}")),
-            Self::Internal(m) => Some(format!("internal error: {m}")),
-            _ => None,
-        }
-    }
-}
 
 impl Inner {
     /// Starts closing (once): cancels every job and call and queues `jobs`
@@ -145,7 +119,7 @@ impl Inner {
                 ),
                 _ => continue,
             };
-            super::reader::reply(self, frame);
+            self.reply(frame);
         }
     }
 

@@ -21,7 +21,7 @@ use std::any::Any;
 use std::future::Future;
 use std::sync::{Arc, Weak};
 
-use super::shutdown::CloseReason;
+use super::close_reason::CloseReason;
 use super::{Engine, Inner, Phase};
 use crate::lock;
 use crate::panic::{self, CatchPanic};
