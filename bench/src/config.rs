@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::affinity::Placement;
 use crate::error::{Error, Result};
-use crate::scenarios::ScenarioId;
+use crate::scenario_id::ScenarioId;
 
 /// How big each workload is. [`Sizes::full`] is the measurement;
 /// [`Sizes::quick`] only proves the harness works.

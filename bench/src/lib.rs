@@ -31,6 +31,7 @@ pub mod prebuild;
 pub mod report;
 pub mod results;
 pub mod runner;
+pub mod scenario_id;
 pub mod scenarios;
 pub mod session;
 pub mod soak;
