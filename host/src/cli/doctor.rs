@@ -10,15 +10,16 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use serde::Serialize;
 use zot_protocol::validate::{command_key, validate_command_name, validate_tool_name};
 
 use crate::cli::args::DoctorArgs;
-use crate::cli::doctor_report::render;
-use crate::cli::staging::{sweep, Cleaned};
+use crate::cli::doctor_report::{
+    render, Conflict, ConflictKind, ExtReport, Health, Registration, Report, Summary, Winner,
+};
+use crate::cli::staging::sweep;
 use crate::cli::style::Style;
 use crate::cli::{list, CliError, Context, Outcome};
-use crate::discovery::{Entry, EntryState, Source};
+use crate::discovery::{Entry, EntryState};
 use crate::extension::LoadedExtension;
 use crate::handshake::LoadError;
 use crate::manifest::ManifestKind;
@@ -33,147 +34,6 @@ const READY_NOTES: [&str; 2] = [
     "no ready frame; auto-ready after idle",
     "timed out waiting for ready frame",
 ];
-
-/// How an extension fared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Health {
-    /// Loaded and ready, nothing to say.
-    Ok,
-    /// Works, with something to look at.
-    Warning,
-    /// Broken: doctor exits non-zero.
-    Problem,
-    /// Not loaded on purpose (disabled, shadowed).
-    Info,
-}
-
-/// One registration attempt of an extension.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Registration {
-    /// Name as registered.
-    pub name: String,
-    /// Whether it is the active registration.
-    pub active: bool,
-    /// Why not, when inactive.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-/// What doctor found out about one discovered directory.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ExtReport {
-    /// Manifest name (directory name when the manifest is unusable).
-    pub name: String,
-    /// Manifest version.
-    pub version: String,
-    /// Manifest language.
-    pub language: String,
-    /// Where it was found.
-    pub source: Source,
-    /// The extension directory.
-    pub dir: String,
-    /// `ready`, `auto_ready`, `timed_out`, `exited`, `load_error`,
-    /// `manifest_error`, `disabled`, `shadowed`, `theme_only`, `skills_only`.
-    pub state: &'static str,
-    /// Overall verdict.
-    pub health: Health,
-    /// The winner's directory, when shadowed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shadowed_by: Option<String>,
-    /// The manifest or load error (exit status or signal included).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// The configured `exec`.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub exec: String,
-    /// The stderr log.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub log: Option<String>,
-    /// The last stderr lines of a process that failed to start.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub stderr: Vec<String>,
-    /// Command registrations.
-    pub commands: Vec<Registration>,
-    /// Tool registrations.
-    pub tools: Vec<Registration>,
-    /// Diagnostics recorded by the host (malformed frames, name mismatch, ...).
-    pub warnings: Vec<String>,
-}
-
-/// What kind of registration conflict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ConflictKind {
-    /// A command that differs only in case from an active one.
-    CaseClash,
-    /// A command or tool named like a built-in one.
-    Builtin,
-    /// The same command or tool name as an active registration.
-    Duplicate,
-    /// An invalid name or unknown exposure: skipped.
-    Invalid,
-}
-
-/// The registration that won a conflict.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Winner {
-    /// Its extension (`built-in` for built-ins).
-    pub ext: String,
-    /// Its spelling.
-    pub name: String,
-}
-
-/// A registration that is not active because of another one (or its name).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Conflict {
-    /// Kind.
-    pub kind: ConflictKind,
-    /// `command` or `tool`.
-    #[serde(rename = "type")]
-    pub what: &'static str,
-    /// The extension whose registration lost.
-    pub ext: String,
-    /// The name it registered.
-    pub name: String,
-    /// What holds the name, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub winner: Option<Winner>,
-    /// The host's diagnostic.
-    pub message: String,
-}
-
-/// Counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct Summary {
-    /// Extensions loaded and ready without remarks.
-    pub healthy: usize,
-    /// Things to look at.
-    pub warnings: usize,
-    /// Broken things.
-    pub problems: usize,
-}
-
-/// The whole report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Report {
-    /// No problem found.
-    pub ok: bool,
-    /// The project directory.
-    pub cwd: String,
-    /// `$ZOT_HOME`.
-    pub zot_home: String,
-    /// Counts.
-    pub summary: Summary,
-    /// Every discovered directory, in load order.
-    pub extensions: Vec<ExtReport>,
-    /// Registration conflicts.
-    pub conflicts: Vec<Conflict>,
-    /// Host warnings not tied to one extension.
-    pub warnings: Vec<String>,
-    /// What was cleaned up after interrupted installs and removals.
-    pub cleaned: Vec<Cleaned>,
-}
 
 /// Runs `ext doctor`.
 pub fn run(ctx: &Context, args: &DoctorArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
