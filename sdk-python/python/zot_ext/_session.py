@@ -3,7 +3,8 @@ one engine session: the Python half of the engine's pull model.
 
 It pulls batches of jobs from the native engine (woken through
 ``loop.add_reader`` on the engine's wake descriptor, or by a waiting thread
-where the loop has none) and answers them in batches (``_answers``). It
+where the loop has none), handles each batch on the turn of the loop that
+took it, and answers in batches (``_answers``). It
 makes no protocol decision: ids, deadlines, cancellation, what a late or
 cancelled answer means, ``call_tool`` matching and writing all happen in
 the engine.
@@ -81,8 +82,11 @@ class _Session:
         self.calls_lock = threading.Lock()
         # The token of event and panel handlers: set when the session ends.
         self.ending = threading.Event()
-        self._batches: Deque[List[Job]] = deque()
-        self._wake = asyncio.Event()
+        # Batches taken and not handled yet (held while the on-hello hook
+        # runs), and the end of the session: the engine's error, if any.
+        self._inbox: Deque[List[Job]] = deque()
+        self._hello_running = False
+        self._over: asyncio.Future[Optional[str]] = self.loop.create_future()
         self.serial = SerialJobs(self)
         self._poller: Optional[threading.Thread] = None
         self._stop_polling = threading.Event()
@@ -92,14 +96,15 @@ class _Session:
 
     def _pull(self) -> None:
         """Jobs are queued (the wake descriptor is readable, or the waiting
-        thread said so): take every one, the one pull."""
+        thread said so): take every one, the one pull, and handle them now,
+        on this turn of the loop."""
         try:
             text = self.native.take_jobs()
         except Exception as e:  # the runtime is gone: end the session
-            self._push(self._finished(f"engine unavailable: {e}"))
+            self._deliver(self._finished(f"engine unavailable: {e}"))
             return
         if text != "[]":
-            self._push(self._jobs(text))
+            self._deliver(self._jobs(text))
 
     @staticmethod
     def _finished(error: str) -> List[Job]:
@@ -126,11 +131,44 @@ class _Session:
             pass
         return self._finished(message)
 
-    def _push(self, batch: List[Job]) -> None:
-        self._batches.append(batch)
-        self._wake.set()
-        if any(j["kind"] == "finished" for j in batch):
-            self._stop_polling.set()
+    def _deliver(self, batch: List[Job]) -> None:
+        """Handles batches in the order taken; the on-hello hook holds the
+        rest."""
+        if batch:
+            self._inbox.append(batch)
+            if any(j["kind"] == "finished" for j in batch):
+                self._stop_polling.set()
+        while not self._hello_running and not self._over.done() and self._inbox:
+            try:
+                self._handle(self._inbox.popleft())
+            except Exception as e:  # a bug of ours: end the session with it
+                self._over.set_exception(e)
+                return
+        # Answers of handlers that ran inline leave with this batch, not a
+        # turn of the loop later.
+        self.answers.flush()
+
+    def _handle(self, batch: List[Job]) -> None:
+        for i, job in enumerate(batch):
+            if job["kind"] == "finished":
+                self._over.set_result(job.get("error") or None)
+                return
+            if job["kind"] == "hello":
+                rest = batch[i + 1 :]
+                if rest:
+                    self._inbox.appendleft(rest)
+                self._hello_running = True
+                self.loop.create_task(self._hello(job)).add_done_callback(self._hello_done)
+                return
+            self._dispatch(job)
+
+    def _hello_done(self, task: asyncio.Task[None]) -> None:
+        self._hello_running = False
+        error = None if task.cancelled() else task.exception()
+        if error is not None and not self._over.done():
+            self._over.set_exception(error)
+            return
+        self._deliver([])
 
     def _poll(self) -> None:
         """Fallback for event loops without ``add_reader`` (Windows'
@@ -150,7 +188,7 @@ class _Session:
             except Exception as e:
                 batch = self._finished(f"engine unavailable: {e}")
                 try:
-                    self.loop.call_soon_threadsafe(self._push, batch)
+                    self.loop.call_soon_threadsafe(self._deliver, batch)
                 except RuntimeError:  # the loop is closed
                     pass
                 return
@@ -189,18 +227,7 @@ class _Session:
         self._attach()
         serial = self.loop.create_task(self.serial.run())
         try:
-            while True:
-                if not self._batches:
-                    await self._wake.wait()
-                    self._wake.clear()
-                while self._batches:
-                    for job in self._batches.popleft():
-                        if job["kind"] == "finished":
-                            return job.get("error") or None
-                        if job["kind"] == "hello":
-                            await self._hello(job)
-                        else:
-                            self._dispatch(job)
+            return await asyncio.shield(self._over)
         except asyncio.CancelledError:
             # Ctrl-C or the application cancelled serve(): end the session
             # from our side (the engine cancels every job).
