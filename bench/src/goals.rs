@@ -1,5 +1,6 @@
-//! The targets of issue 8, checked against a run: each SDK row against an
-//! absolute bound, the floor, or its raw script, in the same run.
+//! The speed targets of the issues that set them (issue 8, then issue 15),
+//! checked against a run: each SDK row against an absolute bound, the
+//! floor, its raw script or the Go SDK target, in the same run.
 
 use serde::Serialize;
 
@@ -7,6 +8,9 @@ use crate::affinity::Placement;
 use crate::results::Cell;
 use crate::scenarios::events;
 use crate::targets::FLOOR;
+
+/// The Go SDK target's name (issue 15 compares every SDK with it).
+pub const GO_SDK: &str = "go-sdk";
 
 /// A bound.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -51,7 +55,8 @@ impl Rule {
         }
     }
 
-    fn baseline(&self) -> Option<&'static str> {
+    /// The target the bound refers to, if any.
+    pub fn baseline(&self) -> Option<&'static str> {
         match *self {
             Rule::AtMost { .. } => None,
             Rule::AtMostPlus { baseline, .. }
@@ -61,9 +66,11 @@ impl Rule {
     }
 }
 
-/// One row of the issue's table.
+/// One row of an issue's table.
 #[derive(Debug, Clone)]
 pub struct Goal {
+    /// The issue that set it.
+    pub issue: u32,
     /// Row text.
     pub row: &'static str,
     /// Metric id.
@@ -76,11 +83,20 @@ pub struct Goal {
     pub rules: Vec<(&'static str, Rule)>,
 }
 
-/// The rows, with the events row on the largest burst of the run.
+/// Every issue's rows, with the events rows on the largest burst of the
+/// run.
 pub fn goals(event_bursts: &[usize]) -> Vec<Goal> {
-    use Rule::*;
     let largest = event_bursts.iter().copied().max().unwrap_or(100_000);
+    let mut all = issue8(largest);
+    all.extend(issue15(largest));
+    all
+}
+
+/// Issue 8's table.
+fn issue8(largest: usize) -> Vec<Goal> {
+    use Rule::*;
     let g = |row, metric: &str, unit, only, rules| Goal {
+        issue: 8,
         row,
         metric: metric.to_owned(),
         unit,
@@ -299,9 +315,131 @@ pub fn goals(event_bursts: &[usize]) -> Vec<Goal> {
     ]
 }
 
+/// Issue 15's table (its "Speed" item): the Node and Python SDKs against
+/// their raw scripts, the Rust SDK against the floor, every SDK against the
+/// Go SDK target (rows `n/a` in a run without it).
+fn issue15(largest: usize) -> Vec<Goal> {
+    use Rule::*;
+    let g = |row, metric: &str, unit, rules| Goal {
+        issue: 15,
+        row,
+        metric: metric.to_owned(),
+        unit,
+        only: None,
+        rules,
+    };
+    let vs_raw = |rust: Rule, node: f64, python: f64| {
+        vec![
+            ("rust-sdk", rust),
+            (
+                "node-sdk",
+                AtLeastTimes {
+                    baseline: "raw-node",
+                    ratio: node,
+                },
+            ),
+            (
+                "python-sdk",
+                AtLeastTimes {
+                    baseline: "raw-python",
+                    ratio: python,
+                },
+            ),
+        ]
+    };
+    let floor = |ratio| AtLeastTimes {
+        baseline: FLOOR,
+        ratio,
+    };
+    let every_sdk = |rule: Rule| vec![("rust-sdk", rule), ("node-sdk", rule), ("python-sdk", rule)];
+    let events = events::metric_id(largest);
+    vec![
+        g(
+            "pipelined calls/s",
+            "pipelined.calls_per_s",
+            "calls/s",
+            vs_raw(floor(0.75), 2.0, 3.0),
+        ),
+        g(
+            "events/s (largest burst)",
+            &events,
+            "events/s",
+            vs_raw(floor(0.75), 2.0, 3.0),
+        ),
+        g(
+            "spawn → ready",
+            "startup.ready_ms",
+            "ms",
+            vec![
+                (
+                    "node-sdk",
+                    AtMostPlus {
+                        baseline: "raw-node",
+                        plus: 3.0,
+                    },
+                ),
+                (
+                    "python-sdk",
+                    AtMostPlus {
+                        baseline: "raw-python",
+                        plus: 5.0,
+                    },
+                ),
+            ],
+        ),
+        g(
+            "echo round trip p50",
+            "echo.p50_us",
+            "µs",
+            vec![(
+                "rust-sdk",
+                AtMostTimes {
+                    baseline: FLOOR,
+                    ratio: 1.25,
+                },
+            )],
+        ),
+        g(
+            "RSS after start-up",
+            "startup.rss_mib",
+            "MiB",
+            vec![("rust-sdk", AtMost { max: 3.0 })],
+        ),
+        g(
+            "echo p50 vs the Go SDK",
+            "echo.p50_us",
+            "µs",
+            every_sdk(AtMostTimes {
+                baseline: GO_SDK,
+                ratio: 1.0,
+            }),
+        ),
+        g(
+            "pipelined vs the Go SDK",
+            "pipelined.calls_per_s",
+            "calls/s",
+            every_sdk(AtLeastTimes {
+                baseline: GO_SDK,
+                ratio: 1.0,
+            }),
+        ),
+        g(
+            "events vs the Go SDK",
+            &events,
+            "events/s",
+            every_sdk(AtLeastTimes {
+                baseline: GO_SDK,
+                ratio: 1.0,
+            }),
+        ),
+    ]
+}
+
 /// The outcome of one rule in one placement.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GoalCheck {
+    /// The issue that set it.
+    pub issue: u32,
     /// Row text.
     pub row: &'static str,
     /// Metric id.
@@ -347,6 +485,7 @@ pub fn check(goals: &[Goal], placements: &[Placement], cells: &[Cell]) -> Vec<Go
                     _ => None,
                 };
                 out.push(GoalCheck {
+                    issue: goal.issue,
                     row: goal.row,
                     metric: goal.metric.clone(),
                     placement: p,
@@ -392,7 +531,7 @@ mod tests {
         let find = |row: &str, t: &str| {
             checks
                 .iter()
-                .find(|c| c.row.starts_with(row) && c.target == t)
+                .find(|c| c.issue == 8 && c.row.starts_with(row) && c.target == t)
                 .unwrap()
                 .met
         };
@@ -401,5 +540,41 @@ mod tests {
         assert_eq!(find("spawn", "python-sdk"), None);
         assert_eq!(find("echo", "rust-sdk"), Some(false));
         assert!(checks.iter().any(|c| c.metric == "events.burst_1000_per_s"));
+    }
+
+    #[test]
+    fn issue_15_checks_its_own_bounds_and_the_go_sdk_only_when_measured() {
+        let cells = vec![
+            cell("raw-python", "pipelined.calls_per_s", 10_000.0),
+            cell("python-sdk", "pipelined.calls_per_s", 35_000.0),
+            cell("raw-node", "startup.ready_ms", 50.0),
+            cell("node-sdk", "startup.ready_ms", 54.0),
+            cell("floor", "echo.p50_us", 10.0),
+            cell("rust-sdk", "echo.p50_us", 12.0),
+        ];
+        let checks = check(&goals(&[100_000]), &[Placement::Shared], &cells);
+        let find = |row: &str, t: &str| {
+            checks
+                .iter()
+                .find(|c| c.issue == 15 && c.row == row && c.target == t)
+                .unwrap()
+                .met
+        };
+        // 3.5x its raw script: issue 15's 3x met where issue 8's 4x is not.
+        assert_eq!(find("pipelined calls/s", "python-sdk"), Some(true));
+        let issue8 = checks
+            .iter()
+            .find(|c| {
+                c.issue == 8 && c.metric == "pipelined.calls_per_s" && c.target == "python-sdk"
+            })
+            .unwrap();
+        assert_eq!(issue8.met, Some(false));
+        // + 4 ms: within issue 8's + 5, not issue 15's + 3.
+        assert_eq!(find("spawn → ready", "node-sdk"), Some(false));
+        // 1.2x the floor, in the shared placement too.
+        assert_eq!(find("echo round trip p50", "rust-sdk"), Some(true));
+        // No go-sdk cells in this run: not measurable, not missed.
+        assert_eq!(find("echo p50 vs the Go SDK", "rust-sdk"), None);
+        assert_eq!(find("events vs the Go SDK", "python-sdk"), None);
     }
 }
