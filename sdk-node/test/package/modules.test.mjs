@@ -2,10 +2,12 @@
 // points are exported.
 
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 
 import * as esm from "zot-ext";
 import * as esmTesting from "zot-ext/testing";
@@ -31,6 +33,31 @@ test("import and require share one instance", () => {
 test("internals are not exported", () => {
   assert.throws(() => require("zot-ext/dist/extension.js"), { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
   assert.equal(require("zot-ext/package.json").name, "zot-ext");
+});
+
+test("each entry point is one file of JavaScript (Node reads and compiles each module on its own)", () => {
+  // A fresh process: this one has loaded the package already. The answer
+  // goes to stderr: protect-stdout moves what is written to stdout there.
+  const script = `
+    require("zot-ext");
+    require("zot-ext/testing");
+    require("zot-ext/protect-stdout");
+    const path = require("node:path");
+    const root = path.dirname(require.resolve("zot-ext/package.json"));
+    const ours = Object.keys(require.cache).filter((f) => f.startsWith(root) && f.endsWith(".js"));
+    process.stderr.write("loaded " + JSON.stringify(ours.map((f) => path.relative(root, f)).sort()) + "\\n");`;
+  const run = spawnSync(process.execPath, ["-e", script], {
+    cwd: dirname(fileURLToPath(import.meta.url)),
+    encoding: "utf8",
+  });
+  assert.equal(run.status, 0, run.stderr);
+  const line = run.stderr.split("\n").find((l) => l.startsWith("loaded "));
+  assert.ok(line !== undefined, run.stderr);
+  assert.deepEqual(JSON.parse(line.slice("loaded ".length)), [
+    "dist/index.js",
+    "dist/protect-stdout.js",
+    "dist/testing.js",
+  ]);
 });
 
 test("the npm version is the workspace's (one version for every package)", () => {
