@@ -23,8 +23,11 @@
 //! - every well-formed request read after the handshake — `command_invoked`,
 //!   `tool_call`, `event_intercept` with an id — is answered with a reply
 //!   of its kind and id, except a `tool_call` whose id a `tool_cancel`
-//!   names (SDK-23) and anything once a `shutdown` was read (the session
-//!   then ends without waiting for handlers). A *malformed* request whose
+//!   names (SDK-23), a well-formed `tool_call` on a last line that only
+//!   the end of the input ends (it is read with the EOF, which cancels every
+//!   tool call still open: SDK-23 again, nothing is sent), and anything once
+//!   a `shutdown` was read (the session then ends without waiting for
+//!   handlers). A *malformed* request whose
 //!   type and id can still be read is owed its reply too (an error, or the
 //!   fail-closed verdict: `engine/src/reject.rs`); only a line without a
 //!   readable id may be skipped (SDK-50).
@@ -67,14 +70,16 @@ pub fn check(data: &[u8]) {
     }
     wire.extend_from_slice(input);
     let rt = crate::paused_runtime();
-    let written = if options & PLAIN != 0 {
-        rt.block_on(plain(&wire, piece))
+    let (sent, written) = if options & PLAIN != 0 {
+        (wire.clone(), rt.block_on(plain(&wire, piece)))
     } else {
-        rt.block_on(sdk(&wire, piece))
+        let mut sent = wire.clone();
+        let written = rt.block_on(sdk(&mut sent, piece));
+        (sent, written)
     };
     drop(rt);
     watch.check("engine");
-    check_output(&wire, &written);
+    check_output(&sent, &written);
 }
 
 /// Long enough for everything runnable to run: on the paused clock a sleep
@@ -85,11 +90,14 @@ async fn settle() {
 }
 
 /// The Rust SDK over the in-memory transport; returns every line written.
-async fn sdk(wire: &[u8], piece: usize) -> Vec<String> {
+/// `sent` is the input, to which what the harness sends after it (its
+/// answers to `call_tool`) is added.
+async fn sdk(sent: &mut Vec<u8>, piece: usize) -> Vec<String> {
+    let wire = sent.clone();
     let (transport, mut host) = Transport::memory();
     let session = tokio::spawn(extension().run_with(transport));
     let mut out = Vec::new();
-    for chunk in crate::chunks(wire, piece) {
+    for chunk in crate::chunks(&wire, piece) {
         if host.send_bytes(chunk).await.is_err() {
             break; // the session ended and dropped its input
         }
@@ -98,7 +106,7 @@ async fn sdk(wire: &[u8], piece: usize) -> Vec<String> {
     // The host's replies to `call_tool` go after the input: end a last
     // line the input left open first, or the first reply would extend it.
     let open_line = wire.last().is_some_and(|b| *b != b'\n');
-    answer_calls(&mut host, &mut out, open_line).await;
+    answer_calls(&mut host, &mut out, sent, open_line).await;
     host.close_input();
     // `Err` is a failed handshake or a broken session: fine; a panic is not.
     let ended = session.await;
@@ -110,8 +118,14 @@ async fn sdk(wire: &[u8], piece: usize) -> Vec<String> {
 }
 
 /// Collects what the extension wrote once it is idle, answering its
-/// `call_tool`s (the `compose` tool's) until none is left.
-async fn answer_calls(host: &mut MemoryHost, out: &mut Vec<String>, mut open_line: bool) {
+/// `call_tool`s (the `compose` tool's) until none is left; what it sends is
+/// added to `sent`.
+async fn answer_calls(
+    host: &mut MemoryHost,
+    out: &mut Vec<String>,
+    sent: &mut Vec<u8>,
+    mut open_line: bool,
+) {
     loop {
         settle().await;
         let mut calls = Vec::new();
@@ -126,6 +140,7 @@ async fn answer_calls(host: &mut MemoryHost, out: &mut Vec<String>, mut open_lin
         }
         if std::mem::take(&mut open_line) {
             let _ = host.send_bytes(b"\n").await;
+            sent.push(b'\n');
         }
         for id in calls {
             let reply = serde_json::json!({
@@ -133,6 +148,8 @@ async fn answer_calls(host: &mut MemoryHost, out: &mut Vec<String>, mut open_lin
                 "content": [{"type": "text", "text": "ok"}],
             });
             let _ = host.send_line(&reply.to_string()).await;
+            sent.extend_from_slice(reply.to_string().as_bytes());
+            sent.push(b'\n');
         }
     }
 }
@@ -279,7 +296,8 @@ fn dispatch(engine: &Engine, jobs: Vec<Job>) -> bool {
     finished
 }
 
-/// The properties on what the extension wrote (see the module docs).
+/// The properties on what the extension wrote (see the module docs);
+/// `wire` is every byte the host side sent.
 fn check_output(wire: &[u8], written: &[String]) {
     let mut frames = Vec::new();
     for line in written {
@@ -336,7 +354,8 @@ fn requests(wire: &[u8]) -> Option<Requests> {
         cancelled: BTreeSet::new(),
     };
     loop {
-        let line = if rest.is_empty() {
+        let at_eof = rest.is_empty();
+        let line = if at_eof {
             match split.finish() {
                 Some(l) => l,
                 None => return handshaken.then_some(out),
@@ -370,6 +389,8 @@ fn requests(wire: &[u8]) -> Option<Requests> {
         }
         match frame {
             Ok(HostFrame::CommandInvoked(c)) => out.expected.push(("command_response", c.id)),
+            // Read with the EOF, which cancels it at once (SDK-23).
+            Ok(HostFrame::ToolCall(_)) if at_eof => {}
             Ok(HostFrame::ToolCall(t)) => out.expected.push(("tool_result", t.id)),
             Ok(HostFrame::ToolCancel(c)) => {
                 out.cancelled.insert(c.id);
@@ -436,6 +457,21 @@ mod tests {
             &wire(&[r#"{"type":"shutdown"}"#, CALL]),
             &[HELLO.to_owned()],
         );
+    }
+
+    #[test]
+    fn a_tool_call_that_only_the_eof_ends_owes_nothing() {
+        let mut open = wire(&[]);
+        open.extend_from_slice(CALL.as_bytes());
+        check_output(&open, &[HELLO.to_owned()]);
+    }
+
+    #[test]
+    #[should_panic(expected = "no command_response for request id \"c1\"")]
+    fn a_command_that_only_the_eof_ends_is_still_owed_a_reply() {
+        let mut open = wire(&[]);
+        open.extend_from_slice(br#"{"type":"command_invoked","id":"c1","name":"echo","args":""}"#);
+        check_output(&open, &[HELLO.to_owned()]);
     }
 
     #[test]
