@@ -467,10 +467,9 @@ impl LoadedExtension {
                             h.on_line(&self, &line);
                         }
                     }
-                    Ok(None) => break match (exited, self.process.as_ref().and_then(Supervised::exit_status)) {
-                        (Some((why, _)), _) => why,
-                        (None, Some(status)) => exit_reason(status),
-                        (None, None) => "stdout closed".into(),
+                    Ok(None) => break match exited {
+                        Some((why, _)) => why,
+                        None => self.reason_at_eof(shared.cfg.timeouts.exit_before_hello).await,
                     },
                     Err(CodecError::FrameTooLarge { len, limit }) => {
                         if let Some(w) = &shared.wire {
@@ -496,6 +495,25 @@ impl LoadedExtension {
         };
         self.disconnect(&shared, &reason);
         self.reader_done.cancel();
+    }
+
+    /// Why the extension is gone when its stdout reached EOF first. A
+    /// process's stdout closes as it exits, and the host may see either
+    /// first: its exit status is waited for (up to `grace`, the bound of
+    /// the same wait before `hello`, N-18), so that one exit is always
+    /// reported the same way; "stdout closed" only when it lives on.
+    async fn reason_at_eof(&self, grace: std::time::Duration) -> String {
+        let Some(process) = self.process.as_ref() else {
+            return "stdout closed".into();
+        };
+        tokio::select! {
+            _ = self.gone.cancelled() => "disconnected".into(),
+            status = tokio::time::timeout(grace, process.died()) => match status {
+                Ok(Some(status)) => exit_reason(status),
+                Ok(None) => "process exited".into(),
+                Err(_) => "stdout closed".into(),
+            },
+        }
     }
 
     /// A frame nested deeper than [`MAX_FRAME_DEPTH`] is malformed: it is

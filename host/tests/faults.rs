@@ -132,6 +132,33 @@ async fn an_exited_extension_is_disconnected_at_once_though_a_grandchild_holds_i
     }
 }
 
+// A process's stdout closes as it exits, and the host may see either first:
+// one exit is reported the same way whichever comes first (an inspector
+// session and its replay once disagreed: "stdout closed" in one, "process
+// exited (exit status 0)" in the other). Here stdout closes well before the
+// exit; a regression says "stdout closed".
+#[tokio::test(flavor = "multi_thread")]
+async fn an_exit_just_after_stdout_closes_is_reported_as_the_exit() {
+    let env = Env::new();
+    let dir = env.ext(
+        "closer",
+        json!({"on_ack": [tool("t"), ready()],
+               "on": {"tool_call:t": [{"close_stdout": true}, {"sleep": 0.05}, {"exit": 3}]}}),
+    );
+    let r = env
+        .run(
+            std::slice::from_ref(&dir),
+            json!({"confirm": "yolo", "steps": [
+                {"prompt": "go", "replies": [{"tool_calls": [call("t", json!({}))]}, {"text": "after"}]}
+            ]}),
+        )
+        .await;
+    assert_eq!(
+        r.strs("disconnected", "reason"),
+        vec!["process exited (exit status 3)"]
+    );
+}
+
 // What the extension wrote just before exiting is still read: the exit does
 // not cut the pipe short while a grandchild holds it open.
 #[tokio::test(flavor = "multi_thread")]
