@@ -1,6 +1,6 @@
 # Lint and format gates of the Python and TypeScript / JavaScript code (Rust's
 # are cargo fmt and clippy in 10-rust): ruff (ruff.toml) and Biome
-# (biome.json), both pinned and installed into the repository. To fix what
+# (biome.jsonc), both pinned and installed into the repository. To fix what
 # they report: `.venv/bin/ruff format . && .venv/bin/ruff check --fix .` and
 # `npx biome check --write .`.
 set -euo pipefail
@@ -11,7 +11,7 @@ ensure_node_modules
 ruff check --no-cache .
 ruff format --no-cache --check .
 ok "ruff: lint and format clean"
-biome ci --reporter=summary .
+biome ci --reporter=summary --error-on-warnings .
 ok "biome: lint and format clean"
 # The runner itself: a misspelt suite name fails, naming it, rather than
 # running nothing and reporting success.

@@ -69,7 +69,7 @@ function prebuiltPlatforms(): string[] {
 /** Where this platform's addon is: a file path or a package name. */
 function locate(): string {
   const suffix = platformSuffix();
-  const override = process.env["NAPI_RS_NATIVE_LIBRARY_PATH"];
+  const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH;
   if (override !== undefined && override !== "") {
     if (!existsSync(override)) {
       throw new Error(`zot-ext: NAPI_RS_NATIVE_LIBRARY_PATH names ${override}, which does not exist`);

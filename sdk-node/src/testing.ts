@@ -180,8 +180,8 @@ export class TestHost {
     request: InterceptRequest | Omit<InterceptRequest, "type" | "id"> | JsonObject,
   ): Promise<EventInterceptResponse> {
     const frame: JsonObject = { type: "event_intercept", ...request };
-    if (typeof frame["id"] !== "string") {
-      frame["id"] = `intercept-${this.nextId++}`;
+    if (typeof frame.id !== "string") {
+      frame.id = `intercept-${this.nextId++}`;
     }
     return parse<EventInterceptResponse>(await this.host.intercept(JSON.stringify(frame)));
   }

@@ -6,7 +6,7 @@
 
 const readline = require("node:readline");
 
-const emit = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
+const emit = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
 
 emit({ type: "hello", name: "raw-node", version: "1.0.0", capabilities: ["tools", "events"] });
 

@@ -11,7 +11,7 @@ const log = (msg) => process.stderr.write(`[clock] ${msg}\n`);
 const commands = {
   time: ["Show the local time", () => new Date().toLocaleTimeString("en-GB")],
   date: ["Show today's date", () => new Date().toISOString().slice(0, 10)],
-  utc: ["Show the time in UTC", () => new Date().toISOString().slice(11, 19) + " UTC"],
+  utc: ["Show the time in UTC", () => `${new Date().toISOString().slice(11, 19)} UTC`],
 };
 
 send({ type: "hello", name: "clock", version: "0.1.0", capabilities: ["commands"] });

@@ -8,6 +8,6 @@ await new Extension("hello", "1.0.0")
       description: "Greet someone",
       schema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
     },
-    async ({ name }, ctx) => ToolOutput.text(`Hello, ${name}!`),
+    async ({ name }) => ToolOutput.text(`Hello, ${name}!`),
   )
   .run();

@@ -52,7 +52,7 @@ export function fmtBytes(n: number): string {
 }
 
 export function fmtTime(ms: number): string {
-  return (ms / 1000).toFixed(3) + " s";
+  return `${(ms / 1000).toFixed(3)} s`;
 }
 
 /** Pretty JSON with long strings cut, so that a 4 MiB frame stays readable. */

@@ -161,6 +161,7 @@ test("the page shows the extension's handshake, registrations and live stderr", 
   await card.waitFor();
   await assert.doesNotReject(card.getByText("tool_cancel", { exact: true }).waitFor());
   await page.locator("[data-log=conformance]", { hasText: "conformance started" }).waitFor();
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText (the text as rendered), not the DOM property
   const text = await card.innerText();
   for (const want of ["callecho", "compose", "before_agent_start", "subagent_stop", "ready"])
     assert.ok(text.includes(want), `${want} in ${text}`);
@@ -174,6 +175,7 @@ test("a tool is called through the form generated from its schema", async () => 
   await page.click("[data-test=call]");
   const result = page.locator("[data-test=tool-result]");
   await result.getByText("hello from the form").waitFor();
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, not the DOM property
   assert.equal(await page.locator("[data-test=tool-status]").innerText(), "completed");
 
   await page.click("[data-tool=add]");

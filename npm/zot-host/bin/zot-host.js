@@ -15,8 +15,8 @@ function isMusl() {
   try {
     return readFileSync("/usr/bin/ldd", "utf8").includes("musl");
   } catch {
-    const report = process.report && process.report.getReport();
-    return !(report && report.header && report.header.glibcVersionRuntime);
+    const report = process.report?.getReport();
+    return !report?.header?.glibcVersionRuntime;
   }
 }
 

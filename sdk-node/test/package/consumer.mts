@@ -45,7 +45,7 @@ ext.on("session_end", (e) => {
 });
 ext.on("some_future_event", (e) => {
   const event: string = e.event;
-  const extra: unknown = e["anything"];
+  const extra: unknown = e.anything;
   void [event, extra];
 });
 

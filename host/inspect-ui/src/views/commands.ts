@@ -24,7 +24,12 @@ export function commandsView(): HTMLElement {
     null,
     h(
       "form.command-bar",
-      { onsubmit: (e: Event) => (e.preventDefault(), void run()) },
+      {
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          void run();
+        },
+      },
       input,
       options,
       h("button.primary", { type: "submit", "data-test": "run-command" }, "Run"),

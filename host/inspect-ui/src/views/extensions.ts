@@ -102,7 +102,7 @@ export function extensionsView(): HTMLElement {
               ),
             ),
             h("pre.json", null, pretty(t.schema)),
-            t.output_schema ? h("pre.json", null, "output_schema: " + pretty(t.output_schema)) : null,
+            t.output_schema ? h("pre.json", null, `output_schema: ${pretty(t.output_schema)}`) : null,
           ),
         ),
         h("h3", null, "Subscriptions"),

@@ -26,7 +26,7 @@ export function transcriptView(): HTMLElement {
             const t = await get<{ observations: unknown[] }>("/api/transcript");
             download(
               "transcript.jsonl",
-              t.observations.map((o) => JSON.stringify(o)).join("\n") + "\n",
+              `${t.observations.map((o) => JSON.stringify(o)).join("\n")}\n`,
               "application/x-ndjson",
             );
           },
