@@ -333,7 +333,12 @@
       null,
       h(
         "form.command-bar",
-        { onsubmit: (e) => (e.preventDefault(), void run()) },
+        {
+          onsubmit: (e) => {
+            e.preventDefault();
+            void run();
+          }
+        },
         input,
         options,
         h("button.primary", { type: "submit", "data-test": "run-command" }, "Run")
@@ -848,7 +853,7 @@
                 )
               ),
               h("pre.json", null, pretty(t.schema)),
-              t.output_schema ? h("pre.json", null, "output_schema: " + pretty(t.output_schema)) : null
+              t.output_schema ? h("pre.json", null, `output_schema: ${pretty(t.output_schema)}`) : null
             )
           ),
           h("h3", null, "Subscriptions"),
@@ -1294,7 +1299,8 @@
               const t = await get("/api/transcript");
               download(
                 "transcript.jsonl",
-                t.observations.map((o) => JSON.stringify(o)).join("\n") + "\n",
+                `${t.observations.map((o) => JSON.stringify(o)).join("\n")}
+`,
                 "application/x-ndjson"
               );
             }
