@@ -523,12 +523,11 @@ impl LoadedExtension {
     fn too_deep(self: &Arc<Self>, shared: &Arc<Shared>, line: &[u8]) {
         let problem =
             format!("frame nested deeper than {MAX_FRAME_DEPTH} levels, the most a frame may have");
-        let text = String::from_utf8_lossy(line);
         self.diagnose(
             shared,
             &format!(
                 "malformed json from extension: {problem}: {}",
-                crate::util::ellipsize(&text, 200)
+                crate::util::excerpt(line, 200)
             ),
         );
         if let Ok(tags) = FrameTags::read(line) {
@@ -568,12 +567,11 @@ impl LoadedExtension {
         let frame = match ExtFrame::decode(line) {
             Ok(f) => f,
             Err(e) => {
-                let text = String::from_utf8_lossy(line);
                 self.diagnose(
                     shared,
                     &format!(
                         "malformed json from extension: {e}: {}",
-                        crate::util::ellipsize(&text, 200)
+                        crate::util::excerpt(line, 200)
                     ),
                 );
                 // A reply we can still correlate fails its request at once.

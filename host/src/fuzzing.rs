@@ -29,7 +29,7 @@ use crate::session::SessionEngine;
 use crate::shutdown::StopBy;
 use crate::spawn::ExtLog;
 use crate::transcript::Transcript;
-use crate::wire::WireLog;
+use crate::wire::{Dir, WireLog};
 
 /// How [`ext_output`] runs.
 #[derive(Debug, Clone)]
@@ -68,8 +68,9 @@ pub struct Intake {
     /// call and an interception, ids `"1"`, `"2"`, `"3"`), and how each
     /// ended.
     pub requests: Vec<(String, RequestEnd)>,
-    /// The wire log's records.
-    pub wire: Vec<serde_json::Value>,
+    /// How many records the wire log has of lines read from the
+    /// extension.
+    pub lines_logged: usize,
     /// The extension's diagnostics (what `ext doctor` shows).
     pub diagnostics: Vec<String>,
 }
@@ -131,7 +132,7 @@ pub async fn ext_output(stdout: &[u8], opts: &IntakeOptions) -> Intake {
                 hello: other,
                 disconnect: None,
                 requests: Vec::new(),
-                wire: records.lines(),
+                lines_logged: records.count(Dir::ExtToHost),
                 diagnostics: Vec::new(),
             };
         }
@@ -189,7 +190,7 @@ pub async fn ext_output(stdout: &[u8], opts: &IntakeOptions) -> Intake {
         hello: Some(Ok(hello)),
         disconnect: ext.disconnect_reason(),
         requests,
-        wire: records.lines(),
+        lines_logged: records.count(Dir::ExtToHost),
         diagnostics: ext.diagnostics(),
     }
 }

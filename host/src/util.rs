@@ -79,12 +79,39 @@ pub fn ellipsize(s: &str, max: usize) -> String {
     format!("{}…", &s[..end])
 }
 
+/// The start of a line an extension wrote, as [`ellipsize`] would give
+/// its lossy UTF-8 text, without converting the rest of a line that may be
+/// megabytes long. Cutting `max + 4` bytes in changes nothing within the
+/// first `max` bytes of the text: a character is at most 4 bytes, and an
+/// invalid byte becomes 3.
+pub fn excerpt(line: &[u8], max: usize) -> String {
+    let head = &line[..line.len().min(max.saturating_add(4))];
+    ellipsize(&String::from_utf8_lossy(head), max)
+}
+
+/// The bytes that may start a control character in UTF-8 (see
+/// [`printable`]).
+static MAY_BE_CONTROL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    t[0x7f] = true;
+    t[0xc2] = true;
+    t
+};
+
 /// `s` with each control character (line feed, carriage return, the escape
 /// that starts a terminal sequence...) written as its Rust escape (`\n`,
 /// `\r`, `\u{1b}`). Diagnostics quote text an extension chose: each must
 /// stay one line, and none may move the terminal's cursor or restyle it.
 pub fn printable(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
+    // One table look-up per byte settles the common case. Every control
+    // character is a byte below 0x20, 0x7F, or (U+0080..=U+009F) 0xC2 and a
+    // second byte: a string with none of those bytes has none.
+    if !s.bytes().any(|b| MAY_BE_CONTROL[usize::from(b)]) || !s.chars().any(char::is_control) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -105,6 +132,18 @@ mod tests {
     #[test]
     fn printable_escapes_control_characters_only() {
         assert!(matches!(printable("plain, ünïcode"), Cow::Borrowed(_)));
+        // 0xC2 leads U+0080..=U+00BF: only U+0080..=U+009F are controls.
+        assert!(matches!(printable("¢ ¿ \u{a0}"), Cow::Borrowed(_)));
+        assert_eq!(printable("\u{9f}¢\u{80}"), "\\u{9f}¢\\u{80}");
+        assert_eq!(printable("\u{7f}"), "\\u{7f}");
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let s = c.to_string();
+            assert_eq!(
+                matches!(printable(&s), Cow::Owned(_)),
+                c.is_control(),
+                "{c:?}"
+            );
+        }
         assert_eq!(
             printable("a\nb\rc\u{1b}[2J\td\u{85}"),
             "a\\nb\\rc\\u{1b}[2J\\td\\u{85}"
@@ -116,6 +155,24 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(rfc3339(1_700_000_000), "2023-11-14T22:13:20Z");
+    }
+
+    #[test]
+    fn excerpt_is_the_whole_lines_ellipsis() {
+        let samples: [&[u8]; 6] = [
+            b"plain ascii text that goes on",
+            "h\u{e9}llo w\u{f6}rld \u{1f600}\u{1f600}\u{1f600} done".as_bytes(),
+            b"bad \xff\xfe bytes \xe2\x82 cut \xf0\x9f\x98 short",
+            b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+            b"",
+            "\u{1f600}\u{1f600}\u{1f600}\u{1f600}\u{1f600}".as_bytes(),
+        ];
+        for line in samples {
+            for max in 0..=line.len() + 2 {
+                let whole = ellipsize(&String::from_utf8_lossy(line), max);
+                assert_eq!(excerpt(line, max), whole, "{line:?} at {max}");
+            }
+        }
     }
 
     #[test]

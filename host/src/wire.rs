@@ -125,6 +125,23 @@ impl MemoryWire {
             .map(|l| serde_json::from_str(l).unwrap_or_else(|_| loose_record(l)))
             .collect()
     }
+
+    /// How many records were written in direction `dir`: what
+    /// [`Self::lines`] would say, without building every frame (the
+    /// `host_intake` fuzz target asks this once per input). A record that
+    /// does not parse is not counted, as `lines` gives it no `dir`.
+    pub fn count(&self, dir: Dir) -> usize {
+        #[derive(serde::Deserialize)]
+        struct DirOnly<'a> {
+            #[serde(borrow)]
+            dir: std::borrow::Cow<'a, str>,
+        }
+        let buf = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        String::from_utf8_lossy(&buf)
+            .lines()
+            .filter(|l| serde_json::from_str::<DirOnly<'_>>(l).is_ok_and(|r| r.dir == dir.as_str()))
+            .count()
+    }
 }
 
 /// A record whose frame `serde_json::Value` refused (see

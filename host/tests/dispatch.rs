@@ -776,3 +776,26 @@ fn memory_wire_log_keeps_a_frame_with_a_lone_surrogate() {
     assert_eq!(records[0]["frame_text"], std::str::from_utf8(odd).unwrap());
     assert_eq!(records[1]["frame"]["type"], "ready");
 }
+
+/// `MemoryWire::count` agrees with `lines` on every kind of record: a
+/// plain frame, one `serde_json::Value` cannot hold, a line that is no
+/// JSON at all, an oversize line, and the host's own writes.
+#[test]
+fn memory_wire_log_counts_records_by_direction() {
+    use zot_host::wire::{Dir, WireLog};
+    let (wire, mem) = WireLog::memory();
+    wire.line("x", Dir::ExtToHost, br#"{"type":"ready"}"#);
+    wire.line(
+        "x",
+        Dir::ExtToHost,
+        br#"{"type":"submit","te\ud800xt":"hi"}"#,
+    );
+    wire.line("x", Dir::ExtToHost, b"not json \x1b[2J\xff");
+    wire.oversize("x", 20_000_000);
+    wire.line("x", Dir::HostToExt, br#"{"type":"hello_ack"}"#);
+    let by_lines = |dir: &str| mem.lines().iter().filter(|r| r["dir"] == dir).count();
+    assert_eq!(mem.count(Dir::ExtToHost), 4);
+    assert_eq!(mem.count(Dir::ExtToHost), by_lines("ext->host"));
+    assert_eq!(mem.count(Dir::HostToExt), 1);
+    assert_eq!(mem.count(Dir::HostToExt), by_lines("host->ext"));
+}
