@@ -412,3 +412,35 @@ async fn call_tool_replies_from_another_extension_respect_the_budget() {
         assert!(x.get("is_error").is_none(), "{}", x["name"]);
     }
 }
+
+/// Arguments that are valid JSON but that a `serde_json::Value` cannot
+/// hold (a lone UTF-16 surrogate escape, a number beyond `f64`) panicked
+/// the host's task that announces the call, so the call was never answered
+/// (found by the host_intake fuzz target; the input is kept in
+/// fuzz/regressions/host_intake/lone-surrogate-in-call-tool-args). Each call
+/// is answered, and observed with its arguments as their JSON text.
+#[tokio::test(flavor = "multi_thread")]
+async fn call_tool_args_a_value_cannot_hold_are_answered() {
+    let env = Env::new();
+    let surrogate = r#"{"command":"echo \ud800"}"#;
+    let huge = r#"{"command":"echo big","n":1e400}"#;
+    let call = |args: &str| json!([{"raw": format!(r#"{{"type":"call_tool","id":"{{in.id}}","name":"bash","args":{args}}}"#)}]);
+    let c = env.ext("odd", json!({
+        "hello": {"type": "hello", "name": "odd", "version": "1", "capabilities": ["commands", "call_tool"]},
+        "on_ack": [cmd("surrogate"), cmd("huge"), ready()],
+        "on": {
+            "command_invoked:surrogate": call(surrogate),
+            "command_invoked:huge": call(huge),
+            "tool_result": [{"send": {"type": "command_response", "id": "$in.id", "action": "noop"}}]
+        }
+    }));
+    let r = env
+        .run(
+            &[c],
+            json!({"confirm": "yolo", "steps": [{"command": "/surrogate"}, {"command": "/huge"}]}),
+        )
+        .await;
+    assert_eq!(r.sent("odd", "tool_result").len(), 2, "both calls answered");
+    let shown: Vec<&Value> = r.kinds("tool_call").iter().map(|o| &o["args"]).collect();
+    assert_eq!(shown, [&json!(surrogate), &json!(huge)]);
+}

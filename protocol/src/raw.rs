@@ -80,9 +80,16 @@ impl RawJson {
         serde_json::from_str(self.get())
     }
 
-    /// Decodes the value into a `serde_json::Value` tree.
+    /// Decodes the value into a `serde_json::Value` tree, for display and
+    /// observation. The text is checked as JSON's grammar checks it, and a
+    /// `Value` holds less: a lone UTF-16 surrogate escape (`"\ud800"`) or a
+    /// number beyond `f64` (`1e400`) is valid JSON a peer may send, and
+    /// comes back as the value's text, a JSON string, rather than failing.
+    /// Code that needs the data itself decodes it with [`Self::parse`] and
+    /// handles the error.
     pub fn to_value(&self) -> serde_json::Value {
-        serde_json::from_str(self.get()).expect("RawJson always holds valid JSON")
+        serde_json::from_str(self.get())
+            .unwrap_or_else(|_| serde_json::Value::String(self.get().to_owned()))
     }
 
     /// The size of the text in bytes.

@@ -337,3 +337,28 @@ fn a_lone_surrogate_is_the_same_error_on_both_decode_paths() {
     .unwrap();
     assert_eq!((tags.frame_type.as_str(), tags.id), ("tool_call", None));
 }
+
+/// JSON's grammar allows text a `serde_json::Value` cannot hold (a lone
+/// UTF-16 surrogate escape, a number beyond `f64`): a `RawJson` keeps it,
+/// and `to_value` gives it back as its text instead of panicking (it did:
+/// the host announced such `call_tool` arguments with it). Values it can
+/// hold decode as before.
+#[test]
+fn raw_json_a_value_cannot_hold_decodes_to_its_text() {
+    for text in [
+        r#"{"a":"\ud800"}"#,
+        r#"["x\udc00"]"#,
+        r#"{"lines\ud800":1}"#,
+        r#"{"n":1e400}"#,
+        "-1e999",
+    ] {
+        let raw = zot_protocol::RawJson::from_string(text.to_owned()).unwrap();
+        assert_eq!(raw.to_value(), serde_json::Value::String(text.to_owned()));
+        assert!(raw.parse::<serde_json::Value>().is_err(), "{text}");
+    }
+    let raw = zot_protocol::RawJson::from_string(r#"{"a":"\ud83d\ude00","n":1e300}"#.to_owned());
+    assert_eq!(
+        raw.unwrap().to_value(),
+        serde_json::json!({"a": "\u{1f600}", "n": 1e300})
+    );
+}
