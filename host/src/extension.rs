@@ -516,13 +516,12 @@ impl LoadedExtension {
         }
     }
 
-    /// A frame nested deeper than [`MAX_FRAME_DEPTH`] is malformed: it is
-    /// not decoded (a typed decode stops at that depth anyway, with a less
-    /// clear error), and a reply whose `type` and `id` can be read without
-    /// decoding it fails its request at once, as any malformed reply does.
-    fn too_deep(self: &Arc<Self>, shared: &Arc<Shared>, line: &[u8]) {
-        let problem =
-            format!("frame nested deeper than {MAX_FRAME_DEPTH} levels, the most a frame may have");
+    /// A line that is no frame: one diagnostic quoting its start, and a
+    /// reply whose `type` and `id` can still be read (without decoding the
+    /// rest: it may be nested too deeply, or hold a lone surrogate escape a
+    /// `serde_json::Value` cannot) fails its request at once instead of
+    /// leaving it to wait out its deadline.
+    fn malformed(self: &Arc<Self>, shared: &Arc<Shared>, line: &[u8], problem: String) {
         self.diagnose(
             shared,
             &format!(
@@ -560,32 +559,19 @@ impl LoadedExtension {
     }
 
     fn handle_line(self: &Arc<Self>, shared: &Arc<Shared>, line: &[u8]) {
+        // Too deep is malformed, and not decoded: a typed decode stops at
+        // that depth anyway, with a less clear error.
         if exceeds_depth(line, MAX_FRAME_DEPTH) {
-            self.too_deep(shared, line);
+            let problem = format!(
+                "frame nested deeper than {MAX_FRAME_DEPTH} levels, the most a frame may have"
+            );
+            self.malformed(shared, line, problem);
             return;
         }
         let frame = match ExtFrame::decode(line) {
             Ok(f) => f,
             Err(e) => {
-                self.diagnose(
-                    shared,
-                    &format!(
-                        "malformed json from extension: {e}: {}",
-                        crate::util::excerpt(line, 200)
-                    ),
-                );
-                // A reply we can still correlate fails its request at once.
-                if let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) {
-                    let ty = v.get("type").and_then(|t| t.as_str()).unwrap_or("");
-                    if matches!(
-                        ty,
-                        "command_response" | "tool_result" | "event_intercept_response"
-                    ) {
-                        if let Some(id) = v.get("id").and_then(|i| i.as_str()) {
-                            self.deliver(id, Reply::Malformed(e.to_string()), ty);
-                        }
-                    }
-                }
+                self.malformed(shared, line, e.to_string());
                 return;
             }
         };

@@ -103,6 +103,38 @@ async fn silent_extension_hits_the_hello_bound() {
     assert!(msg.contains("no hello within"), "{msg}");
 }
 
+/// A reply that is valid JSON but does not decode, and that a
+/// `serde_json::Value` cannot hold either (a lone surrogate escape in its
+/// text), fails its call at once: its `type` and `id` are read as for a
+/// reply nested too deeply. It used to wait out its whole deadline, as the
+/// host looked for them by parsing the line into a `Value`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_with_a_lone_surrogate_fails_its_call_at_once() {
+    let env = Env::new();
+    let a = env.ext(
+        "odd",
+        json!({
+            "on_ack": [tool("odd"), ready()],
+            "on": {"tool_call:odd": [{"raw":
+                r#"{"type":"tool_result","id":"{in.id}","content":[{"type":"text","text":"a\ud800b"}]}"#}]}
+        }),
+    );
+    let r = env
+        .run(&[a], json!({"confirm": "yolo", "timeouts": {"tool_reply_ms": 20000}, "steps": [
+            {"prompt": "go", "replies": [{"tool_calls": [{"name": "odd", "args": {}}]}, {"text": "done"}]}
+        ]}))
+        .await;
+    let res = r.tool_results();
+    assert_eq!(res.len(), 1, "{res:?}");
+    assert_eq!(res[0]["status"], "failed", "{}", res[0]);
+    let text = res[0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("malformed tool_result: ")
+            && text.contains("field `content[0].text`: a string holds a lone UTF-16 surrogate"),
+        "{text}"
+    );
+}
+
 /// A frame nested deeper than `MAX_FRAME_DEPTH` (128) is malformed: named
 /// so in one diagnostic, and a reply that is one fails its call at once
 /// instead of leaving it to wait out its deadline (the typed decode gave up
