@@ -506,7 +506,12 @@ impl LoadedExtension {
         let Some(process) = self.process.as_ref() else {
             return "stdout closed".into();
         };
+        let closed = self.outbound.closed_token();
         tokio::select! {
+            biased;
+            // The host may drop it meanwhile (its queue overflowed, N-11):
+            // that is why it is gone, not the exit its closed stdin causes.
+            _ = closed.cancelled() => self.outbound.close_reason().unwrap_or_else(|| "outbound queue closed".into()),
             _ = self.gone.cancelled() => "disconnected".into(),
             status = tokio::time::timeout(grace, process.died()) => match status {
                 Ok(Some(status)) => exit_reason(status),

@@ -159,6 +159,56 @@ async fn an_exit_just_after_stdout_closes_is_reported_as_the_exit() {
     );
 }
 
+// The host may drop an extension while it waits for the exit status after
+// stdout closed: here its queue overflows (N-11) with a `call_tool` result
+// larger than the byte bound. That is why it is gone, not the exit the
+// dropped stdin then causes (a regression says "process exited (exit status
+// 0)", or "stdout closed" once the grace is out). The inner call's command
+// produces its output only once the extension closed stdout (a FIFO it
+// writes to after that; an overflow seen before the EOF is reported by the
+// read loop anyway); the grace is stretched so only the overflow can end the
+// wait.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_overflow_while_waiting_for_the_exit_after_stdout_closed_is_the_reason() {
+    let mut env = Env::new();
+    env.queue = Some(zot_host::QueueLimits {
+        frames: 256,
+        bytes: 32 * 1024,
+    });
+    env.timeouts.exit_before_hello = Duration::from_secs(30);
+    let fifo = env.tmp.path().join("stdout-closed.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo: {made}");
+    let command = format!(
+        "cat '{}' >/dev/null; head -c 100000 /dev/zero | tr '\\0' x",
+        fifo.display()
+    );
+    let dir = env.ext(
+        "closer",
+        json!({"on_ack": [tool("t"), ready()], "on": {"tool_call:t": [
+            {"send": {"type": "call_tool", "id": "$in.id", "name": "bash", "args": {"command": command}, "parent_id": "$in.id"}},
+            {"close_stdout": true},
+            {"write_pid": fifo.display().to_string()}
+        ]}}),
+    );
+    let r = env
+        .run(
+            std::slice::from_ref(&dir),
+            json!({"confirm": "yolo", "steps": [
+                {"prompt": "go", "replies": [{"tool_calls": [call("t", json!({}))]}, {"text": "after"}]}
+            ]}),
+        )
+        .await;
+    let reasons = r.strs("disconnected", "reason");
+    assert!(
+        matches!(reasons.as_slice(), [one] if one.starts_with("outbound queue overflow: ")),
+        "{reasons:?}"
+    );
+}
+
 // What the extension wrote just before exiting is still read: the exit does
 // not cut the pipe short while a grandchild holds it open.
 #[tokio::test(flavor = "multi_thread")]
