@@ -506,12 +506,13 @@ impl LoadedExtension {
         let Some(process) = self.process.as_ref() else {
             return "stdout closed".into();
         };
-        let closed = self.outbound.closed_token();
+        let overflowed = self.outbound.overflowed();
         tokio::select! {
             biased;
             // The host may drop it meanwhile (its queue overflowed, N-11):
             // that is why it is gone, not the exit its closed stdin causes.
-            _ = closed.cancelled() => self.outbound.close_reason().unwrap_or_else(|| "outbound queue closed".into()),
+            // (A write failing as it exits still reports the exit.)
+            _ = overflowed.cancelled() => self.outbound.close_reason().unwrap_or_else(|| "outbound queue overflow".into()),
             _ = self.gone.cancelled() => "disconnected".into(),
             status = tokio::time::timeout(grace, process.died()) => match status {
                 Ok(Some(status)) => exit_reason(status),

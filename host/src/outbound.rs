@@ -156,6 +156,9 @@ struct Inner {
     closed: CancellationToken,
     /// Cancelled when the writer task has ended (stdin dropped).
     writer_done: CancellationToken,
+    /// Cancelled when an overflow closed the queue (the host's decision, as
+    /// opposed to a failed write or a disconnect).
+    overflowed: CancellationToken,
     wire: Option<WireLog>,
 }
 
@@ -187,6 +190,7 @@ impl Outbound {
             room: Notify::new(),
             closed: CancellationToken::new(),
             writer_done: CancellationToken::new(),
+            overflowed: CancellationToken::new(),
             wire,
         });
         tokio::spawn(writer(inner.clone(), sink));
@@ -231,7 +235,9 @@ impl Outbound {
             }
             describe(limits, st.queue.len() + 1, st.bytes + len)
         };
-        self.close(&format!("outbound queue overflow: {overflow}"));
+        if self.shut(&format!("outbound queue overflow: {overflow}")) {
+            self.inner.overflowed.cancel();
+        }
         Err(OutboundError::Overflow(overflow))
     }
 
@@ -330,10 +336,15 @@ impl Outbound {
     /// Closes the queue for good: queued frames are dropped, their waiters
     /// fail, the writer stops (dropping stdin). Idempotent.
     pub fn close(&self, reason: &str) {
+        self.shut(reason);
+    }
+
+    /// [`Self::close`]; `true` when this call closed it.
+    fn shut(&self, reason: &str) -> bool {
         let dropped: Vec<Item> = {
             let mut st = self.lock();
             if st.closed.is_some() {
-                return;
+                return false;
             }
             st.closed = Some(reason.to_owned());
             st.bytes = 0;
@@ -348,6 +359,7 @@ impl Outbound {
         self.inner.closed.cancel();
         self.inner.wake.notify_one();
         self.inner.room.notify_waiters();
+        true
     }
 
     /// Lets the writer drain what is queued, then close stdin (graceful; the
@@ -360,6 +372,11 @@ impl Outbound {
     /// Cancelled when the queue closes for good.
     pub fn closed_token(&self) -> CancellationToken {
         self.inner.closed.clone()
+    }
+
+    /// Cancelled when an overflow closed the queue.
+    pub fn overflowed(&self) -> CancellationToken {
+        self.inner.overflowed.clone()
     }
 
     /// Cancelled once the writer has dropped stdin.
