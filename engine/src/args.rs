@@ -71,14 +71,15 @@ impl ArgsCheck {
                 kind(&value)
             ));
         }
-        // Every problem, not only the first: the model fixes them in one go.
-        let problems: Vec<String> = self
-            .validator
-            .iter_errors(&value)
-            .take(MAX_PROBLEMS)
-            .map(|e| problem(&e))
-            .collect();
-        if !problems.is_empty() {
+        // Every problem, not only the first: the model fixes them in one go
+        // (listed only when there is one: `is_valid` does less per call).
+        if !self.validator.is_valid(&value) {
+            let problems: Vec<String> = self
+                .validator
+                .iter_errors(&value)
+                .take(MAX_PROBLEMS)
+                .map(|e| problem(&e))
+                .collect();
             return Err(format!("invalid arguments: {}", problems.join("; ")));
         }
         if !whole_floats_to_integers(&mut value) {
@@ -91,8 +92,12 @@ impl ArgsCheck {
     }
 }
 
-/// Parses the arguments, naming where a string could not be read.
+/// Parses the arguments, naming where a string could not be read (the
+/// path is tracked only on a second reading, after a failed one).
 fn parse(args: &RawJson) -> Result<Value, String> {
+    if let Ok(value) = serde_json::from_str(args.get()) {
+        return Ok(value);
+    }
     let mut de = serde_json::Deserializer::from_str(args.get());
     serde_path_to_error::deserialize::<_, Value>(&mut de).map_err(|e| {
         let inner = e.inner().to_string();
