@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import sys
 import threading
 import time
 from typing import Any, Dict, List, Optional, TypedDict
@@ -269,6 +270,69 @@ def make_cancellable(probe: Probe) -> Extension:
         return "pong"
 
     return ext
+
+
+def test_a_cancel_before_the_handler_looks_is_set_when_it_does(no_leftover_threads: None) -> None:
+    # `ctx.cancelled` is made on first use (see the next test): a cancel
+    # that came before is already set on it.
+    started, release, done = threading.Event(), threading.Event(), threading.Event()
+    seen: List[Any] = []
+    ext = Extension("late-look")
+
+    @ext.tool("late")
+    def late(args: Dict[str, Any], ctx: Ctx) -> str:
+        started.set()
+        release.wait(10)
+        seen.append((ctx.is_cancelled(), ctx.cancelled.is_set(), ctx.cancelled.wait(0)))
+        done.set()
+        return "dropped"
+
+    @ext.command("ping")
+    def ping() -> str:
+        return "pong"
+
+    with TestHost(ext) as host:
+        tid = host.start_tool("late")
+        assert started.wait(5)
+        host.cancel_tool(tid)
+        # Jobs are handled in order: once `ping` is answered, so is the cancel.
+        assert host.command("ping")["display"] == "pong"
+        release.set()
+        assert done.wait(5)
+    assert seen == [(True, True, True)]
+
+
+def test_a_call_makes_a_threading_event_only_if_its_handler_asks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # One costs about 2 µs, much of a small call (bench/README.md).
+    made_by: List[str] = []
+
+    class Counted(threading.Event):
+        def __init__(self) -> None:
+            made_by.append(sys._getframe(1).f_globals.get("__name__", ""))
+            super().__init__()
+
+    ext = Extension("events")
+
+    @ext.tool("quiet")
+    def quiet(args: Dict[str, Any], ctx: Ctx) -> str:
+        return "ok" if not ctx.is_cancelled() else "cancelled"
+
+    @ext.tool("looks")
+    def looks(args: Dict[str, Any], ctx: Ctx) -> str:
+        return "ok" if not ctx.cancelled.is_set() else "cancelled"
+
+    with TestHost(ext) as host:
+        monkeypatch.setattr(threading, "Event", Counted)
+        for _ in range(5):
+            assert host.tool("quiet")["content"][0]["text"] == "ok"
+        quiet_made = [m for m in made_by if m.startswith("zot_ext")]
+        assert host.tool("looks")["content"][0]["text"] == "ok"
+        looks_made = [m for m in made_by if m.startswith("zot_ext")][len(quiet_made) :]
+        monkeypatch.undo()
+    assert quiet_made == []
+    assert looks_made == ["zot_ext._context"]
 
 
 def test_cancel_a_sync_handler(no_leftover_threads: None) -> None:

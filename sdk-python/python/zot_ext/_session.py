@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Deque, Dict, List, O
 
 from . import _native
 from ._answers import Answers, answer_part, text_part
-from ._context import Ctx, HostInfo, _Waiter
+from ._context import Cancellation, Ctx, HostInfo, _Waiter
 from ._contract import (
     CommandJob,
     FinishedJob,
@@ -75,13 +75,13 @@ class _Session:
         self.host: Optional[HostInfo] = None
         self.announced = False
         self.tasks: Dict[int, asyncio.Task[None]] = {}
-        self.cancels: Dict[int, threading.Event] = {}
+        self.cancels: Dict[int, Cancellation] = {}
         self.workers = Workers(ext.max_threads, ext.thread_idle_timeout)
         self.answers = Answers(native, self.loop, lambda m, level: ext.log(m, level))
         self.calls: Dict[int, _Waiter] = {}
         self.calls_lock = threading.Lock()
         # The token of event and panel handlers: set when the session ends.
-        self.ending = threading.Event()
+        self.ending = Cancellation()
         # Batches taken and not handled yet (held while the on-hello hook
         # runs), and the end of the session: the engine's error, if any.
         self._inbox: Deque[List[Job]] = deque()
@@ -371,9 +371,9 @@ class _Session:
         what: str,
         urgent: bool = False,
     ) -> None:
-        cancelled = threading.Event()
-        self.cancels[job_id] = cancelled
-        ctx = Ctx(self, job_id, invocation, cancelled)
+        cancellation = Cancellation()
+        self.cancels[job_id] = cancellation
+        ctx = Ctx(self, job_id, invocation, cancellation)
         if handler.is_async:
             self.tasks[job_id] = self.loop.create_task(
                 self._run_async(job_id, handler, args, outcome, ctx, what)
@@ -517,7 +517,7 @@ class _Session:
         return future
 
     def _failed(self, job_id: int, what: str, e: Exception, ctx: Ctx) -> None:
-        if not ctx.cancelled.is_set():
+        if not ctx.is_cancelled():
             self.ext._ensure_logging()
             log_failure(self.ext.logger, f"{what} failed", e)
         self.answers.fail(job_id, failure_message(e))
