@@ -132,6 +132,18 @@ async fn an_exited_extension_is_disconnected_at_once_though_a_grandchild_holds_i
     }
 }
 
+/// One prompt whose model calls tool `t` of the extension in `dir` once,
+/// then answers "after".
+async fn prompt_calling_t(env: &Env, dir: PathBuf) -> Run {
+    env.run(
+        &[dir],
+        json!({"confirm": "yolo", "steps": [
+            {"prompt": "go", "replies": [{"tool_calls": [call("t", json!({}))]}, {"text": "after"}]}
+        ]}),
+    )
+    .await
+}
+
 // A process's stdout closes as it exits, and the host may see either first:
 // one exit is reported the same way whichever comes first (an inspector
 // session and its replay once disagreed: "stdout closed" in one, "process
@@ -145,14 +157,7 @@ async fn an_exit_just_after_stdout_closes_is_reported_as_the_exit() {
         json!({"on_ack": [tool("t"), ready()],
                "on": {"tool_call:t": [{"close_stdout": true}, {"sleep": 0.05}, {"exit": 3}]}}),
     );
-    let r = env
-        .run(
-            std::slice::from_ref(&dir),
-            json!({"confirm": "yolo", "steps": [
-                {"prompt": "go", "replies": [{"tool_calls": [call("t", json!({}))]}, {"text": "after"}]}
-            ]}),
-        )
-        .await;
+    let r = prompt_calling_t(&env, dir).await;
     assert_eq!(
         r.strs("disconnected", "reason"),
         vec!["process exited (exit status 3)"]
@@ -194,14 +199,7 @@ async fn an_overflow_while_waiting_for_the_exit_after_stdout_closed_is_the_reaso
             {"write_pid": fifo.display().to_string()}
         ]}}),
     );
-    let r = env
-        .run(
-            std::slice::from_ref(&dir),
-            json!({"confirm": "yolo", "steps": [
-                {"prompt": "go", "replies": [{"tool_calls": [call("t", json!({}))]}, {"text": "after"}]}
-            ]}),
-        )
-        .await;
+    let r = prompt_calling_t(&env, dir).await;
     let reasons = r.strs("disconnected", "reason");
     assert!(
         matches!(reasons.as_slice(), [one] if one.starts_with("outbound queue overflow: ")),
