@@ -122,6 +122,8 @@ mod close_reason;
 pub mod contract;
 mod diagnostics;
 pub mod fast_hash;
+#[cfg(unix)]
+mod fd;
 mod handshake;
 mod intercept;
 mod jobs;

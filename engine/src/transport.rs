@@ -11,6 +11,8 @@ use tokio::sync::mpsc;
 use zot_protocol::{encode_frame, DecodeError, ExtFrame, Frame, HostFrame};
 
 use super::writer::{ChannelSink, FrameSink};
+#[cfg(unix)]
+use crate::fd::{is_pipe_or_socket, set_nonblocking};
 
 /// The host→extension byte stream.
 pub(crate) enum Source {
@@ -225,6 +227,7 @@ mod imp {
     use std::sync::atomic::{AtomicBool, Ordering};
 
     use super::{Source, Transport};
+    use crate::fd::cvt;
     use crate::writer::FdSink;
 
     static TAKEN: AtomicBool = AtomicBool::new(false);
@@ -232,14 +235,6 @@ mod imp {
     /// The wire (stdin, stdout) set aside by `protect_stdio` before the
     /// transport was taken.
     static SET_ASIDE: std::sync::Mutex<Option<(OwnedFd, OwnedFd)>> = std::sync::Mutex::new(None);
-
-    fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
-        if r < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(r)
-        }
-    }
 
     /// A close-on-exec duplicate of `fd`, numbered 3 or above.
     fn dup_private(fd: RawFd) -> io::Result<OwnedFd> {
@@ -293,29 +288,6 @@ mod imp {
             stdio: true,
         })
     }
-
-    /// Whether `fd` is a pipe or socket, where non-blocking mode and epoll
-    /// work and the descriptor is not shared with a terminal session.
-    pub(crate) fn is_pipe_or_socket(fd: RawFd) -> bool {
-        // SAFETY: fstat fills a zeroed stat struct.
-        unsafe {
-            let mut st: libc::stat = std::mem::zeroed();
-            if libc::fstat(fd, &mut st) != 0 {
-                return false;
-            }
-            let fmt = st.st_mode & libc::S_IFMT;
-            fmt == libc::S_IFIFO || fmt == libc::S_IFSOCK
-        }
-    }
-
-    pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
-        // SAFETY: fcntl on a descriptor we own.
-        unsafe {
-            let fl = cvt(libc::fcntl(fd, libc::F_GETFL))?;
-            cvt(libc::fcntl(fd, libc::F_SETFL, fl | libc::O_NONBLOCK))?;
-        }
-        Ok(())
-    }
 }
 
 #[cfg(not(unix))]
@@ -333,9 +305,6 @@ mod imp {
         Ok(())
     }
 }
-
-#[cfg(unix)]
-pub(crate) use imp::{is_pipe_or_socket, set_nonblocking};
 
 /// An async reader over a non-blocking pipe or socket descriptor, driven by
 /// the reactor of the runtime it was created in (no helper thread).

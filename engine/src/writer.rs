@@ -386,8 +386,8 @@ impl FdSink {
     /// is left as it is, so the mode does not leak into the shell.
     pub(crate) fn new(fd: std::os::fd::OwnedFd) -> io::Result<Self> {
         use std::os::fd::AsRawFd;
-        if crate::transport::is_pipe_or_socket(fd.as_raw_fd()) {
-            crate::transport::set_nonblocking(fd.as_raw_fd())?;
+        if crate::fd::is_pipe_or_socket(fd.as_raw_fd()) {
+            crate::fd::set_nonblocking(fd.as_raw_fd())?;
         }
         Ok(Self { fd })
     }

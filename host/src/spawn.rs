@@ -180,34 +180,3 @@ pub fn spawn(
         stdout: pipes.stdout,
     })
 }
-
-/// Sends `sig` to the child's process group (OP-12), falling back to the
-/// process itself. Only while the child is unreaped (its zombie pins the
-/// ids): [`Supervised`] guarantees that.
-#[cfg(unix)]
-pub fn signal_group(pid: u32, sig: i32) {
-    // SAFETY: kill(2) with a negative pid addresses the process group the
-    // child leads (it was spawned with process_group(0)); no memory involved.
-    let r = unsafe { libc::kill(-(pid as i32), sig) };
-    if r != 0 {
-        // SAFETY: as above, for the single process.
-        unsafe { libc::kill(pid as i32, sig) };
-    }
-}
-
-/// Non-Unix: no process groups; the caller kills the process.
-#[cfg(not(unix))]
-pub fn signal_group(_pid: u32, _sig: i32) {}
-
-/// SIGTERM.
-#[cfg(unix)]
-pub const SIGTERM: i32 = libc::SIGTERM;
-/// SIGKILL.
-#[cfg(unix)]
-pub const SIGKILL: i32 = libc::SIGKILL;
-/// SIGTERM (unused off Unix).
-#[cfg(not(unix))]
-pub const SIGTERM: i32 = 15;
-/// SIGKILL (unused off Unix).
-#[cfg(not(unix))]
-pub const SIGKILL: i32 = 9;

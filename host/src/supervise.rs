@@ -25,10 +25,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-/// The environment variable that marks an extension's process tree. A
-/// helper that must outlive its extension deliberately removes it from its
-/// environment (and leaves the process group).
-pub const MARKER_VAR: &str = "ZOT_EXT_INSTANCE";
+use crate::sweep::MARKER_VAR;
 
 struct State {
     /// The process was reaped: its pid (and group id) may name another
@@ -61,7 +58,7 @@ impl Inner {
     fn signal_group(&self, sig: i32) {
         let st = self.lock();
         if !st.reaped {
-            crate::spawn::signal_group(self.pid, sig);
+            signal_group(self.pid, sig);
         }
     }
 
@@ -73,7 +70,7 @@ impl Inner {
         let st = self.lock();
         let group = (!st.reaped).then_some(self.pid);
         if let Some(pgid) = group {
-            crate::spawn::signal_group(pgid, crate::spawn::SIGKILL);
+            signal_group(pgid, SIGKILL);
         }
         crate::sweep::sweep(group, &self.marker, bound);
         drop(st);
@@ -209,7 +206,7 @@ impl Supervised {
 
     /// SIGKILL to its process group; the watcher then cleans up and reaps.
     pub fn kill(&self) {
-        self.signal(crate::spawn::SIGKILL);
+        self.signal(SIGKILL);
     }
 
     /// The exit status, once it exited and its leftovers were cleaned up.
@@ -421,3 +418,34 @@ mod tests {
         !matches!(state, Some(Some('Z' | 'X' | 'x')))
     }
 }
+
+/// Sends `sig` to the child's process group (OP-12), falling back to the
+/// process itself. Only while the child is unreaped (its zombie pins the
+/// ids): [`Supervised`] guarantees that.
+#[cfg(unix)]
+fn signal_group(pid: u32, sig: i32) {
+    // SAFETY: kill(2) with a negative pid addresses the process group the
+    // child leads (it was spawned with process_group(0)); no memory involved.
+    let r = unsafe { libc::kill(-(pid as i32), sig) };
+    if r != 0 {
+        // SAFETY: as above, for the single process.
+        unsafe { libc::kill(pid as i32, sig) };
+    }
+}
+
+/// Non-Unix: no process groups; the caller kills the process.
+#[cfg(not(unix))]
+fn signal_group(_pid: u32, _sig: i32) {}
+
+/// SIGTERM.
+#[cfg(unix)]
+pub const SIGTERM: i32 = libc::SIGTERM;
+/// SIGKILL.
+#[cfg(unix)]
+pub const SIGKILL: i32 = libc::SIGKILL;
+/// SIGTERM (unused off Unix).
+#[cfg(not(unix))]
+pub const SIGTERM: i32 = 15;
+/// SIGKILL (unused off Unix).
+#[cfg(not(unix))]
+pub const SIGKILL: i32 = 9;

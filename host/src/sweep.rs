@@ -3,7 +3,7 @@
 //! A process group reaches only the processes that stayed in it; a helper
 //! that called `setsid` or `setpgid` (or daemonized) is elsewhere. Like a
 //! CI agent's process-tree killer, the host finds those by the marker every
-//! descendant inherits in its environment ([`crate::supervise::MARKER_VAR`]),
+//! descendant inherits in its environment ([`MARKER_VAR`], set by [`crate::supervise`]),
 //! besides the members of the extension's process group, and kills them.
 //!
 //! Each candidate is pinned with a pidfd *before* it is inspected, and the
@@ -16,6 +16,11 @@
 //! host can reach.
 
 use std::time::Duration;
+
+/// The environment variable that marks an extension's process tree. A
+/// helper that must outlive its extension deliberately removes it from its
+/// environment (and leaves the process group).
+pub const MARKER_VAR: &str = "ZOT_EXT_INSTANCE";
 
 /// Kills every process in group `pgid` (when given: the caller guarantees the
 /// id is still the extension's) or whose environment holds
@@ -46,7 +51,7 @@ mod linux {
 
     pub fn sweep(pgid: Option<u32>, marker: &str, bound: Duration) {
         let deadline = Instant::now() + bound;
-        let needle = format!("{}={marker}", crate::supervise::MARKER_VAR).into_bytes();
+        let needle = format!("{}={marker}", super::MARKER_VAR).into_bytes();
         let me = std::process::id() as i32;
         for _ in 0..MAX_PASSES {
             let victims = find(pgid.map(|g| g as i32), &needle, me);
