@@ -26,75 +26,14 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 use zot_protocol::limits::CALL_TOOL_TIMEOUT;
-use zot_protocol::validate::{validate_call_key, ValueError};
+use zot_protocol::validate::validate_call_key;
 use zot_protocol::{CallTool, CallToolCancel, Capability, ExtFrame, HostToolResult, RawJson};
 
 use super::jobs::{CallId, Job, JobId};
-use super::writer::{Lane, WriteError};
+use super::writer::Lane;
 use super::{Engine, Inner, OpenKind, Phase};
-use crate::contract::CallToolErrorKind;
+use crate::call_error::CallToolError;
 use crate::lock;
-
-/// Why a `call_tool` failed as a call (as opposed to a tool that ran and
-/// reported `is_error`, which is an `Ok` result; SDK-32).
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum CallToolError {
-    /// The host's `hello_ack` did not advertise `call_tool`; nothing was
-    /// sent (SDK-27).
-    #[error("the host does not support call_tool")]
-    Unsupported,
-    /// Called before the handshake completed.
-    #[error("call_tool is not available before the handshake")]
-    NotReady,
-    /// The durable key breaks the rules of §9.5; nothing was sent.
-    #[error(transparent)]
-    InvalidKey(ValueError),
-    /// The arguments are not a JSON object, or the name is empty; nothing
-    /// was sent.
-    #[error("call_tool requires a name and JSON object args")]
-    InvalidRequest,
-    /// No answer within the deadline; `call_tool_cancel` was sent.
-    #[error("call_tool {name} timed out after {after:?}")]
-    Timeout {
-        /// The tool.
-        name: String,
-        /// The deadline.
-        after: Duration,
-    },
-    /// The caller (or the parent job) gave up; `call_tool_cancel` was sent.
-    #[error("call_tool cancelled")]
-    Cancelled,
-    /// The session ended (shutdown, EOF or a broken transport) before the
-    /// answer came.
-    #[error("the connection to the host closed")]
-    Closed,
-    /// The request could not be written.
-    #[error("call_tool not sent: {0}")]
-    Write(WriteError),
-}
-
-impl CallToolError {
-    /// A stable name for the kind of error: `unsupported`, `not_ready`,
-    /// `invalid_key`, `invalid_request`, `timeout`, `cancelled`, `closed`,
-    /// `write`.
-    pub fn kind(&self) -> &'static str {
-        self.error_kind().as_str()
-    }
-
-    /// The kind of error, as the bindings receive it.
-    pub fn error_kind(&self) -> CallToolErrorKind {
-        match self {
-            Self::Unsupported => CallToolErrorKind::Unsupported,
-            Self::NotReady => CallToolErrorKind::NotReady,
-            Self::InvalidKey(_) => CallToolErrorKind::InvalidKey,
-            Self::InvalidRequest => CallToolErrorKind::InvalidRequest,
-            Self::Timeout { .. } => CallToolErrorKind::Timeout,
-            Self::Cancelled => CallToolErrorKind::Cancelled,
-            Self::Closed => CallToolErrorKind::Closed,
-            Self::Write(_) => CallToolErrorKind::Write,
-        }
-    }
-}
 
 /// One `call_tool` request.
 ///

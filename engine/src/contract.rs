@@ -40,7 +40,8 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::json;
 use zot_protocol::{HelloAck, HostToolResult, InterceptRequest, PanelKeyName, RawJson};
 
-use crate::jobs::EventData;
+use crate::call_error::CallToolError;
+use crate::jobs::{EventData, Job};
 use crate::outcome::{CommandOutcome, InterceptOutcome, Outcome, ToolOutcome};
 use crate::{Engine, JobId};
 
@@ -283,6 +284,146 @@ pub enum JobMessage<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<&'a str>,
     },
+}
+
+// How a job crosses to a binding: as one JSON object of the contract.
+impl Job {
+    /// The job as one JSON object, a [`JobMessage`] (the contract the
+    /// bindings' types are generated from): a `kind` discriminator
+    /// (`hello`, `command`, `tool`, `event`, `intercept`, `panel_key`,
+    /// `panel_close`, `panel_resize`, `cancel`, `call_result`, `shutdown`,
+    /// `finished`); protocol frames (`hello_ack`, an event, an
+    /// interception request, a call's result) whole, `type` included.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        self.write_json(&mut out);
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+
+    /// A batch of jobs as one JSON array of [`Job::to_json`] objects: what
+    /// the bindings hand across the FFI per wake-up.
+    pub fn batch_to_json(jobs: &[Job]) -> String {
+        let mut out = Vec::with_capacity(64 * jobs.len() + 2);
+        out.push(b'[');
+        for (i, job) in jobs.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            job.write_json(&mut out);
+        }
+        out.push(b']');
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let j = match self {
+            Job::Hello(ack) => JobMessage::Hello {
+                hello_ack: Framed(ack),
+            },
+            Job::Command(c) => JobMessage::Command {
+                id: c.id.0,
+                invocation: &c.invocation,
+                name: &c.name,
+                args: &c.args,
+            },
+            Job::Tool(t) => JobMessage::Tool {
+                id: t.id.0,
+                invocation: &t.invocation,
+                name: &t.name,
+                args: &t.args,
+                interactive: t.interactive,
+            },
+            // Written by hand: bindings take events by the hundred thousand
+            // (a test keeps it equal to `JobMessage::Event`).
+            Job::Event { id, event } => return write_event_json(id.0, event, out),
+            Job::Intercept(i) => JobMessage::Intercept {
+                id: i.id.0,
+                name: i.request.name(),
+                request: Framed(&i.request),
+            },
+            Job::PanelKey { id, key } => JobMessage::PanelKey {
+                id: id.0,
+                panel_id: &key.panel_id,
+                key: &key.key,
+                text: &key.text,
+            },
+            Job::PanelClose { id, panel_id } => JobMessage::PanelClose { id: id.0, panel_id },
+            Job::PanelResize { id, resize } => JobMessage::PanelResize {
+                id: id.0,
+                panel_id: &resize.panel_id,
+                width: resize.width,
+                height: resize.height,
+            },
+            Job::Cancel { id } => JobMessage::Cancel { id: id.0 },
+            Job::CallResult { call, result } => match result {
+                Ok(r) => JobMessage::CallResult {
+                    call: call.0,
+                    result: Some(Framed(r)),
+                    error: None,
+                    error_kind: None,
+                },
+                Err(e) => JobMessage::CallResult {
+                    call: call.0,
+                    result: None,
+                    error: Some(e.to_string()),
+                    error_kind: Some(e.error_kind()),
+                },
+            },
+            Job::Shutdown => JobMessage::Shutdown,
+            Job::Finished { error } => JobMessage::Finished {
+                error: error.as_deref(),
+            },
+        };
+        serde_json::to_writer(out, &j).expect("jobs always serialize");
+    }
+}
+
+/// `{"kind":"event","id":…,"name":…,"event":{"type":"event",…}}`: the event
+/// object is the frame as handlers see it, `type` included, so that bindings
+/// need not copy every event to add it.
+fn write_event_json(id: u64, event: &EventData, out: &mut Vec<u8>) {
+    // Written piecewise into `out`: no formatting machinery, no temporary
+    // string per event (bindings take events by the hundred thousand).
+    out.extend_from_slice(br#"{"kind":"event","id":"#);
+    serde_json::to_writer(&mut *out, &id).expect("numbers serialize");
+    out.extend_from_slice(br#","name":"#);
+    serde_json::to_writer(&mut *out, event.name()).expect("strings serialize");
+    out.extend_from_slice(br#","event":"#);
+    match event {
+        EventData::Known(e) => {
+            let start = out.len();
+            serde_json::to_writer(&mut *out, e).expect("events always serialize");
+            // A known event serializes as `{"event":…}` without `type`.
+            const TYPE: &[u8] = br#""type":"event","#;
+            out.splice(start + 1..start + 1, TYPE.iter().copied());
+        }
+        // The host's frame as it came, `type` and all.
+        EventData::Unknown(u) => out.extend_from_slice(u.raw.get().as_bytes()),
+    }
+    out.push(b'}');
+}
+
+impl CallToolError {
+    /// A stable name for the kind of error: `unsupported`, `not_ready`,
+    /// `invalid_key`, `invalid_request`, `timeout`, `cancelled`, `closed`,
+    /// `write`.
+    pub fn kind(&self) -> &'static str {
+        self.error_kind().as_str()
+    }
+
+    /// The kind of error, as the bindings receive it.
+    pub fn error_kind(&self) -> CallToolErrorKind {
+        match self {
+            Self::Unsupported => CallToolErrorKind::Unsupported,
+            Self::NotReady => CallToolErrorKind::NotReady,
+            Self::InvalidKey(_) => CallToolErrorKind::InvalidKey,
+            Self::InvalidRequest => CallToolErrorKind::InvalidRequest,
+            Self::Timeout { .. } => CallToolErrorKind::Timeout,
+            Self::Cancelled => CallToolErrorKind::Cancelled,
+            Self::Closed => CallToolErrorKind::Closed,
+            Self::Write(_) => CallToolErrorKind::Write,
+        }
+    }
 }
 
 /// Why a `call_tool` failed as a call (not as a tool).

@@ -116,6 +116,7 @@
 #![warn(missing_docs)]
 
 mod args;
+mod call_error;
 mod call_tool;
 mod cancel;
 mod close_reason;
@@ -157,7 +158,8 @@ use zot_protocol::{
 };
 
 pub use args::MAX_EXACT_INTEGER;
-pub use call_tool::{CallRequest, CallToolError, CallToolFuture};
+pub use call_error::CallToolError;
+pub use call_tool::{CallRequest, CallToolFuture};
 pub use cancel::CancelToken;
 pub use diagnostics::RepeatLimit;
 pub use handshake::RegisterError;
