@@ -8,6 +8,7 @@ mod error;
 mod handle;
 mod note;
 mod results;
+mod run;
 mod tool_spec;
 
 pub use builder::{Event, Extension, Registrar};
