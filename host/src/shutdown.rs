@@ -12,8 +12,7 @@ use zot_protocol::HostFrame;
 
 use crate::config::Timeouts;
 use crate::extension::LoadedExtension;
-use crate::supervise::Supervised;
-use crate::supervise::{SIGKILL, SIGTERM};
+use crate::supervise::{Supervised, SIGKILL, SIGTERM};
 
 /// How the host tells extensions to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
