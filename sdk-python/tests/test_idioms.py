@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import pickle
-from typing import Annotated, Any, Dict, List, Literal, Optional
+from typing import Annotated, Any, Dict, List, Literal, Optional, TypedDict
 
 import pytest
 import zot_ext
@@ -66,6 +66,29 @@ def test_bare_decorators_take_the_name_and_description_from_the_function() -> No
         ]
         assert host.command("hi", "you")["display"] == "hi you"
         assert text_of(host.tool("shout", {"text": "hey"})) == "HEY"
+
+
+class _Where(TypedDict):
+    """Where to look: ``city`` is a name,
+    see :class:`~zot_ext.Ctx` for the rest."""
+
+    city: str
+
+
+def test_docstrings_reach_the_model_without_their_markup() -> None:
+    ext = Extension("docs")
+
+    @ext.tool
+    def lookup(args: _Where) -> str:
+        """Look ``city`` up (:func:`geo.find`).
+
+        The text is dedented, its paragraphs kept."""
+        return args["city"]
+
+    with TestHost(ext) as host:
+        (tool,) = host.registration.tools
+        assert tool["description"] == "Look city up (geo.find).\n\nThe text is dedented, its paragraphs kept."
+        assert tool["schema"]["description"] == "Where to look: city is a name, see zot_ext.Ctx for the rest."
 
 
 def test_a_lambda_needs_a_name() -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 import sys
 import typing
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
@@ -127,8 +128,20 @@ def _object_schema(tp: type) -> Dict[str, Any]:
         schema["required"] = required
     doc = getattr(tp, "__doc__", None)
     if doc and not doc.startswith(tp.__name__ + "("):  # skip dataclass' generated doc
-        schema["description"] = " ".join(doc.split())
+        schema["description"] = clean_doc(" ".join(doc.split()))
     return schema
+
+
+# reStructuredText's inline markup, which the model would read literally:
+# ``literal``, :role:`text` (also :role:`~a.b` and :role:`title <target>`).
+_RST_LITERAL = re.compile(r"``(.+?)``")
+_RST_ROLE = re.compile(r":[\w.+-]+:`~?([^`<]*?)\s*(?:<[^`>]*>)?`")
+
+
+def clean_doc(text: str) -> str:
+    """A docstring as a description for the model: ``text`` (already
+    dedented) with reStructuredText's inline markup reduced to its words."""
+    return _RST_ROLE.sub(r"\1", _RST_LITERAL.sub(r"\1", text))
 
 
 def _field_schema(hint: Any) -> Dict[str, Any]:

@@ -35,6 +35,7 @@ from ._schema import (
     _is_optional,
     _is_pydantic_model,
     _unwrap,
+    clean_doc,
     is_typeddict,
 )
 
@@ -63,13 +64,13 @@ def command_description(fn: Callable[..., Any]) -> str:
     line (a menu shows one line; the rest of the docstring is for
     readers)."""
     first = _docstring(fn).split("\n\n", 1)[0]
-    return " ".join(first.split())
+    return clean_doc(" ".join(first.split()))
 
 
 def tool_description(fn: Callable[..., Any]) -> str:
     """A tool's description: the whole docstring, cleaned of its indentation
     (the model reads all of it, as with FastMCP)."""
-    return _docstring(fn).strip()
+    return clean_doc(_docstring(fn).strip())
 
 
 def _hints(fn: Callable[..., Any]) -> Dict[str, Any]:
