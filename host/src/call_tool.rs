@@ -195,13 +195,13 @@ fn chain_below(parent: Option<&HostCall>, name: &str) -> Result<Vec<String>, &'s
 }
 
 /// The durable identity below the parent's scope: the call's key, or its
-/// ordinal among the parent's keyless calls.
+/// ordinal among the parent's keyless calls (two spaces that never meet).
 fn durable_entry(parent: &HostCall, key: &str) -> String {
     if key.is_empty() {
         let n = parent.ordinal.fetch_add(1, Ordering::SeqCst) + 1;
-        format!("{}/#{n}", parent.scope)
+        crate::durable::keyless_entry(&parent.scope, n)
     } else {
-        format!("{}/{key}", parent.scope)
+        crate::durable::keyed_entry(&parent.scope, key)
     }
 }
 

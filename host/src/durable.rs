@@ -4,6 +4,12 @@
 //! a parent is replayed (the same session and transcript tool id runs
 //! again), completed calls hand back their recorded result instead of running
 //! again; a key reused for another tool or other arguments is refused.
+//!
+//! Entries are `<scope>/#<n>` for the parent's n-th call without a key and
+//! `<scope>/<key>` for a keyed one, with one more `#` in front of a key that
+//! starts with `#`: a key (which may be `#1`) can then never be spelt like a
+//! keyless call. Keys without a leading `#` are written as they always were,
+//! so their records in an existing store still replay.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -57,6 +63,21 @@ pub fn canonical_args(args: &RawJson) -> String {
     let mut value = args.to_value();
     value.sort_all_objects();
     value.to_string()
+}
+
+/// The entry of the parent's `n`-th call without a key (from 1).
+pub fn keyless_entry(scope: &str, n: u64) -> String {
+    format!("{scope}/#{n}")
+}
+
+/// The entry of a call with a (non-empty) `key`: keyless entries are `#`
+/// and a digit, escaped keys `##`, other keys never start with `#`.
+pub fn keyed_entry(scope: &str, key: &str) -> String {
+    if key.starts_with('#') {
+        format!("{scope}/#{key}")
+    } else {
+        format!("{scope}/{key}")
+    }
 }
 
 impl DurableStore {
@@ -155,5 +176,19 @@ mod tests {
         assert_eq!(rec.args, r#"{"a":2,"b":{"c":2,"d":1}}"#);
         s.record("a", &rec).unwrap();
         assert_eq!(s.lookup("a").unwrap(), Some(rec));
+    }
+
+    #[test]
+    fn keys_never_meet_keyless_calls() {
+        let keyless: Vec<String> = (1..=3).map(|n| keyless_entry("s/t", n)).collect();
+        let keys = ["#1", "##1", "#", "1", "a", "#a", "##", "n:1"];
+        let keyed: Vec<String> = keys.iter().map(|k| keyed_entry("s/t", k)).collect();
+        assert_eq!(keyless[0], "s/t/#1");
+        assert_eq!(keyed[0], "s/t/##1");
+        assert_eq!(keyed[4], "s/t/a", "plain keys keep their old entries");
+        let mut all: Vec<&String> = keyless.iter().chain(&keyed).collect();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), keyless.len() + keyed.len(), "{all:?}");
     }
 }

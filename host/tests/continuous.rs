@@ -148,3 +148,71 @@ async fn durable_keys_over_128_bytes_or_with_nul_are_refused() {
         .collect();
     assert_eq!(echoed, vec!["max"], "refused keys run nothing");
 }
+
+// `#1` is a valid key and the first keyless call is the parent's call 1: they
+// are different calls. In either order both run (neither is replayed from
+// the other nor refused as a reused key), and a replay of the parents hands
+// each its own recorded result.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_spelt_like_a_keyless_call_is_another_call() {
+    let env = Env::new();
+    let call_tool = |text: &str, key: Option<&str>| {
+        let mut f = json!({"type": "call_tool", "id": "$in.id", "name": "echo", "args": {"text": text}, "parent_id": "$in.id"});
+        if let Some(k) = key {
+            f["key"] = json!(k);
+        }
+        json!({"send": f})
+    };
+    let finish = json!({"send": {"type": "tool_result", "id": "$in.id", "content": [{"type": "text", "text": "composed:{in.content.0.text}"}]}});
+    // The parents run one after the other; each makes its second nested
+    // call when the first result is back, and ends with the second result.
+    let nth_result =
+        |n: u32, then: Value| json!({"count": format!("result{n}"), "to": n, "do": [then]});
+    let spec = json!({
+        "on_ack": [tool("echo"), tool("keyed_first"), tool("keyless_first"), ready()],
+        "on": {
+            "tool_call:echo": [{"send": {"type": "tool_result", "id": "$in.id", "content": [{"type": "text", "text": "echo:{in.args.text}"}]}}],
+            "tool_call:keyed_first": [call_tool("keyed", Some("#1"))],
+            "tool_call:keyless_first": [call_tool("same", None)],
+            "tool_result": [
+                nth_result(1, call_tool("keyless", None)),
+                nth_result(2, finish.clone()),
+                nth_result(3, call_tool("same", Some("#1"))),
+                nth_result(4, finish),
+            ]
+        }
+    });
+    let ext = env.ext("dur", spec);
+    let script = json!({"continuous": true, "confirm": "yolo", "session_id": "s", "steps": [
+        call("toolu_a", "keyed_first", ""),
+        call("toolu_b", "keyless_first", "")
+    ]});
+    let parents = |r: &Run| -> Vec<String> {
+        r.tool_results()
+            .iter()
+            .filter(|t| t["tool_id"].as_str().unwrap().starts_with("toolu_"))
+            .map(|t| t["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let echoed = |r: &Run| -> Vec<String> {
+        r.sent("dur", "tool_call")
+            .iter()
+            .filter(|c| c["name"] == "echo")
+            .map(|c| c["args"]["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let r1 = env.run(std::slice::from_ref(&ext), script.clone()).await;
+    assert_eq!(
+        parents(&r1),
+        vec!["composed:echo:keyless", "composed:echo:same"]
+    );
+    assert_eq!(echoed(&r1), vec!["keyed", "keyless", "same", "same"]);
+    assert!(!r1.text().contains("replayed"), "{}", r1.text());
+
+    let r2 = env.run(&[ext], script).await;
+    assert_eq!(
+        parents(&r2),
+        vec!["composed:echo:keyless", "composed:echo:same"]
+    );
+    assert_eq!(echoed(&r2), Vec::<String>::new(), "all four replayed");
+}
