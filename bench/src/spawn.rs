@@ -37,7 +37,7 @@ impl Manifest {
     }
 }
 
-/// Resolves a manifest `exec` as hosts do (PROTOCOL.md §16.3): an absolute
+/// Resolves a manifest `exec` as hosts do (docs/protocol.md §16.3): an absolute
 /// path as is; a path containing `/` relative to the extension directory; a
 /// bare name on `PATH`. The result must be an executable file.
 pub fn resolve_exec(exec: &str, dir: &Path) -> Result<PathBuf> {

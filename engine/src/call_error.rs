@@ -1,4 +1,4 @@
-//! Why a `call_tool` failed as a call (PROTOCOL.md §9; SDK-32). Its kind,
+//! Why a `call_tool` failed as a call (docs/protocol.md §9; SDK-32). Its kind,
 //! as the bindings receive it, is [`CallToolError::error_kind`] (the
 //! contract, `contract.rs`).
 

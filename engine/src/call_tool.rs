@@ -1,4 +1,4 @@
-//! `call_tool` (PROTOCOL.md §9): asking the host to run a tool, with ids,
+//! `call_tool` (docs/protocol.md §9): asking the host to run a tool, with ids,
 //! parent chains, durable keys, deadlines and cancellation owned here.
 //!
 //! Two forms share one table of outstanding calls:

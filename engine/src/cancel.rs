@@ -1,7 +1,7 @@
 //! Cancellation tokens: one per job, plus one for the whole session.
 //!
 //! A token is a flag and a [`Notify`]. It is created when the engine *reads*
-//! the request (PROTOCOL.md §8: record cancellation state before the handler
+//! the request (docs/protocol.md §8: record cancellation state before the handler
 //! starts), so a `tool_cancel` that overtakes the handler is never lost.
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,4 +1,4 @@
-//! The handshake (PROTOCOL.md §5): `hello` first, then after `hello_ack`
+//! The handshake (docs/protocol.md §5): `hello` first, then after `hello_ack`
 //! and the on-hello hook every registration, one `subscribe` and `ready`.
 //!
 //! Order on the wire (SDK-8): all `register_command` in registration order,

@@ -1,4 +1,4 @@
-//! The interception rules (PROTOCOL.md §11): turning a handler's outcome, or
+//! The interception rules (docs/protocol.md §11): turning a handler's outcome, or
 //! its failure, into the one `event_intercept_response` the host gets.
 
 use zot_protocol::limits::MAX_SYSTEM_PROMPT_BYTES;

@@ -1,7 +1,7 @@
 //! # zot-ext-engine
 //!
 //! The zot extension engine: one implementation of every extension-side
-//! rule of the zot extension protocol (PROTOCOL.md), shared by three equal
+//! rule of the zot extension protocol (docs/protocol.md), shared by three equal
 //! clients: the Rust SDK (crate `zot-ext`), the Node SDK's napi binding and
 //! the Python SDK's pyo3 binding. Extension authors use one of those SDKs;
 //! this crate is for SDK and binding authors.

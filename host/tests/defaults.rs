@@ -1,5 +1,5 @@
 //! The host's default deadlines and queue bounds are the spec's numbers
-//! (PROTOCOL.md N-3 .. N-18, OP-4), field by field. The other tests shorten
+//! (docs/protocol.md N-3 .. N-18, OP-4), field by field. The other tests shorten
 //! the deadlines they mean to fire, so this is where a swapped or mistyped
 //! default would show.
 

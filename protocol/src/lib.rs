@@ -22,7 +22,7 @@
 //!
 //! Frames are encoded compactly with optional keys omitted at their default,
 //! and only `"`, `\` and control characters escaped (WIRE-15). One deliberate
-//! difference from the key order of PROTOCOL.md §4 (which mirrors the Go
+//! difference from the key order of docs/protocol.md §4 (which mirrors the Go
 //! structs): the discriminator `type` (and `event`) always comes first, so
 //! that a streaming reader can dispatch before it has seen the whole object.
 //! Receivers never compare raw bytes (OP-33), and since every project SDK

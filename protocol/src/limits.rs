@@ -1,4 +1,4 @@
-//! Every number of the protocol (PROTOCOL.md §15), as named constants.
+//! Every number of the protocol (docs/protocol.md §15), as named constants.
 //!
 //! Each constant says what it bounds; the `N-x` tag is the row of the
 //! catalogue it comes from. Durations are [`Duration`]s so that callers cannot

@@ -1,4 +1,4 @@
-//! Every number of PROTOCOL.md's table of limits (N-1 .. N-31), as the spec
+//! Every number of docs/protocol.md's table of limits (N-1 .. N-31), as the spec
 //! writes it. The constants are used everywhere else by name; this file is
 //! the one place that says what their values must be, so an edit to one of
 //! them cannot pass unnoticed.

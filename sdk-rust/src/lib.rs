@@ -5,7 +5,7 @@
 //! SDKs drive too.
 //!
 //! An extension is a subprocess that speaks newline-delimited JSON frames
-//! with its host over stdin/stdout (PROTOCOL.md). Two layers:
+//! with its host over stdin/stdout (docs/protocol.md). Two layers:
 //!
 //! - [`engine`] (the crate `zot-ext-engine`): one implementation of every
 //!   extension-side rule of the protocol (handshake, dispatch decisions, ids, deadlines, cancellation,
