@@ -168,8 +168,9 @@ pub use jobs::{CallId, CommandJob, EventData, InterceptJob, Job, JobId, ToolJob}
 pub use outcome::{
     CommandOutcome, CompleteError, Completion, DropReason, InterceptOutcome, Outcome, ToolOutcome,
 };
+pub use reader::PARKED_READ_AHEAD_BYTES;
 pub use transport::{MemoryHost, Transport};
-pub use writer::{FrameSink, WriteError};
+pub use writer::{FrameSink, WriteError, WriteWait};
 
 use crate::fast_hash::{FastMap, FastSet};
 use close_reason::CloseReason;
@@ -183,9 +184,11 @@ use writer::{Lane, Writer};
 /// whole before the first handler runs: a 100k `tool_call` burst held
 /// 100k open jobs (74 MB) and ran out of cache. Past the bound the reader
 /// pauses until half of them are answered; the pipe and the host's own
-/// bounded queue (256 frames) then hold the rest. It never pauses while a
-/// `call_tool` is pending, since a handler may be waiting for its answer.
-/// A serial handler that waits for something only a later frame brings
+/// bounded queue (256 frames) then hold the rest. While a `call_tool` is
+/// pending (a handler may be waiting for its answer) it reads on, answers
+/// `tool_result` at once and holds the other lines undecoded, at most
+/// [`PARKED_READ_AHEAD_BYTES`] of them, handing them over in order once
+/// the backlog has room. A serial handler that waits for something only a later frame brings
 /// (shutdown, a panel key) behind a full backlog delays reading until its
 /// own deadline, exactly like a synchronous handler would.
 pub const SERIAL_READ_AHEAD: usize = 1024;
@@ -210,9 +213,11 @@ pub struct EngineConfig {
     /// shorter when every open job completes first. 500 ms by default, well
     /// within the host's 2 s grace.
     pub shutdown_grace: Duration,
-    /// Bound on one write to the host ([`WRITE_TIMEOUT`]). A write that
-    /// takes longer breaks the transport and ends the session.
-    pub write_timeout: Duration,
+    /// How long the last flush, when the session closes, waits for a host
+    /// that reads nothing ([`WRITE_TIMEOUT`] by default). Every other write
+    /// waits for the host as long as the pipe is open (see
+    /// [`FrameSink`]); meanwhile the engine reads no new requests.
+    pub close_flush_timeout: Duration,
     /// After this long an interception answer is dropped: the host has
     /// moved on ([`INTERCEPT_TIMEOUT`]).
     pub intercept_timeout: Duration,
@@ -245,7 +250,7 @@ impl EngineConfig {
                 .map(|c| Capability::from(*c))
                 .collect(),
             shutdown_grace: Duration::from_millis(500),
-            write_timeout: WRITE_TIMEOUT,
+            close_flush_timeout: WRITE_TIMEOUT,
             intercept_timeout: INTERCEPT_TIMEOUT,
             exit_watchdog: Some(Duration::from_millis(1500)),
             deferred_flush: false,
@@ -605,7 +610,7 @@ impl Engine {
         let inner = Arc::new(Inner {
             writer: Writer::new(
                 transport.sink,
-                config.write_timeout,
+                config.close_flush_timeout,
                 config.deferred_flush.then(|| rt.clone()),
             ),
             diags: diagnostics::Diagnostics::new(&config.name, config.repeat_limit),

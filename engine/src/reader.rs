@@ -143,20 +143,24 @@ pub(crate) async fn end(inner: Arc<Inner>, reason: Option<CloseReason>, batch: V
     inner.finish_close(reason).await;
 }
 
-/// Whether reading must pause for the serial backlog (see
-/// [`super::SERIAL_READ_AHEAD`]).
+/// Whether the serial backlog is full (see [`super::SERIAL_READ_AHEAD`]).
 pub(crate) fn backlog_full(inner: &Inner) -> bool {
-    let st = lock(&inner.state);
-    st.serial_open >= SERIAL_READ_AHEAD && st.calls.is_empty()
+    lock(&inner.state).serial_open >= SERIAL_READ_AHEAD
 }
 
-/// Waits while the serial backlog is full.
-async fn backlog_room(inner: &Inner) {
+/// Whether a `call_tool` waits for its answer.
+fn call_pending(inner: &Inner) -> bool {
+    !lock(&inner.state).calls.is_empty()
+}
+
+/// Waits until the serial backlog has room, or (unless `parked` is full)
+/// a `call_tool` is pending, whose answer must be read past the backlog.
+async fn backlog_room(inner: &Inner, parked: &Parked) {
     loop {
         let room = inner.read_room.notified();
         tokio::pin!(room);
         room.as_mut().enable();
-        if !backlog_full(inner) {
+        if !backlog_full(inner) || (!parked.is_full() && call_pending(inner)) {
             return;
         }
         room.await;
@@ -165,6 +169,56 @@ async fn backlog_room(inner: &Inner) {
 
 /// How long the reader waits for the on-hello hook before reading on.
 pub(crate) const ON_HELLO_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// At most this many bytes of host lines are held unread past a full serial
+/// backlog while a `call_tool` waits (see [`Parked`]): two frames of the
+/// largest size.
+pub const PARKED_READ_AHEAD_BYTES: usize = 2 * zot_protocol::limits::MAX_FRAME_BYTES;
+
+/// Host lines read past a full serial backlog, kept as bytes in arrival
+/// order.
+///
+/// While a `call_tool` waits, its answer may sit behind a burst of events
+/// that a handler (perhaps the one waiting) has not consumed. The reader
+/// then reads on, answering `tool_result` (and obeying `shutdown`) at once,
+/// and parks every other line here undecoded, bounded by
+/// [`PARKED_READ_AHEAD_BYTES`]; parked lines are handled, in order, before
+/// anything read after them, as soon as the backlog has room.
+#[derive(Default)]
+struct Parked {
+    lines: std::collections::VecDeque<Box<[u8]>>,
+    bytes: usize,
+}
+
+impl Parked {
+    fn is_full(&self) -> bool {
+        self.bytes >= PARKED_READ_AHEAD_BYTES
+    }
+
+    fn push(&mut self, line: &[u8]) {
+        self.bytes += line.len();
+        self.lines.push_back(line.into());
+    }
+
+    fn pop(&mut self) -> Option<Box<[u8]>> {
+        let line = self.lines.pop_front()?;
+        self.bytes -= line.len();
+        if self.lines.is_empty() {
+            // A burst's worth of queue capacity is not kept for good.
+            self.lines = Default::default();
+        }
+        Some(line)
+    }
+}
+
+/// Whether a line read past a full backlog is handled at once rather than
+/// parked: the answer to a `call_tool`, and `shutdown`.
+fn overtakes(line: &[u8]) -> bool {
+    matches!(
+        zot_protocol::FrameTags::read(line).map(|t| t.frame_type),
+        Ok(t) if t == "tool_result" || t == "shutdown"
+    )
+}
 
 /// Reads until the session closes; `None` when stopped from outside.
 async fn read_loop(
@@ -175,6 +229,9 @@ async fn read_loop(
     let line_ready = Arc::new(AtomicBool::new(false));
     let mut reader = LineReader::new(BatchReader::new(reader, line_ready.clone()));
     let mut lines = Lines::default();
+    let mut parked = Parked::default();
+    // Reading goes on past a full backlog (for a `call_tool`'s answer).
+    let mut past_backlog = false;
     let mut announced = false;
     // One stop future for the whole loop: a fresh one per line would
     // register and unregister a waiter for every frame.
@@ -197,16 +254,36 @@ async fn read_loop(
             }
         }
         // Hand over what was read when the buffer has no whole line left
-        // (or the batch grew large), and look at the backlog then.
-        if !line_ready.load(Ordering::Relaxed) || batch.len() >= SERIAL_READ_AHEAD / 4 {
+        // (or the batch grew large), and look at the backlogs then.
+        if !line_ready.load(Ordering::Relaxed)
+            || batch.len() >= SERIAL_READ_AHEAD / 4
+            || !parked.lines.is_empty()
+        {
+            if let Flow::End(reason) = unpark(inner, &mut lines, &mut parked, batch) {
+                return Some(reason);
+            }
             if !batch.is_empty() {
                 inner.queue.push_all(batch.drain(..));
             }
-            if backlog_full(inner) {
+            // Backpressure: no new requests while a reply waits for a host
+            // that does not read (see `writer`).
+            if inner.writer.is_stalled() {
                 tokio::select! {
                     biased;
                     _ = &mut stop => return None,
-                    _ = backlog_room(inner) => {}
+                    _ = inner.writer.unstalled() => {}
+                }
+            }
+            past_backlog = backlog_full(inner);
+            if past_backlog {
+                tokio::select! {
+                    biased;
+                    _ = &mut stop => return None,
+                    _ = backlog_room(inner, &parked) => {}
+                }
+                past_backlog = backlog_full(inner);
+                if !past_backlog && !parked.lines.is_empty() {
+                    continue;
                 }
             }
         }
@@ -219,14 +296,69 @@ async fn read_loop(
             panic!("injected fault: the reader panics after the handshake (ZOT_EXT_TEST_FAULT)");
         }
         let next = match next {
+            Ok(Some(line)) if (past_backlog || !parked.lines.is_empty()) && !overtakes(line) => {
+                parked.push(line);
+                continue;
+            }
             Ok(Some(line)) => Ok(line),
-            Ok(None) => return Some(lines.eof()),
+            Ok(None) => {
+                // Nothing parked is lost at EOF: it is handed over first.
+                let _ = unpark_all(inner, &mut lines, &mut parked, batch);
+                return Some(lines.eof());
+            }
             Err(e) => Err(e),
         };
         if let Flow::End(reason) = lines.on_line(inner, next, batch) {
             return Some(reason);
         }
     }
+}
+
+/// Handles parked lines while the serial backlog has room.
+fn unpark(
+    inner: &Arc<Inner>,
+    lines: &mut Lines,
+    parked: &mut Parked,
+    batch: &mut Vec<Job>,
+) -> Flow {
+    while !parked.lines.is_empty() && !backlog_full(inner) {
+        if let Flow::End(reason) = unpark_one(inner, lines, parked, batch) {
+            return Flow::End(reason);
+        }
+    }
+    Flow::Continue
+}
+
+/// Handles every parked line, whatever the backlog.
+fn unpark_all(
+    inner: &Arc<Inner>,
+    lines: &mut Lines,
+    parked: &mut Parked,
+    batch: &mut Vec<Job>,
+) -> Flow {
+    while !parked.lines.is_empty() {
+        if let Flow::End(reason) = unpark_one(inner, lines, parked, batch) {
+            return Flow::End(reason);
+        }
+    }
+    Flow::Continue
+}
+
+fn unpark_one(
+    inner: &Arc<Inner>,
+    lines: &mut Lines,
+    parked: &mut Parked,
+    batch: &mut Vec<Job>,
+) -> Flow {
+    let Some(line) = parked.pop() else {
+        return Flow::Continue;
+    };
+    let flow = lines.on_line(inner, Ok(&line), batch);
+    // Serial jobs count against the backlog only once queued.
+    if batch.len() >= SERIAL_READ_AHEAD / 4 {
+        inner.queue.push_all(batch.drain(..));
+    }
+    flow
 }
 
 /// Said when the on-hello hook outlives [`ON_HELLO_WAIT`].

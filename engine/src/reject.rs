@@ -50,11 +50,21 @@ pub(crate) fn too_deep(inner: &Arc<Inner>, line: &[u8]) {
 
 /// Answers (or skips) a frame that did not decode.
 pub(crate) fn undecodable(inner: &Arc<Inner>, line: &[u8], error: &DecodeError) {
-    refuse(inner, line, &error.to_string(), Repeated::MalformedFrame);
+    let problem = if line.starts_with(BOM) {
+        "the line starts with a UTF-8 byte order mark (EF BB BF); frames are JSON text without one"
+            .to_owned()
+    } else {
+        error.to_string()
+    };
+    refuse(inner, line, &problem, Repeated::MalformedFrame);
 }
 
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 fn refuse(inner: &Arc<Inner>, line: &[u8], problem: &str, kind: Repeated) {
-    let tags = FrameTags::read(line).ok();
+    let tags = FrameTags::read(line)
+        .or_else(|_| read_tags_leniently(line))
+        .ok();
     let what = match &tags {
         Some(t) => match answer(inner, t, problem) {
             Some(reply) => format!(
@@ -67,6 +77,15 @@ fn refuse(inner: &Arc<Inner>, line: &[u8], problem: &str, kind: Repeated) {
         None => format!("malformed host frame skipped: {problem}"),
     };
     inner.diag_repeated(kind, || what);
+}
+
+/// Reads the tags of a line that is not valid UTF-8 or starts with a byte
+/// order mark: the frame is still refused, but a readable `id` gets its
+/// reply. Bytes that are not UTF-8 become U+FFFD, which changes no tag
+/// made of valid text.
+fn read_tags_leniently(line: &[u8]) -> Result<FrameTags, DecodeError> {
+    let line = line.strip_prefix(BOM).unwrap_or(line);
+    FrameTags::read(String::from_utf8_lossy(line).as_bytes())
 }
 
 /// A field of a decoded interception request that the engine refuses to

@@ -93,6 +93,15 @@ impl Transport {
         }
     }
 
+    /// Reads host frames from `read` and writes extension frames to `write`
+    /// (pipe or socket descriptors), as [`Transport::stdio`] does with the
+    /// process's own: a host that stops reading is waited for while the
+    /// pipe stays open.
+    #[cfg(unix)]
+    pub fn pipes(read: std::os::fd::OwnedFd, write: std::os::fd::OwnedFd) -> io::Result<Self> {
+        Ok(Self::fd(read, super::writer::FdSink::new(write)?))
+    }
+
     /// An in-memory duplex: the engine side as a [`Transport`], and the host
     /// side for a test to write host frames and read extension frames.
     pub fn memory() -> (Self, MemoryHost) {

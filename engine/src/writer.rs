@@ -18,10 +18,15 @@
 //! `write(2)`. Every other frame (the engine's own replies, spontaneous
 //! frames, `call_tool`) still flushes at once, taking held replies along.
 //!
-//! Writes are bounded by a deadline ([`zot_protocol::limits::WRITE_TIMEOUT`]
-//! by default): a pipe the host stopped reading must not hang a handler
-//! forever. A failed or timed-out write marks the transport broken; every
-//! later write fails at once and the engine shuts the session down.
+//! A host that stops reading (stopped with Ctrl-Z, busy, swapped out) is
+//! waited for as long as it keeps the pipe open: the protocol bounds the
+//! host's writes, not the extension's, and a reply given up on is a reply
+//! lost. While a write waits, the writer is *stalled*: the reader stops
+//! taking new requests (see `reader`), so what waits to be written stays
+//! bounded by the requests already read. Only a closed pipe (EPIPE) or
+//! another write error breaks the transport; every later write then fails
+//! at once and the engine shuts the session down. The last flush at close
+//! is the one write with a deadline ([`crate::EngineConfig::close_flush_timeout`]).
 //!
 //! Before the handshake is complete (`ready` written), spontaneous frames
 //! (`notify`, panels...) are held back and written right after `ready`, so
@@ -29,7 +34,7 @@
 //! else (SDK-1, SDK-8).
 
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -40,9 +45,45 @@ use crate::lock;
 ///
 /// A sink gets whole frames (one or several, each ending in LF).
 pub trait FrameSink: Send {
-    /// Writes all of `buf`, or fails. Must give up with
-    /// [`io::ErrorKind::TimedOut`] once `deadline` has passed.
-    fn write_all(&mut self, buf: &[u8], deadline: Instant) -> io::Result<()>;
+    /// Writes all of `buf`, or fails. A sink that has to wait for the
+    /// reader calls [`WriteWait::stalled`] before it starts waiting, waits
+    /// as long as the reader is there, and gives up with
+    /// [`io::ErrorKind::TimedOut`] only past [`WriteWait::deadline`].
+    fn write_all(&mut self, buf: &[u8], wait: &WriteWait<'_>) -> io::Result<()>;
+}
+
+/// How a [`FrameSink`] write may wait for a reader that does not read.
+pub struct WriteWait<'a> {
+    deadline: Option<Instant>,
+    on_stall: &'a (dyn Fn() + Sync),
+}
+
+impl<'a> WriteWait<'a> {
+    /// Waits as long as the reader keeps the pipe open.
+    pub fn open(on_stall: &'a (dyn Fn() + Sync)) -> Self {
+        Self {
+            deadline: None,
+            on_stall,
+        }
+    }
+
+    /// Gives up at `deadline`.
+    pub fn until(deadline: Instant, on_stall: &'a (dyn Fn() + Sync)) -> Self {
+        Self {
+            deadline: Some(deadline),
+            on_stall,
+        }
+    }
+
+    /// When to give up, if ever.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// Says that the write is about to wait for the reader.
+    pub fn stalled(&self) {
+        (self.on_stall)();
+    }
 }
 
 /// Why a frame was not written.
@@ -57,7 +98,8 @@ pub enum WriteError {
         /// [`zot_protocol::limits::MAX_FRAME_BYTES`].
         limit: usize,
     },
-    /// The transport failed (write error or timeout); the session is ending.
+    /// The transport failed (the host closed the pipe, a write error, or
+    /// the last flush at close timed out); the session is ending.
     #[error("transport broken: {0}")]
     Broken(String),
     /// The session is over.
@@ -92,9 +134,13 @@ pub(crate) struct Writer {
     /// Wakes the flusher task (started on the first deferred write): one
     /// long-lived task instead of a spawn (an allocation) per flush.
     flusher: Arc<tokio::sync::Notify>,
-    flusher_started: std::sync::atomic::AtomicBool,
+    flusher_started: AtomicBool,
     on_broken: OnceLock<OnBroken>,
     on_panic: OnceLock<OnPanic>,
+    /// A write is waiting for the host to read (see the module comment).
+    stalled: AtomicBool,
+    /// Notified when a stalled write completes.
+    unstalled: tokio::sync::Notify,
 }
 
 struct WriterState {
@@ -137,10 +183,30 @@ impl Writer {
             timeout,
             defer,
             flusher: Arc::new(tokio::sync::Notify::new()),
-            flusher_started: std::sync::atomic::AtomicBool::new(false),
+            flusher_started: AtomicBool::new(false),
             on_broken: OnceLock::new(),
             on_panic: OnceLock::new(),
+            stalled: AtomicBool::new(false),
+            unstalled: tokio::sync::Notify::new(),
         })
+    }
+
+    /// Whether a write waits for a host that does not read.
+    pub(crate) fn is_stalled(&self) -> bool {
+        self.stalled.load(Ordering::Acquire)
+    }
+
+    /// Waits until no write waits for the host.
+    pub(crate) async fn unstalled(&self) {
+        loop {
+            let done = self.unstalled.notified();
+            tokio::pin!(done);
+            done.as_mut().enable();
+            if !self.is_stalled() {
+                return;
+            }
+            done.await;
+        }
     }
 
     /// Sets who hears about a transport broken by a deferred flush.
@@ -300,17 +366,37 @@ impl Writer {
         r
     }
 
-    /// Writes `bytes` to the sink within the write deadline; a failure
-    /// marks the transport broken.
+    /// Writes `bytes` to the sink, waiting for the host as long as it keeps
+    /// the pipe open; a failure marks the transport broken.
     fn sink_write(&self, st: &mut WriterState, bytes: &[u8]) -> Result<(), WriteError> {
-        let deadline = Instant::now() + self.timeout;
-        match st.sink.write_all(bytes, deadline) {
+        self.sink_write_until(st, bytes, None)
+    }
+
+    fn sink_write_until(
+        &self,
+        st: &mut WriterState,
+        bytes: &[u8],
+        deadline: Option<Instant>,
+    ) -> Result<(), WriteError> {
+        let on_stall = || self.stalled.store(true, Ordering::Release);
+        let wait = WriteWait {
+            deadline,
+            on_stall: &on_stall,
+        };
+        let written = st.sink.write_all(bytes, &wait);
+        if self.stalled.load(Ordering::Acquire) {
+            self.stalled.store(false, Ordering::Release);
+            self.unstalled.notify_waiters();
+        }
+        match written {
             Ok(()) => Ok(()),
             Err(e) => {
-                let msg = if e.kind() == io::ErrorKind::TimedOut {
-                    format!("write timed out after {:?}", self.timeout)
-                } else {
-                    e.to_string()
+                let msg = match e.kind() {
+                    io::ErrorKind::TimedOut => format!(
+                        "the host read nothing for {:?} while the session's last frames waited",
+                        self.timeout
+                    ),
+                    _ => e.to_string(),
                 };
                 st.broken = Some(msg.clone());
                 Err(WriteError::Broken(msg))
@@ -323,7 +409,10 @@ impl Writer {
     pub(crate) fn close(&self) {
         let mut st = lock(&self.state);
         if !st.buf.is_empty() && st.broken.is_none() {
-            let _ = self.flush_locked(&mut st);
+            // The one bounded write: a host that reads nothing more must not
+            // keep a closing session alive.
+            let buf = std::mem::take(&mut st.buf);
+            let _ = self.sink_write_until(&mut st, &buf, Some(Instant::now() + self.timeout));
         }
         st.closed = true;
         // Drop the real sink: an in-memory host then sees the end of the
@@ -366,7 +455,7 @@ async fn flusher(writer: std::sync::Weak<Writer>, wake: Arc<tokio::sync::Notify>
 struct ClosedSink;
 
 impl FrameSink for ClosedSink {
-    fn write_all(&mut self, _buf: &[u8], _deadline: Instant) -> io::Result<()> {
+    fn write_all(&mut self, _buf: &[u8], _wait: &WriteWait<'_>) -> io::Result<()> {
         Err(io::ErrorKind::BrokenPipe.into())
     }
 }
@@ -395,9 +484,10 @@ impl FdSink {
 
 #[cfg(unix)]
 impl FrameSink for FdSink {
-    fn write_all(&mut self, mut buf: &[u8], deadline: Instant) -> io::Result<()> {
+    fn write_all(&mut self, mut buf: &[u8], wait: &WriteWait<'_>) -> io::Result<()> {
         use std::os::fd::AsRawFd;
         let fd = self.fd.as_raw_fd();
+        let mut said_stalled = false;
         while !buf.is_empty() {
             // SAFETY: writing from a valid buffer of the given length.
             let n = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
@@ -409,24 +499,11 @@ impl FrameSink for FdSink {
             match err.kind() {
                 io::ErrorKind::Interrupted => continue,
                 io::ErrorKind::WouldBlock => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        return Err(io::ErrorKind::TimedOut.into());
+                    if !said_stalled {
+                        wait.stalled();
+                        said_stalled = true;
                     }
-                    let ms = (deadline - now).as_millis().clamp(1, i32::MAX as u128) as i32;
-                    let mut pfd = libc::pollfd {
-                        fd,
-                        events: libc::POLLOUT,
-                        revents: 0,
-                    };
-                    // SAFETY: one valid pollfd.
-                    let r = unsafe { libc::poll(&mut pfd, 1, ms) };
-                    if r < 0 {
-                        let e = io::Error::last_os_error();
-                        if e.kind() != io::ErrorKind::Interrupted {
-                            return Err(e);
-                        }
-                    }
+                    wait_writable(fd, wait.deadline())?;
                 }
                 _ if n == 0 => return Err(io::ErrorKind::WriteZero.into()),
                 _ => return Err(err),
@@ -436,13 +513,43 @@ impl FrameSink for FdSink {
     }
 }
 
+/// Waits until `fd` takes more bytes (or the reader is gone, which the
+/// next write reports as EPIPE), at most until `deadline`.
+#[cfg(unix)]
+fn wait_writable(fd: std::os::fd::RawFd, deadline: Option<Instant>) -> io::Result<()> {
+    let ms = match deadline {
+        None => -1,
+        Some(d) => {
+            let now = Instant::now();
+            if now >= d {
+                return Err(io::ErrorKind::TimedOut.into());
+            }
+            (d - now).as_millis().clamp(1, i32::MAX as u128) as i32
+        }
+    };
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd.
+    let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
 /// Plain blocking stdout, where private descriptors are not available.
 #[cfg(not(unix))]
 pub(crate) struct StdoutSink;
 
 #[cfg(not(unix))]
 impl FrameSink for StdoutSink {
-    fn write_all(&mut self, buf: &[u8], _deadline: Instant) -> io::Result<()> {
+    fn write_all(&mut self, buf: &[u8], _wait: &WriteWait<'_>) -> io::Result<()> {
         use std::io::Write;
         let mut out = io::stdout().lock();
         out.write_all(buf)?;
@@ -457,7 +564,7 @@ pub(crate) struct ChannelSink {
 }
 
 impl FrameSink for ChannelSink {
-    fn write_all(&mut self, buf: &[u8], _deadline: Instant) -> io::Result<()> {
+    fn write_all(&mut self, buf: &[u8], _wait: &WriteWait<'_>) -> io::Result<()> {
         self.tx
             .send(buf.to_vec())
             .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the host side was dropped"))
@@ -469,7 +576,7 @@ mod tests {
     use std::os::fd::{FromRawFd, OwnedFd};
     use std::time::{Duration, Instant};
 
-    use super::{FdSink, FrameSink, Lane, WriteError, Writer};
+    use super::{FdSink, FrameSink, Lane, WriteWait, Writer};
 
     fn pipe() -> (OwnedFd, OwnedFd) {
         let mut fds = [0; 2];
@@ -480,37 +587,56 @@ mod tests {
     }
 
     #[test]
-    fn a_pipe_nobody_reads_times_out_instead_of_hanging() {
+    fn a_write_with_a_deadline_gives_up_at_it() {
         let (_read, write) = pipe();
         let mut sink = FdSink::new(write).unwrap();
         let err = sink
             .write_all(
                 &vec![b'x'; 4 * 1024 * 1024],
-                Instant::now() + Duration::from_millis(50),
+                &WriteWait::until(Instant::now() + Duration::from_millis(50), &|| {}),
             )
             .unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
     }
 
     #[test]
-    fn a_timed_out_write_breaks_the_writer_for_good() {
+    fn a_write_waits_for_a_reader_that_comes_back_and_loses_nothing() {
+        use std::io::Read;
+        let (read, write) = pipe();
+        let payload: Vec<u8> = (0..2 * 1024 * 1024).map(|i| (i % 251) as u8).collect();
+        let (stalled_tx, stalled_rx) = std::sync::mpsc::channel();
+        let sent = payload.clone();
+        let writer = std::thread::spawn(move || {
+            let mut sink = FdSink::new(write).unwrap();
+            let on_stall = move || {
+                let _ = stalled_tx.send(());
+            };
+            sink.write_all(&sent, &WriteWait::open(&on_stall))
+        });
+        // The pipe is full and nobody reads: the write says so and waits.
+        stalled_rx.recv().unwrap();
+        assert!(!writer.is_finished());
+        let mut got = Vec::new();
+        std::fs::File::from(read).read_to_end(&mut got).unwrap();
+        writer.join().unwrap().unwrap();
+        assert!(got == payload, "every byte arrives, in order");
+    }
+
+    #[test]
+    fn the_last_flush_at_close_gives_up_at_its_deadline() {
         let (_read, write) = pipe();
         let writer = Writer::new(
             Box::new(FdSink::new(write).unwrap()),
             Duration::from_millis(20),
             None,
         );
-        let big = vec![b'x'; 1024 * 1024];
-        let err = writer.write(&big, Lane::Direct, false).unwrap_err();
-        assert!(
-            matches!(err, WriteError::Broken(ref m) if m.contains("timed out")),
-            "{err:?}"
-        );
+        // Held replies stay buffered: more than the pipe holds.
+        writer.hold();
+        let mut frame = vec![b'x'; 128 * 1024];
+        frame.push(b'\n');
+        writer.write_reply(&frame).unwrap();
+        writer.close();
         assert!(writer.is_broken());
-        assert!(matches!(
-            writer.write(b"{}\n", Lane::Direct, false),
-            Err(WriteError::Broken(_))
-        ));
     }
 
     #[test]
@@ -521,7 +647,7 @@ mod tests {
         // (Rust programs ignore it by default).
         let mut sink = FdSink::new(write).unwrap();
         let err = sink
-            .write_all(b"x\n", Instant::now() + Duration::from_secs(1))
+            .write_all(b"x\n", &WriteWait::open(&|| {}))
             .unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
     }
@@ -532,7 +658,7 @@ mod tests {
     struct Counting(Writes);
 
     impl FrameSink for Counting {
-        fn write_all(&mut self, buf: &[u8], _deadline: Instant) -> std::io::Result<()> {
+        fn write_all(&mut self, buf: &[u8], _wait: &WriteWait<'_>) -> std::io::Result<()> {
             self.0.lock().unwrap().push(buf.to_vec());
             Ok(())
         }

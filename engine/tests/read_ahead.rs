@@ -1,6 +1,7 @@
 //! The serial read-ahead bound (`engine::SERIAL_READ_AHEAD`): events are
-//! read at most that far ahead of their handlers, except while a
-//! `call_tool` waits for its answer.
+//! read at most that far ahead of their handlers; while a `call_tool` waits
+//! for its answer, the answer overtakes them and the lines read past the
+//! bound are parked, at most `PARKED_READ_AHEAD_BYTES` of them.
 //!
 //! The clock is paused: tokio advances it only when every task is idle, so
 //! `timeout(…, next_jobs())` firing means "the engine is stalled", not "it
@@ -12,7 +13,9 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::json;
-use zot_ext_engine::{CallRequest, Job, JobId, Outcome, SERIAL_READ_AHEAD};
+use zot_ext_engine::{
+    CallRequest, Job, JobId, Outcome, PARKED_READ_AHEAD_BYTES, SERIAL_READ_AHEAD,
+};
 use zot_protocol::{ExtFrame, HostFrame, HostToolResult, RawJson, RegisterTool};
 
 fn event_line(seq: usize) -> String {
@@ -115,8 +118,29 @@ async fn events_are_read_at_most_the_bound_ahead_of_their_handlers() {
     }
 }
 
+/// Answers every event job in `jobs`, returning their sequence numbers.
+fn answer_events(engine: &zot_ext_engine::Engine, jobs: &[Job]) -> Vec<u64> {
+    jobs.iter()
+        .map(|j| {
+            let Job::Event { id, .. } = j else {
+                panic!("expected an event, got {j:?}")
+            };
+            engine.complete(*id, Outcome::Done).unwrap();
+            sequence(j)
+        })
+        .collect()
+}
+
+/// Answers events until `want` of them were seen (in all).
+async fn drain_events(engine: &zot_ext_engine::Engine, seen: &mut Vec<u64>, want: usize) {
+    while seen.len() < want {
+        let batch = jobs(engine).await;
+        seen.extend(answer_events(engine, &batch));
+    }
+}
+
 #[tokio::test(start_paused = true)]
-async fn reading_goes_on_past_the_bound_once_a_call_waits_for_its_answer() {
+async fn a_pending_calls_answer_overtakes_a_full_backlog_and_nothing_else_does() {
     let (engine, mut host, _) = engine_with(config(), ack_with(&["call_tool"]), |e| {
         e.subscribe("tool_call").unwrap();
     })
@@ -128,20 +152,17 @@ async fn reading_goes_on_past_the_bound_once_a_call_waits_for_its_answer() {
         }
         host
     });
-    let mut events = pull_until_stalled(&engine).await.len();
-    assert!(events < n, "the backlog bound paused reading");
+    let held = pull_until_stalled(&engine).await;
+    assert!(held.len() < n, "the backlog bound paused reading");
 
     // A handler (say, of one of these events) now waits for a call's
-    // answer: reading must go on, or the answer could never arrive.
+    // answer, which the host sends after the rest of the burst.
     let call = engine
         .start_call(CallRequest::new(
             "echo",
             RawJson::from_value(&json!({})).unwrap(),
         ))
         .unwrap();
-    events += pull_until_stalled(&engine).await.len();
-    assert_eq!(events, n, "every event was read with none answered");
-
     let mut host = sender.await.unwrap();
     let wire = match recv(&mut host).await {
         ExtFrame::CallTool(c) => c.id,
@@ -153,9 +174,53 @@ async fn reading_goes_on_past_the_bound_once_a_call_waits_for_its_answer() {
         ..Default::default()
     };
     host.send(&HostFrame::ToolResult(answer)).await.unwrap();
-    let jobs = jobs(&engine).await;
+    // The answer arrives; the events read past the bound stay parked, not
+    // handed out (they would grow without bound in a binding's queue).
+    let after = pull_until_stalled(&engine).await;
     assert!(
-        matches!(jobs.as_slice(), [Job::CallResult { call: c, result: Ok(_) }] if *c == call),
-        "the call's answer arrived: {jobs:?}"
+        matches!(after.as_slice(), [Job::CallResult { call: c, result: Ok(_) }] if *c == call),
+        "only the call's answer: {after:?}"
     );
+    // Answering the held events hands over the parked ones, in order.
+    let mut seen = answer_events(&engine, &held);
+    drain_events(&engine, &mut seen, n).await;
+    assert_eq!(seen, (0..n as u64).collect::<Vec<_>>());
+}
+
+#[tokio::test(start_paused = true)]
+async fn lines_parked_while_a_call_waits_are_bounded_in_bytes() {
+    let (engine, host, _) = engine_with(config(), ack_with(&["call_tool"]), |e| {
+        e.subscribe("tool_call").unwrap();
+    })
+    .await;
+    let line_len = event_line(0).len() + 1;
+    let n = 2 * PARKED_READ_AHEAD_BYTES / line_len;
+    let _call = engine
+        .start_call(CallRequest::new(
+            "echo",
+            RawJson::from_value(&json!({})).unwrap(),
+        ))
+        .unwrap();
+    let sender = tokio::spawn(async move {
+        let mut host = host;
+        for seq in 0..n {
+            host.send_line(&event_line(seq)).await.unwrap();
+        }
+        host
+    });
+    let held = pull_until_stalled(&engine).await;
+    assert!(
+        held.len() <= SERIAL_READ_AHEAD + SERIAL_READ_AHEAD / 4,
+        "{} jobs handed out past the backlog",
+        held.len()
+    );
+    assert!(
+        !sender.is_finished(),
+        "reading stopped once {PARKED_READ_AHEAD_BYTES} bytes were parked"
+    );
+    // Nothing is lost: answering resumes everything, in order.
+    let mut seen = answer_events(&engine, &held);
+    drain_events(&engine, &mut seen, n).await;
+    assert_eq!(seen, (0..n as u64).collect::<Vec<_>>());
+    sender.await.unwrap();
 }
