@@ -206,7 +206,7 @@ fn run(args: RunArgs) -> ExitCode {
     opts.no_discovery = args.no_ext;
     opts.wire = wire;
     opts.transcript = transcript;
-    opts.model = model;
+    opts.model = model.clone();
     opts.time_scale = args.time_scale.unwrap_or(1.0);
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -233,9 +233,20 @@ fn run(args: RunArgs) -> ExitCode {
         eprintln!("zot-host: interrupted; the extensions were stopped");
         return ExitCode::from(zot_host::signals::exit_code(sig));
     }
+    let mut failed = false;
+    // A live model that failed to answer fails the run, as a failed
+    // expectation does (the transcript has the same line as a status).
+    if let Some(e) = model.as_ref().and_then(|m| m.last_failure()) {
+        eprintln!("zot-host: {e}");
+        failed = true;
+    }
     if outcome.failures > 0 {
         eprintln!("zot-host: {} expectation(s) failed", outcome.failures);
-        return ExitCode::from(1);
+        failed = true;
     }
-    ExitCode::SUCCESS
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

@@ -365,7 +365,7 @@ pub async fn open_session(script: &Script, opts: &RunOptions) -> Arc<SessionEngi
     }
     if let Some(live) = &opts.model {
         // hello_ack and before_agent_start name the model that answers.
-        cfg.provider = "openai-compatible".into();
+        cfg.provider = live.provider().to_owned();
         cfg.model = live.name().to_owned();
     }
     if let Some(m) = &script.model {

@@ -141,6 +141,20 @@ pub fn resolve_exec(dir: &Path, exec: &str) -> PathBuf {
     }
 }
 
+/// Environment variables extensions do not inherit: the host's own secrets
+/// (the live model's API key, `--hide-env`). Process-wide, like the
+/// environment itself; names are only ever added.
+static WITHHELD_ENV: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Keeps `name` out of the environment of every extension spawned from now
+/// on.
+pub fn withhold_env(name: &str) {
+    let mut names = WITHHELD_ENV.lock().unwrap_or_else(|e| e.into_inner());
+    if !name.is_empty() && !names.iter().any(|n| n == name) {
+        names.push(name.to_owned());
+    }
+}
+
 /// A running extension process with its pipes.
 #[derive(Debug)]
 pub struct Spawned {
@@ -173,6 +187,13 @@ pub fn spawn(
     cmd.args(&manifest.args)
         .current_dir(dir)
         .stderr(log.stderr());
+    for name in WITHHELD_ENV
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+    {
+        cmd.env_remove(name);
+    }
     let (process, pipes) = Supervised::spawn(cmd, sweep_bound)?;
     Ok(Spawned {
         process,

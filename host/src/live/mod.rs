@@ -138,7 +138,7 @@ impl Live {
             // The replay names the model the live session had.
             header
                 .entry("provider")
-                .or_insert_with(|| json!("openai-compatible"));
+                .or_insert_with(|| json!(m.provider()));
             header.entry("model").or_insert_with(|| json!(m.name()));
         }
         let script = Script::parse(&Value::Object(header.clone()).to_string(), "settings")

@@ -24,18 +24,45 @@ pub struct ModelTurn {
     pub turn: Turn,
     /// The same turn as a script's `replies` entry.
     pub script: Value,
+    /// The tokens the request used, when the server says.
+    pub usage: Option<Usage>,
 }
 
-/// The request body of one step.
+/// The tokens of one request, as the API's `usage` counts them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub prompt: u64,
+    /// Completion tokens.
+    pub completion: u64,
+}
+
+impl Usage {
+    /// Reads `usage` (OpenAI's, or Groq's `x_groq.usage`), if present.
+    pub fn of(reply: &Value) -> Option<Self> {
+        let u = reply
+            .get("usage")
+            .filter(|u| u.is_object())
+            .or_else(|| reply.pointer("/x_groq/usage"))?;
+        let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+        Some(Self {
+            prompt: n("prompt_tokens"),
+            completion: n("completion_tokens"),
+        })
+    }
+}
+
+/// The request body of one step (`stream`: ask for server-sent events).
 pub fn request<'a>(
     model: &str,
     system: &str,
     history: impl Iterator<Item = &'a Message>,
     tools: &[ChatTool],
+    stream: bool,
 ) -> Value {
     let mut messages = vec![json!({"role": "system", "content": system})];
     messages.extend(history.map(message));
-    let mut body = json!({"model": model, "messages": messages, "stream": false});
+    let mut body = json!({"model": model, "messages": messages, "stream": stream});
     if !tools.is_empty() {
         body["tools"] = tools
             .iter()
@@ -89,12 +116,8 @@ fn message(m: &Message) -> Value {
 /// Reads the turn out of a reply: `choices[0].message`'s text and tool
 /// calls, and why it stopped.
 pub fn parse_reply(reply: &Value) -> Result<ModelTurn, String> {
-    if let Some(err) = reply.get("error") {
-        let msg = err
-            .get("message")
-            .and_then(Value::as_str)
-            .map_or_else(|| err.to_string(), str::to_owned);
-        return Err(format!("the API answered with an error: {msg}"));
+    if let Some(msg) = api_error(reply) {
+        return Err(msg);
     }
     let choice = reply
         .pointer("/choices/0")
@@ -102,9 +125,33 @@ pub fn parse_reply(reply: &Value) -> Result<ModelTurn, String> {
     let msg = choice
         .get("message")
         .ok_or("no `choices[0].message` in the reply")?;
+    let finish = choice.get("finish_reason").and_then(Value::as_str);
+    let mut turn = turn_from(msg, finish)?;
+    turn.usage = Usage::of(reply);
+    Ok(turn)
+}
+
+/// An error object in a successful reply (or a stream's chunk), as a line.
+pub fn api_error(reply: &Value) -> Option<String> {
+    let err = reply.get("error").filter(|e| !e.is_null())?;
+    let msg = super::failure::message_of(&json!({"error": err})).unwrap_or_else(|| err.to_string());
+    Some(format!(
+        "the API answered with an error: {}",
+        super::failure::one_line(&msg)
+    ))
+}
+
+/// The turn of a complete assistant message (`content`, `tool_calls`) and
+/// its finish reason: the same whether it came whole or streamed.
+pub fn turn_from(msg: &Value, finish_reason: Option<&str>) -> Result<ModelTurn, String> {
     let text = match msg.get("content") {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),
+        // Some servers send content parts: their text, in order.
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect(),
         Some(other) => return Err(format!("`choices[0].message.content` is not text: {other}")),
     };
     let mut calls = Vec::new();
@@ -151,7 +198,7 @@ pub fn parse_reply(reply: &Value) -> Result<ModelTurn, String> {
         });
         script_calls.push(Value::Object(spec));
     }
-    let stop = match choice.get("finish_reason").and_then(Value::as_str) {
+    let stop = match finish_reason {
         Some("length") => Some("max_tokens".to_owned()),
         _ => None, // tool_use with calls, else end_turn (the host's default)
     };
@@ -170,6 +217,7 @@ pub fn parse_reply(reply: &Value) -> Result<ModelTurn, String> {
             error: String::new(),
         },
         script,
+        usage: None,
     })
 }
 
@@ -201,8 +249,9 @@ mod tests {
             description: "Adds".into(),
             parameters: json!({"type": "object"}),
         }];
-        let body = request("m", "be brief", history.iter(), &tools);
+        let body = request("m", "be brief", history.iter(), &tools, true);
         assert_eq!(body["model"], "m");
+        assert_eq!(body["stream"], true);
         assert_eq!(
             body["messages"][0],
             json!({"role": "system", "content": "be brief"})

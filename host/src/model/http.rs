@@ -1,23 +1,26 @@
-//! One JSON POST over HTTP/1.1 (hyper's client), for the model API.
-//!
-//! Plain `http://` only: what local model servers speak. An `https://` URL
-//! is refused up front with what to do instead (this build carries no TLS
-//! stack; see the `--model-url` docs).
+//! One POST over HTTP/1.1 (hyper's client), plain or TLS, for the model
+//! API, with a connect timeout and a first-byte timeout; the body is read
+//! by the caller frame by frame (the idle timeout is its).
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Bytes;
-use hyper::Request;
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{HeaderMap, Request, StatusCode};
 use hyper_util::rt::TokioIo;
-use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
 
-/// The largest reply body read (a chat completion is far smaller).
-const MAX_REPLY_BYTES: usize = 16 << 20;
+use super::failure::Failure;
+use super::tls;
 
-/// Where the API is: `http://host:port/base`.
+/// Where the API is: `http(s)://host:port/base`.
 #[derive(Debug, Clone)]
 pub struct Endpoint {
+    tls: bool,
+    /// The host name (IPv6 without brackets), for TLS.
+    host: String,
+    /// `host:port`, to connect to and for the `Host` header.
     authority: String,
     base_path: String,
     url: String,
@@ -30,104 +33,205 @@ impl std::fmt::Display for Endpoint {
 }
 
 impl Endpoint {
-    /// Parses an API base URL such as `http://127.0.0.1:11434/v1`.
+    /// Parses an API base URL such as `http://127.0.0.1:11434/v1` or
+    /// `https://api.openai.com/v1`.
     pub fn parse(url: &str) -> Result<Self, String> {
+        const EXAMPLE: &str = "e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1";
         let uri: hyper::Uri = url
             .parse()
-            .map_err(|e| format!("not a URL ({e}); expected e.g. http://127.0.0.1:11434/v1"))?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => {
-                return Err(
-                    "https is not supported by this zot-host build: use a local \
-                            OpenAI-compatible server (ollama, llama.cpp, vLLM) over http://, \
-                            or a local proxy in front of a remote API"
-                        .into(),
-                )
-            }
-            _ => return Err("expected an http:// URL, e.g. http://127.0.0.1:11434/v1".into()),
-        }
-        let authority = uri
-            .authority()
-            .ok_or("the URL names no host")?
-            .as_str()
-            .to_owned();
-        if authority.contains('@') {
+            .map_err(|e| format!("not a URL ({e}); expected {EXAMPLE}"))?;
+        let tls = match uri.scheme_str() {
+            Some("http") => false,
+            Some("https") => true,
+            _ => return Err(format!("expected an http:// or https:// URL, {EXAMPLE}")),
+        };
+        let auth = uri.authority().ok_or("the URL names no host")?;
+        if auth.as_str().contains('@') {
             return Err("credentials in the URL are not sent; use --model-key-env".into());
         }
-        let authority = if uri.port().is_some() {
-            authority
+        if uri.query().is_some() {
+            return Err(format!(
+                "a query (?...) is not part of an API base URL, {EXAMPLE}"
+            ));
+        }
+        let host = auth.host().trim_start_matches('[').trim_end_matches(']');
+        let port = auth.port_u16().unwrap_or(if tls { 443 } else { 80 });
+        let authority = if host.contains(':') {
+            format!("[{host}]:{port}")
         } else {
-            format!("{authority}:80")
+            format!("{host}:{port}")
         };
         Ok(Self {
+            tls,
+            host: host.to_owned(),
             authority,
             base_path: uri.path().trim_end_matches('/').to_owned(),
             url: url.trim_end_matches('/').to_owned(),
         })
     }
+
+    /// Whether the URL is `https://`.
+    pub fn is_tls(&self) -> bool {
+        self.tls
+    }
 }
 
-/// POSTs `body` to `{endpoint}/{path}` and returns the JSON reply of a 2xx
-/// answer; any other answer is an error naming the status and the API's
-/// message.
-pub async fn post_json(
-    endpoint: &Endpoint,
-    path: &str,
-    key: Option<&str>,
-    body: &Value,
-    timeout: Duration,
-) -> Result<Value, String> {
-    tokio::time::timeout(timeout, post(endpoint, path, key, body))
-        .await
-        .map_err(|_| format!("no answer within {} s", timeout.as_secs()))?
+/// How long each part of a request may take.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timeouts {
+    /// The TCP connection and the TLS handshake.
+    pub connect: Duration,
+    /// From the request sent to the reply's headers (a local model on a
+    /// CPU may think for minutes before its first token).
+    pub first_byte: Duration,
+    /// The longest pause within the reply's body.
+    pub idle: Duration,
 }
 
-async fn post(
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            connect: Duration::from_secs(10),
+            first_byte: Duration::from_secs(300),
+            idle: Duration::from_secs(120),
+        }
+    }
+}
+
+/// A reply whose headers have arrived; the body is still on the wire.
+pub struct Reply {
+    /// The status.
+    pub status: StatusCode,
+    /// The headers.
+    pub headers: HeaderMap,
+    /// The body.
+    pub body: Incoming,
+    /// Drives the connection while the body is read; stopped on drop.
+    _driver: AbortOnDrop,
+}
+
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A request: path under the endpoint, bearer key, JSON body, `Accept`.
+pub struct Post<'a> {
+    pub path: &'a str,
+    pub key: Option<&'a str>,
+    pub body: Bytes,
+    pub accept: &'static str,
+}
+
+/// POSTs the request and waits for the reply's headers.
+pub async fn post(
     endpoint: &Endpoint,
-    path: &str,
-    key: Option<&str>,
-    body: &Value,
-) -> Result<Value, String> {
-    let stream = tokio::net::TcpStream::connect(&endpoint.authority)
+    tls: Option<&Arc<rustls::ClientConfig>>,
+    req: Post<'_>,
+    timeouts: Timeouts,
+) -> Result<Reply, Failure> {
+    let tcp = tokio::time::timeout(
+        timeouts.connect,
+        tokio::net::TcpStream::connect(&endpoint.authority),
+    )
+    .await
+    .map_err(|_| Failure::ConnectTimeout(timeouts.connect))?
+    .map_err(|e| Failure::Connect(format!("{}: {e}", endpoint.authority)))?;
+    let _ = tcp.set_nodelay(true);
+    let request = build(endpoint, req)?;
+    if !endpoint.tls {
+        return exchange(tcp, request, timeouts.first_byte).await;
+    }
+    let config = tls.ok_or_else(|| Failure::Tls("no TLS configuration".into()))?;
+    let name = rustls::pki_types::ServerName::try_from(endpoint.host.clone())
+        .map_err(|e| Failure::Tls(format!("{} is not a TLS server name: {e}", endpoint.host)))?;
+    let connector = tokio_rustls::TlsConnector::from(config.clone());
+    let stream = tokio::time::timeout(timeouts.connect, connector.connect(name, tcp))
         .await
-        .map_err(|e| format!("cannot connect to {}: {e}", endpoint.authority))?;
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| e.to_string())?;
-    // The connection's driver; it ends when the exchange does.
-    let driver = tokio::spawn(conn);
-    let mut req = Request::post(format!("{}/{path}", endpoint.base_path))
+        .map_err(|_| Failure::ConnectTimeout(timeouts.connect))?
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::UnexpectedEof => {
+                Failure::Reset(format!("during the TLS handshake: {e}"))
+            }
+            _ => Failure::Tls(tls::describe(&e, &endpoint.host)),
+        })?;
+    exchange(stream, request, timeouts.first_byte).await
+}
+
+fn build(endpoint: &Endpoint, req: Post<'_>) -> Result<Request<Full<Bytes>>, Failure> {
+    let mut r = Request::post(format!("{}/{}", endpoint.base_path, req.path))
         .header(hyper::header::HOST, &endpoint.authority)
         .header(hyper::header::CONTENT_TYPE, "application/json")
-        .header(hyper::header::ACCEPT, "application/json");
-    if let Some(key) = key {
-        req = req.header(hyper::header::AUTHORIZATION, format!("Bearer {key}"));
+        .header(hyper::header::ACCEPT, req.accept)
+        .header(
+            hyper::header::USER_AGENT,
+            concat!("zot-host/", env!("CARGO_PKG_VERSION")),
+        );
+    if let Some(key) = req.key {
+        r = r.header(hyper::header::AUTHORIZATION, format!("Bearer {key}"));
     }
-    let req = req
-        .body(Full::new(Bytes::from(body.to_string())))
-        .map_err(|e| e.to_string())?;
-    let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
-    let status = resp.status();
-    let bytes = Limited::new(resp.into_body(), MAX_REPLY_BYTES)
-        .collect()
+    r.body(Full::new(req.body))
+        .map_err(|e| Failure::Reply(format!("the request cannot be built: {e}")))
+}
+
+async fn exchange<T>(
+    io: T,
+    request: Request<Full<Bytes>>,
+    first_byte: Duration,
+) -> Result<Reply, Failure>
+where
+    T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(io))
         .await
-        .map_err(|e| format!("reading the reply: {e}"))?
-        .to_bytes();
-    driver.abort();
-    let json = serde_json::from_slice::<Value>(&bytes);
-    if !status.is_success() {
-        let detail = match &json {
-            Ok(v) => v
-                .pointer("/error/message")
-                .and_then(Value::as_str)
-                .map_or_else(|| v.to_string(), str::to_owned),
-            Err(_) => String::from_utf8_lossy(&bytes).into_owned(),
-        };
-        let detail: String = detail.chars().take(300).collect();
-        return Err(format!("HTTP {status}: {detail}"));
+        .map_err(|e| Failure::Reset(e.to_string()))?;
+    let driver = AbortOnDrop(tokio::spawn(async move {
+        let _ = conn.await;
+    }));
+    let resp = tokio::time::timeout(first_byte, sender.send_request(request))
+        .await
+        .map_err(|_| Failure::FirstByte(first_byte))?
+        .map_err(|e| Failure::Reset(cause(&e)))?;
+    let (parts, body) = resp.into_parts();
+    Ok(Reply {
+        status: parts.status,
+        headers: parts.headers,
+        body,
+        _driver: driver,
+    })
+}
+
+/// A hyper error with the I/O error under it, if any.
+pub fn cause(e: &hyper::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(inner) = src {
+        s = format!("{s}: {inner}");
+        src = inner.source();
     }
-    json.map_err(|e| format!("the reply is not JSON: {e}"))
+    s
+}
+
+/// The next piece of the body; `None` at its end; an error after `idle`
+/// without data or when the connection breaks.
+pub async fn next_chunk(body: &mut Incoming, idle: Duration) -> Result<Option<Bytes>, Failure> {
+    loop {
+        let frame = tokio::time::timeout(idle, body.frame())
+            .await
+            .map_err(|_| Failure::Idle(idle))?;
+        match frame {
+            None => return Ok(None),
+            Some(Err(e)) => return Err(Failure::Cut(cause(&e))),
+            // Trailers carry nothing the reply needs.
+            Some(Ok(f)) => match f.into_data() {
+                Ok(data) => return Ok(Some(data)),
+                Err(_) => continue,
+            },
+        }
+    }
 }
 
 #[cfg(test)]
@@ -138,17 +242,33 @@ mod tests {
     fn urls_are_checked_before_any_request() {
         let e = Endpoint::parse("http://127.0.0.1:11434/v1/").unwrap();
         assert_eq!(
-            (e.authority.as_str(), e.base_path.as_str()),
-            ("127.0.0.1:11434", "/v1")
+            (e.authority.as_str(), e.base_path.as_str(), e.tls),
+            ("127.0.0.1:11434", "/v1", false)
         );
+        assert_eq!(e.to_string(), "http://127.0.0.1:11434/v1");
         assert_eq!(
             Endpoint::parse("http://localhost/v1").unwrap().authority,
             "localhost:80"
         );
-        assert!(Endpoint::parse("https://api.openai.com/v1")
+        let e = Endpoint::parse("https://api.openai.com/v1").unwrap();
+        assert_eq!(
+            (e.authority.as_str(), e.host.as_str(), e.tls),
+            ("api.openai.com:443", "api.openai.com", true)
+        );
+        let e = Endpoint::parse("https://[::1]:8443/v1").unwrap();
+        assert_eq!(
+            (e.authority.as_str(), e.host.as_str()),
+            ("[::1]:8443", "::1")
+        );
+        assert!(Endpoint::parse("ftp://x")
             .unwrap_err()
-            .contains("https"));
-        assert!(Endpoint::parse("ftp://x").unwrap_err().contains("http://"));
+            .contains("http:// or https://"));
+        assert!(Endpoint::parse("http://u:p@x/v1")
+            .unwrap_err()
+            .contains("--model-key-env"));
+        assert!(Endpoint::parse("http://x/v1?a=b")
+            .unwrap_err()
+            .contains("query"));
         assert!(Endpoint::parse("not a url").is_err());
     }
 }
