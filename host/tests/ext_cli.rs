@@ -731,6 +731,33 @@ fn doctor_passes_on_a_healthy_set_and_warns_about_auto_ready() {
 }
 
 #[test]
+fn doctor_says_what_to_run_for_a_python_without_the_sdk() {
+    let env = Env::new();
+    let dir = env.ext_in(
+        &global(&env),
+        "snake",
+        "snake",
+        json!({"before_hello": [
+            {"stderr": "ModuleNotFoundError: No module named 'zot_ext'"},
+            {"exit": 1}
+        ]}),
+    );
+    let o = zot(&env, &["ext", "doctor"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = stdout(&o);
+    let venv = format!("python3 -m venv {}/.venv", dir.display());
+    assert!(
+        text.contains("fix: the python3 on PATH has no zot_ext") && text.contains(&venv),
+        "{text}"
+    );
+    let v = json_out(&zot(&env, &["ext", "doctor", "--json"]));
+    assert!(
+        v["extensions"][0]["fix"].as_str().unwrap().contains(&venv),
+        "{v:#}"
+    );
+}
+
+#[test]
 fn run_takes_repeatable_ext_paths_and_no_ext() {
     let env = Env::new();
     env.ext_in(&global(&env), "installed", "installed", quiet());

@@ -1,29 +1,55 @@
-# zot-host new: for each language, the scaffold as a user gets it passes its
-# own test (on the SDK's in-process harness), type-checks (mypy --strict,
-# tsc --checkJs) and passes `zot-host ext doctor`.
+# zot-host new: for each language, what a newcomer does from a clone, with
+# no package on a registry: `./dev install` (zot-host on PATH, this
+# checkout's SDKs for new extensions), then `zot-host new`, the scaffold's
+# own tests, `zot-host run` with its session script, `zot-host ext install .`,
+# a new session in which the installed copy starts and answers, and
+# `zot-host ext doctor` clean. The repository's own checks come on top: the
+# scaffolds type-check (tsc --checkJs, mypy --strict).
 #
-# The generated files name the published SDK (zot-ext of this version); they
-# are not edited here. This checkout's SDK is linked in from outside them,
-# the way each toolchain lets a developer try a local package: Cargo's
-# `--config patch.crates-io.zot-ext.path=...`, a node_modules/zot-ext link
-# (what `npm link` makes), and the virtualenv that has this checkout's wheel
-# (target/python-sdk-venv). So what is tested is byte for byte what
-# `zot-host new` gives a user, and no test depends on a registry.
+# What differs from a newcomer's machine, and why:
+# - ZOT_HOME is a folder of this run, one per language (isolation: nothing
+#   is installed into the user's zot, and each session sees one extension);
+# - `./dev install --debug --prefix <this run>`: the debug build `./dev test`
+#   makes anyway, linked into a bin folder of this run (not ~/.local/bin);
+# - uv is the one in the repository's .venv (scripts/requirements-dev.txt),
+#   on PATH as the user's own would be;
+# - the Rust scaffold's target/ is moved in from $CARGO_TARGET_DIR between
+#   runs, so that its dependencies build once (a real folder, as cargo makes).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
+user_path="$PATH"
+ensure_venv
 ensure_node_modules
-build_rust_bins
-host="$CARGO_TARGET_DIR/debug/zot-host"
-bash scripts/node-sdk-build.sh
+tsc="$ROOT/node_modules/.bin/tsc"
 venv="$ROOT/target/python-sdk-venv"
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import zot_ext' 2>/dev/null; then
   bash scripts/python-sdk-venv.sh
 fi
 
 tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-home="$tmp/home"
+rust_target="$CARGO_TARGET_DIR/scaffold-rust"
+cleanup() {
+  # The Rust scaffold's build tree goes back for the next run.
+  if [ -d "$tmp/rust/target" ]; then
+    rm -rf "$rust_target"
+    mv "$tmp/rust/target" "$rust_target"
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+bash scripts/install.sh --debug --prefix "$tmp/prefix" >"$tmp/install.log" 2>&1 || {
+  cat "$tmp/install.log" >&2
+  fail "./dev install --debug --prefix $tmp/prefix"
+  exit 1
+}
+ok "./dev install --debug --prefix <run folder>"
+mkdir -p "$tmp/tools"
+ln -s "$ROOT/.venv/bin/uv" "$tmp/tools/uv"
+# The newcomer's PATH: theirs, with zot-host and uv on it.
+newcomer_path="$tmp/prefix/bin:$tmp/tools:$user_path"
+
 passed=0
 failed=0
 check() { # NAME COMMAND...: runs it, counts it
@@ -38,41 +64,72 @@ check() { # NAME COMMAND...: runs it, counts it
     failed=$((failed + 1))
   fi
 }
-doctor() { # DIR
-  PATH="$venv/bin:$PATH" "$host" ext doctor --zot-home "$home" --no-ext --ext "$1"
+# As the newcomer types it, in DIR: their PATH, ZOT_HOME of the language.
+as_user() { # LANG DIR COMMAND...
+  local lang="$1" dir="$2"
+  shift 2
+  env -C "$dir" -u CARGO_TARGET_DIR PATH="$newcomer_path" ZOT_HOME="$tmp/home-$lang" "$@"
+}
+# The steps after the scaffold's own tests, the same in every language.
+run_install_doctor() { # LANG
+  local lang="$1" dir="$tmp/$1"
+  check "$lang: zot-host run --script session.json --ext ." \
+    as_user "$lang" "$dir" zot-host run --script session.json --ext .
+  check "$lang: zot-host ext install ." as_user "$lang" "$dir" zot-host ext install .
+  # A new session elsewhere: only the installed copy can answer.
+  mkdir -p "$tmp/elsewhere"
+  check "$lang: the installed copy answers in a new session" \
+    as_user "$lang" "$tmp/elsewhere" zot-host run --script "$dir/session.json"
+  check "$lang: zot-host ext doctor: 1 healthy, nothing else" doctor_clean "$lang"
+}
+doctor_clean() { # LANG: exits 0, and not with warnings either
+  as_user "$1" "$tmp/elsewhere" zot-host ext doctor >"$tmp/doctor.log" 2>&1 || {
+    cat "$tmp/doctor.log"
+    return 1
+  }
+  cat "$tmp/doctor.log"
+  grep -q '1 healthy, 0 warnings, 0 problems' "$tmp/doctor.log"
+}
+new() { # LANG
+  as_user "$1" "$tmp" zot-host new "scaffold-$1" --lang "$1" --dir "$1" >/dev/null
 }
 
-# Rust. The build tree is kept between runs ($CARGO_TARGET_DIR/scaffold-rust,
-# linked in as the scaffold's target/, where its manifest's exec points), so
-# dependencies build once.
-"$host" new scaffold-rust --lang rust --dir "$tmp/rust" >/dev/null
-mkdir -p "$CARGO_TARGET_DIR/scaffold-rust"
-ln -s "$CARGO_TARGET_DIR/scaffold-rust" "$tmp/rust/target"
-cargo_local=(--offline --config "patch.crates-io.zot-ext.path=\"$ROOT/sdk-rust\"")
-check "rust scaffold: cargo test" env -u CARGO_TARGET_DIR -C "$tmp/rust" \
-  cargo test -q "${cargo_local[@]}"
-check "rust scaffold: cargo build" env -u CARGO_TARGET_DIR -C "$tmp/rust" \
-  cargo build -q "${cargo_local[@]}"
-check "rust scaffold: zot-host ext doctor" doctor "$tmp/rust"
+# Rust.
+new rust
+grep -q '^\[patch.crates-io\]' "$tmp/rust/Cargo.toml" || {
+  fail "rust: Cargo.toml does not take zot-ext from this checkout"
+  exit 1
+}
+if [ -d "$rust_target" ]; then mv "$rust_target" "$tmp/rust/target"; fi
+check "rust: cargo test" as_user rust "$tmp/rust" cargo test -q
+check "rust: cargo build" as_user rust "$tmp/rust" cargo build -q
+run_install_doctor rust
 
-# Node.
-"$host" new scaffold-node --lang node --dir "$tmp/node" >/dev/null
-mkdir -p "$tmp/node/node_modules"
-ln -s "$ROOT/sdk-node" "$tmp/node/node_modules/zot-ext"
-check "node scaffold: npm test" env -C "$tmp/node" npm test --silent
-check "node scaffold: tsc --checkJs" tsc --noEmit --allowJs --checkJs --strict \
+# JavaScript.
+new javascript
+check "javascript: npm install" as_user javascript "$tmp/javascript" \
+  npm install --no-audit --no-fund --loglevel=error
+check "javascript: npm test" as_user javascript "$tmp/javascript" npm test --silent
+check "javascript: tsc --checkJs" "$tsc" --noEmit --allowJs --checkJs --strict \
   --target es2022 --module nodenext --moduleResolution nodenext --types node \
-  "$tmp/node/extension.mjs" "$tmp/node/index.mjs"
-check "node scaffold: zot-host ext doctor" doctor "$tmp/node"
+  --typeRoots "$ROOT/node_modules/@types" \
+  "$tmp/javascript/extension.mjs" "$tmp/javascript/index.mjs"
+run_install_doctor javascript
+
+# TypeScript.
+new typescript
+check "typescript: npm install" as_user typescript "$tmp/typescript" \
+  npm install --no-audit --no-fund --loglevel=error
+check "typescript: npm test (tsc, then the test)" as_user typescript "$tmp/typescript" npm test --silent
+run_install_doctor typescript
 
 # Python.
-"$host" new scaffold-python --lang python --dir "$tmp/python" >/dev/null
-check "python scaffold: pytest" env -C "$tmp/python" \
-  "$venv/bin/python" -m pytest -q -p no:cacheprovider
-check "python scaffold: mypy --strict" env -C "$tmp/python" \
+new python
+check "python: uv run pytest" as_user python "$tmp/python" uv run pytest -q -p no:cacheprovider
+check "python: mypy --strict" env -C "$tmp/python" \
   "$venv/bin/python" -m mypy --strict --python-version 3.9 \
   --cache-dir "$CARGO_TARGET_DIR/mypy-cache" extension.py tests/test_extension.py
-check "python scaffold: zot-host ext doctor" doctor "$tmp/python"
+run_install_doctor python
 
 echo "scaffold: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

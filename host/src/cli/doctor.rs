@@ -175,6 +175,7 @@ fn ext_report(
         exec: m.map(|m| m.exec.clone()).unwrap_or_default(),
         log: None,
         stderr: Vec::new(),
+        fix: None,
         commands: Vec::new(),
         tools: Vec::new(),
         warnings: Vec::new(),
@@ -232,6 +233,12 @@ fn loaded_report(
             r.log = le.log.clone();
             r.stderr = le.stderr.clone();
         }
+        r.fix = crate::cli::doctor_fix::suggest(&crate::cli::doctor_fix::Failure {
+            dir: &e.dir,
+            exec: &r.exec,
+            error: r.error.as_deref().unwrap_or_default(),
+            stderr: &r.stderr,
+        });
         return;
     };
     r.commands = registrations(records, &ext.name, "command");

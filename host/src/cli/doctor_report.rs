@@ -68,6 +68,10 @@ pub struct ExtReport {
     /// The last stderr lines of a process that failed to start.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stderr: Vec<String>,
+    /// What to run to fix a failed start, when doctor knows
+    /// ([`crate::cli::doctor_fix`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
     /// Command registrations.
     pub commands: Vec<Registration>,
     /// Tool registrations.
@@ -241,6 +245,9 @@ fn write_ext(e: &ExtReport, style: Style, out: &mut dyn Write) -> io::Result<()>
         for line in &e.stderr {
             writeln!(out, "{ind}  {}", style.bad(line))?;
         }
+    }
+    if let Some(fix) = &e.fix {
+        writeln!(out, "{ind}fix: {fix}")?;
     }
     let mut rows = Vec::new();
     registrations(&mut rows, "command", &e.commands, "/");

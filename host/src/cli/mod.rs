@@ -14,6 +14,7 @@
 
 pub mod args;
 pub mod doctor;
+pub mod doctor_fix;
 pub mod doctor_report;
 pub mod error;
 pub mod git;

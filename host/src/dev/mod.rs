@@ -29,16 +29,14 @@ use repl::Action;
 
 /// `zot-host dev`'s options.
 #[derive(clap::Args, Debug, Clone)]
-#[command(after_help = "At the prompt:\n\
-  /NAME ARGS                 run a slash command\n  \
-  tool NAME {JSON}           call a tool\n  \
-  event NAME {JSON}          send a lifecycle event\n  \
-  intercept NAME {JSON}      send an interception request\n  \
-  panel KEY [TEXT]           a key for the open panel\n  \
-  cancel | restart | help | quit (or Ctrl-C)\n\n\
-Changes in DIR (except what .gitignore and .zotignore ignore, .git, node_modules and a Rust \
-target/) rebuild the extension when its language needs it (cargo build beside a Cargo.toml, tsc \
-beside a tsconfig.json) and restart it. A failed build is shown and the running extension is kept.")]
+#[command(after_help = concat!(
+    "At the prompt:\n",
+    crate::help_text!(),
+    "\n\nChanges in DIR (except what .gitignore and .zotignore ignore, .git, node_modules and a \
+     Rust target/) rebuild the extension when its language needs it (cargo build beside a \
+     Cargo.toml, tsc beside a tsconfig.json) and restart it. A failed build is shown and the \
+     running extension is kept."
+))]
 pub struct DevArgs {
     /// The extension's folder (it holds extension.json).
     #[arg(value_name = "DIR")]
@@ -376,5 +374,20 @@ async fn act(live: &Live, action: Action, print: &Print) {
     if live.is_closed() {
         // `/exit`: the prompt waits in the terminal until the next key.
         print("the session has ended; press Enter to leave".into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Args as _;
+
+    #[test]
+    fn help_lists_every_verb_of_the_prompt() {
+        let help = super::DevArgs::augment_args(clap::Command::new("dev"))
+            .render_long_help()
+            .to_string();
+        for verb in super::repl::VERBS {
+            assert!(help.contains(&format!("  {verb}")), "{verb} in\n{help}");
+        }
     }
 }

@@ -51,9 +51,13 @@ pub const VERBS: [&str; 9] = [
     "quit",
 ];
 
-/// The help text.
-pub const HELP: &str = "\
-  /NAME ARGS                 run a slash command
+/// The help text, as a literal so that `zot-host dev --help` shows the same
+/// lines (`help_text!()` in its `after_help`).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! help_text {
+    () => {
+        "  /NAME ARGS                 run a slash command
   prompt TEXT                a prompt for the model (a live one with --model-url, else the scripted one)
   tool NAME {JSON}           call a tool with these arguments (default {})
   event NAME {JSON}          send a lifecycle event with this payload (e.g. event turn_start {\"step\": 1})
@@ -63,7 +67,12 @@ pub const HELP: &str = "\
   restart                    rebuild (when needed) and restart the extension now
   help                       this text
   quit, Ctrl-C, Ctrl-D       leave
-  Tab completes; Up/Down walk the history.";
+  Tab completes; Up/Down walk the history."
+    };
+}
+
+/// The help text.
+pub const HELP: &str = help_text!();
 
 /// Reads the optional JSON object after a name.
 fn object(rest: &str, what: &str) -> Result<Map<String, Value>, String> {

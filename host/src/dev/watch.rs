@@ -84,7 +84,7 @@ impl Rules {
         let Ok(rel) = path.strip_prefix(&self.root) else {
             return false;
         };
-        if rel.as_os_str().is_empty() {
+        if rel.as_os_str().is_empty() || is_editor_temp(rel) {
             return false;
         }
         if rel.components().any(|c| c.as_os_str() == ".git")
@@ -107,6 +107,33 @@ impl Rules {
             .matched_path_or_any_parents(rel, is_dir)
             .is_ignore()
     }
+}
+
+/// Whether `path` names a file an editor writes beside the one being
+/// edited (swap, backup, lock and autosave files, the temporary file of a
+/// save): its changes are not the user's, and saving writes it first.
+pub fn is_editor_temp(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    name.ends_with('~')
+        || [".swp", ".swo", ".swx", "___jb_tmp___", "___jb_old___"]
+            .iter()
+            .any(|s| name.ends_with(s))
+        || name.starts_with(".#")
+        || name.starts_with(".goutputstream-")
+        || (name.len() > 1 && name.starts_with('#') && name.ends_with('#'))
+        // vim checks that it may write in a folder by creating this file.
+        || name == "4913"
+}
+
+/// The path a batch of changes is reported by: the first that counts and
+/// still exists (what a save left, not the temporary file renamed over
+/// it), else the first that counts (a removal).
+fn reported(changes: Vec<PathBuf>, rules: &Rules) -> Option<PathBuf> {
+    let counted: Vec<PathBuf> = changes.into_iter().filter(|p| rules.counts(p)).collect();
+    let existing = counted.iter().position(|p| p.exists()).unwrap_or(0);
+    counted.into_iter().nth(existing)
 }
 
 /// How long the watcher waits for a burst of changes (an editor's save, a
@@ -273,7 +300,7 @@ impl Batches {
             if let Err(e) = lock(&watched).sync(&self.root, &rules, &changes) {
                 on_error(e);
             }
-            if let Some(p) = changes.into_iter().find(|p| rules.counts(p)) {
+            if let Some(p) = reported(changes, &rules) {
                 on_change(p);
             }
         }
@@ -406,13 +433,39 @@ mod tests {
             .paths
             .contains(&root.join("src/new/lib.rs")));
 
-        // An editor's save: a new file renamed over the old one; the file
+        // An editor's save: a new file renamed over the old one. The change
+        // is named by the file saved, not the temporary one, and the file
         // at that path is still watched afterwards.
-        std::fs::write(root.join("src/.main.rs.swp"), "fn main() { }").unwrap();
-        std::fs::rename(root.join("src/.main.rs.swp"), root.join("src/main.rs")).unwrap();
-        let first = next(&rx);
-        assert!(first.starts_with(root.join("src")), "{first:?}");
+        std::fs::write(root.join("src/main.rs.tmp.1234"), "fn main() { }").unwrap();
+        std::fs::rename(root.join("src/main.rs.tmp.1234"), root.join("src/main.rs")).unwrap();
+        assert_eq!(next(&rx), root.join("src/main.rs"));
         std::fs::write(root.join("src/main.rs"), "fn main() {  }").unwrap();
         assert_eq!(next(&rx), root.join("src/main.rs"));
+        // Editor files beside it are not changes: the next one reported
+        // is the save.
+        std::fs::write(root.join("src/.main.rs.swp"), "swap").unwrap();
+        std::fs::write(root.join("src/main.rs~"), "backup").unwrap();
+        std::fs::write(root.join("src/4913"), "").unwrap();
+        std::fs::remove_file(root.join("src/4913")).unwrap();
+        std::fs::write(root.join("src/main.rs"), "fn main() {   }").unwrap();
+        assert_eq!(next(&rx), root.join("src/main.rs"));
+    }
+
+    #[test]
+    fn editor_files_are_known_by_name() {
+        for temp in [
+            ".main.rs.swp",
+            "main.rs~",
+            ".#main.rs",
+            "#main.rs#",
+            "4913",
+            "main.rs___jb_tmp___",
+            ".goutputstream-X1Y2",
+        ] {
+            assert!(is_editor_temp(Path::new(temp)), "{temp}");
+        }
+        for real in ["main.rs", "#", "index.ts", "swp", "4914"] {
+            assert!(!is_editor_temp(Path::new(real)), "{real}");
+        }
     }
 }

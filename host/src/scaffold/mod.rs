@@ -1,20 +1,25 @@
-//! `zot-host new NAME --lang rust|node|python`: a ready extension folder
-//! (manifest, code with a command, a typed tool and an event handler, a test
-//! on the SDK's in-process harness, a README and ignore files) from the
-//! templates in `host/templates/`, embedded in the binary.
+//! `zot-host new NAME --lang rust|javascript|typescript|python`: a ready
+//! extension folder (manifest, code with a command, a typed tool and an
+//! event handler, a test on the SDK's in-process harness, a session script
+//! for `zot-host run`, a README and ignore files) from the templates in
+//! `host/templates/`, embedded in the binary.
 //!
 //! The generated files name the SDK as users get it: the published package
 //! of the same version as this host (`zot-ext = "0.1.0"`, `"zot-ext":
-//! "^0.1.0"`, `zot-ext>=0.1.0`). Nothing in them points at a checkout, so
-//! what the repository's tests check (`scripts/test.d/45-scaffold.sh`, which
-//! links this checkout's SDK in from outside the files) is byte for byte
-//! what a user gets.
+//! "^0.1.0"`, `zot-ext>=0.1.0`). A `zot-host` built in a zot-ext checkout
+//! whose `./dev install` built the SDKs (or given `--sdk-from DIR`) adds
+//! the one thing each toolchain needs to take them from there instead
+//! ([`sdk`]): a `[patch.crates-io]` entry, the packed npm package as a
+//! `file:` dependency, the wheel as a `[tool.uv.sources]` entry.
+
+pub mod sdk;
 
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::name::ExtName;
+use sdk::SdkSource;
 
 /// The language of a new extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -22,8 +27,13 @@ pub enum Lang {
     /// Rust, with the `zot-ext` crate.
     Rust,
     /// JavaScript on Node 20+, with the `zot-ext` npm package.
-    Node,
-    /// Python 3.9+, with the `zot-ext` PyPI package.
+    #[value(alias = "node", alias = "js")]
+    Javascript,
+    /// TypeScript (strict, compiled by tsc) on Node 20+, with the `zot-ext` npm package.
+    #[value(alias = "ts")]
+    Typescript,
+    /// Python 3.9+, with the `zot-ext` PyPI package, run by uv.
+    #[value(alias = "py")]
     Python,
 }
 
@@ -32,11 +42,14 @@ pub enum Lang {
 #[command(
     after_help = "Creates DIR (default: ./NAME) with extension.json, the code (a slash command \
     named NAME, a tool NAME_greet with typed arguments and a turn_start handler), a test on \
-    the SDK's in-process harness, a README, .gitignore and .zotignore. DIR must not exist or \
-    be empty.\n\n\
+    the SDK's in-process harness, session.json for `zot-host run`, a README, .gitignore and \
+    .zotignore. DIR must not exist or be empty.\n\n\
+    The files name the published SDK (zot-ext of this version). A zot-host installed from a \
+    zot-ext checkout with `./dev install` names that checkout's SDK builds instead, until \
+    they are published.\n\n\
     Examples:\n  \
     zot-host new weather --lang python\n  \
-    zot-host new my-tools --lang rust --dir ~/src/my-tools"
+    zot-host new my-tools --lang typescript --dir ~/src/my-tools"
 )]
 pub struct NewArgs {
     /// The extension's name (its manifest name, package name and command).
@@ -48,6 +61,12 @@ pub struct NewArgs {
     /// Where to create it (default: ./NAME).
     #[arg(long, value_name = "PATH")]
     pub dir: Option<PathBuf>,
+    /// Take the SDK from this zot-ext checkout (its `./dev install` builds).
+    #[arg(long, value_name = "DIR", conflicts_with = "published_sdk")]
+    pub sdk_from: Option<PathBuf>,
+    /// Name the published SDK packages even when this zot-host comes from a checkout.
+    #[arg(long)]
+    pub published_sdk: bool,
 }
 
 /// One template file: where it goes in the new folder, and its text.
@@ -58,7 +77,7 @@ struct Template {
 
 macro_rules! templates {
     ($lang:literal: $($path:literal <= $src:literal),* $(,)?) => {
-        &[$(Template { path: $path, text: include_str!(concat!("../templates/", $lang, "/", $src)) }),*]
+        &[$(Template { path: $path, text: include_str!(concat!("../../templates/", $lang, "/", $src)) }),*]
     };
 }
 
@@ -68,6 +87,7 @@ const RUST: &[Template] = templates!("rust":
     // holding a Cargo.toml (a nested package), so the published crate would not build.
     "Cargo.toml" <= "Cargo.toml.in",
     "src/main.rs" <= "src/main.rs",
+    "session.json" <= "../session.json",
     "README.md" <= "README.md",
     ".gitignore" <= "gitignore",
     ".zotignore" <= "zotignore",
@@ -79,6 +99,20 @@ const NODE: &[Template] = templates!("node":
     "index.mjs" <= "index.mjs",
     "extension.mjs" <= "extension.mjs",
     "test/extension.test.mjs" <= "test/extension.test.mjs",
+    "session.json" <= "../session.json",
+    "README.md" <= "README.md",
+    ".gitignore" <= "gitignore",
+    ".zotignore" <= "zotignore",
+);
+
+const TYPESCRIPT: &[Template] = templates!("typescript":
+    "extension.json" <= "extension.json",
+    "package.json" <= "package.json",
+    "tsconfig.json" <= "tsconfig.json",
+    "src/index.ts" <= "src/index.ts",
+    "src/extension.ts" <= "src/extension.ts",
+    "src/extension.test.ts" <= "src/extension.test.ts",
+    "session.json" <= "../session.json",
     "README.md" <= "README.md",
     ".gitignore" <= "gitignore",
     ".zotignore" <= "zotignore",
@@ -89,6 +123,7 @@ const PYTHON: &[Template] = templates!("python":
     "pyproject.toml" <= "pyproject.toml",
     "extension.py" <= "extension.py",
     "tests/test_extension.py" <= "tests/test_extension.py",
+    "session.json" <= "../session.json",
     "README.md" <= "README.md",
     ".gitignore" <= "gitignore",
     ".zotignore" <= "zotignore",
@@ -98,17 +133,28 @@ impl Lang {
     fn templates(self) -> &'static [Template] {
         match self {
             Lang::Rust => RUST,
-            Lang::Node => NODE,
+            Lang::Javascript => NODE,
+            Lang::Typescript => TYPESCRIPT,
             Lang::Python => PYTHON,
         }
     }
 
-    /// How the README says to run the test.
-    fn test_command(self) -> &'static str {
+    /// The steps `new` prints after creating the folder: the test, then
+    /// building what the manifest runs when the test does not.
+    fn first_steps(self) -> &'static str {
         match self {
-            Lang::Rust => "cargo test",
-            Lang::Node => "npm install && npm test",
-            Lang::Python => "pip install -e '.[test]' && pytest",
+            Lang::Rust => "cargo test && cargo build",
+            Lang::Javascript | Lang::Typescript => "npm install && npm test",
+            Lang::Python => "uv run pytest",
+        }
+    }
+
+    fn article(self) -> &'static str {
+        match self {
+            Lang::Rust => "a Rust",
+            Lang::Javascript => "a JavaScript",
+            Lang::Typescript => "a TypeScript",
+            Lang::Python => "a Python",
         }
     }
 }
@@ -124,6 +170,9 @@ pub enum NewError {
         /// What is wrong with it.
         why: String,
     },
+    /// The SDK named by `--sdk-from` (or this build's) cannot be used.
+    #[error("{0}")]
+    Sdk(String),
     /// The target exists and holds something.
     #[error("{0} already exists and is not empty; choose another --dir")]
     Exists(PathBuf),
@@ -196,27 +245,35 @@ impl Names {
         })
     }
 
-    fn fill(&self, text: &str) -> String {
-        text.replace("{{name}}", self.name.as_str())
+    fn fill(&self, text: &str, source: &SdkSource) -> String {
+        let version = env!("CARGO_PKG_VERSION");
+        let mut out = text
+            .replace("{{name}}", self.name.as_str())
             .replace("{{package}}", &self.package)
             .replace("{{command}}", &self.package)
             .replace("{{tool}}", &self.tool)
-            .replace("{{sdk_version}}", env!("CARGO_PKG_VERSION"))
+            .replace("{{sdk_version}}", version);
+        for (key, value) in sdk::placeholders(source, version) {
+            out = out.replace(key, &value);
+        }
+        out
     }
 }
 
 /// The files of a new extension (relative path, contents).
-pub fn render(names: &Names, lang: Lang) -> Vec<(&'static str, String)> {
+pub fn render(names: &Names, lang: Lang, source: &SdkSource) -> Vec<(&'static str, String)> {
     lang.templates()
         .iter()
-        .map(|t| (t.path, names.fill(t.text)))
+        .map(|t| (t.path, names.fill(t.text, source)))
         .collect()
 }
 
-/// Creates the extension folder; returns it. On failure nothing the call
-/// created is left behind.
-pub fn create(args: &NewArgs) -> Result<PathBuf, NewError> {
+/// Creates the extension folder; returns it and where its SDK comes from.
+/// On failure nothing the call created is left behind.
+pub fn create(args: &NewArgs) -> Result<(PathBuf, SdkSource), NewError> {
     let names = Names::new(&args.name)?;
+    let source =
+        SdkSource::choose(args.sdk_from.as_deref(), args.published_sdk).map_err(NewError::Sdk)?;
     let dir = args
         .dir
         .clone()
@@ -238,7 +295,7 @@ pub fn create(args: &NewArgs) -> Result<PathBuf, NewError> {
         }
         Err(e) => return Err(io_err(&dir)(e)),
     };
-    let written = write_all(&dir, &render(&names, args.lang));
+    let written = write_all(&dir, &render(&names, args.lang, &source));
     if let Err(e) = written {
         if made {
             let _ = fs::remove_dir_all(&dir);
@@ -257,7 +314,7 @@ pub fn create(args: &NewArgs) -> Result<PathBuf, NewError> {
         }
         return Err(e);
     }
-    Ok(dir)
+    Ok((dir, source))
 }
 
 fn write_all(dir: &Path, files: &[(&str, String)]) -> Result<(), NewError> {
@@ -277,17 +334,25 @@ fn write_all(dir: &Path, files: &[(&str, String)]) -> Result<(), NewError> {
 /// `zot-host new`: creates the folder and says what to do next.
 pub fn main(args: &NewArgs) -> std::process::ExitCode {
     match create(args) {
-        Ok(dir) => {
+        Ok((dir, source)) => {
             let shown = dir.display();
+            let from = match &source {
+                SdkSource::Registry => String::new(),
+                SdkSource::Local(sdk) => format!(
+                    "\nIts SDK comes from the zot-ext checkout {} (./dev install).",
+                    sdk.checkout.display()
+                ),
+            };
             println!(
-                "Created {} extension {:?} in {shown}\n\nNext:\n  cd {shown}\n  {}\n  zot-host dev .    # restart on every change, with a REPL",
-                match args.lang {
-                    Lang::Rust => "a Rust",
-                    Lang::Node => "a Node",
-                    Lang::Python => "a Python",
-                },
+                "Created {} extension {:?} in {shown}{from}\n\nNext:\n  \
+                 cd {shown}\n  \
+                 {}\n  \
+                 zot-host run --script session.json --ext .   # a scripted session\n  \
+                 zot-host dev .                                # restart on every change, with a REPL\n  \
+                 zot-host ext install .                        # install it for zot",
+                args.lang.article(),
                 args.name,
-                args.lang.test_command(),
+                args.lang.first_steps(),
             );
             std::process::ExitCode::SUCCESS
         }
@@ -325,8 +390,20 @@ mod tests {
     #[test]
     fn every_placeholder_is_filled() {
         let n = Names::new("demo").unwrap();
-        for lang in [Lang::Rust, Lang::Node, Lang::Python] {
-            for (path, text) in render(&n, lang) {
+        let d = tempfile::tempdir().unwrap();
+        let local = SdkSource::Local(sdk::LocalSdk {
+            version: "0.1.0".into(),
+            checkout: d.path().to_owned(),
+            rust: d.path().join("sdk-rust"),
+            npm: d.path().join("zot-ext-0.1.0.tgz"),
+            python: d.path().join("zot_ext-0.1.0-cp39-abi3-linux_x86_64.whl"),
+        });
+        let langs = [Lang::Rust, Lang::Javascript, Lang::Typescript, Lang::Python];
+        for (lang, source) in langs
+            .into_iter()
+            .flat_map(|l| [(l, SdkSource::Registry), (l, local.clone())])
+        {
+            for (path, text) in render(&n, lang, &source) {
                 // `{{word}}` (JSDoc's `{{ a: T }}` is not a placeholder).
                 for (i, _) in text.match_indices("{{") {
                     let rest = &text[i + 2..];

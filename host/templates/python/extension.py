@@ -1,5 +1,5 @@
 """{{name}}: a zot extension with a slash command, a typed tool and an event
-handler. ``pytest`` drives it in-process; ``zot-host dev .`` restarts it on
+handler. ``uv run pytest`` drives it in-process; ``zot-host dev .`` restarts it on
 every change and gives you a REPL."""
 
 from __future__ import annotations
