@@ -822,3 +822,71 @@ async fn extensions_do_not_inherit_the_model_key() {
     assert!(!seen.contains("sk-secret"), "{seen}");
     assert!(!seen.contains("ZOT_TEST_OTHER_SECRET"), "{seen}");
 }
+
+/// `zot-host dev` prints the model's text as it streams, line by line, and
+/// not again when the turn ends.
+#[tokio::test]
+async fn dev_shows_the_streamed_text_as_it_comes() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let env = Env::new();
+    let ext = calculator(&env);
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let g = gate.clone();
+    let calc = mock::calculator(64);
+    let mock = mock::serve(Arc::new(move |n, body| {
+        if n > 0 {
+            return calc(n, body);
+        }
+        // The first line, then the rest once the test has seen it printed.
+        let mut call = mock::calculator_message(body);
+        call["content"] = json!("");
+        let mut rest = vec![mock::delta(json!({"content": "I will add them."}))];
+        rest.extend(mock::chunks(&call).into_iter().skip(1));
+        Answer::SseGated {
+            first: vec![mock::delta(json!({"content": "Let me think.\n"}))],
+            rest,
+            gate: g.clone(),
+        }
+    }))
+    .await;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_zot-host"))
+        .arg("dev")
+        .arg(&ext)
+        .args(["--model-url", &mock.url, "--model", "m", "--zot-home"])
+        .arg(&env.zot_home)
+        .arg("--cwd")
+        .arg(&env.cwd)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"prompt what is 2 + 3?\n").await.unwrap();
+    drop(stdin);
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut out = Vec::new();
+    let read = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line == "zot › Let me think." {
+                // Shown while the reply is still under way.
+                gate.notify_one();
+            }
+            out.push(line);
+        }
+    };
+    // A guard against a hang, not a timing assertion.
+    tokio::time::timeout(Duration::from_secs(60), read)
+        .await
+        .expect("zot-host dev ended");
+    let status = child.wait().await.unwrap();
+    let out = out.join("\n");
+    assert!(status.success(), "{out}");
+    assert!(
+        out.contains("zot › Let me think.\n      I will add them.\n"),
+        "{out}"
+    );
+    assert_eq!(out.matches("Let me think.").count(), 1, "{out}");
+    assert_eq!(out.matches("zot › The sum is 5.").count(), 1, "{out}");
+}

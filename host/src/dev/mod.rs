@@ -9,6 +9,7 @@
 
 pub mod build;
 pub mod repl;
+mod streamed;
 pub mod watch;
 
 use std::io::IsTerminal;
@@ -243,18 +244,21 @@ async fn start(
     Ok((live, watcher))
 }
 
-/// Prints what the session shows, as `zot-host run` does, and the
-/// extension's stderr.
+/// Prints what the session shows, as `zot-host run` does, a live model's
+/// text as it streams, and the extension's stderr.
 async fn show(
     mut rx: tokio::sync::broadcast::Receiver<FeedEvent>,
     shown: Option<u64>,
     print: Print,
     renderer: Renderer,
 ) {
+    let mut streamed = streamed::Streamed::default();
     loop {
         match rx.recv().await {
             Ok(FeedEvent::Obs(o)) if shown.is_some_and(|n| o.n <= n) => {}
+            Ok(FeedEvent::Obs(o)) if streamed.shown(&o.o) => {}
             Ok(FeedEvent::Obs(o)) => print(renderer.render(&o.o)),
+            Ok(FeedEvent::Model(note)) => streamed.note(&note, &print, &renderer),
             // The host's own `[zot] ...` lines in the log say what the
             // observations above already said; the extension's stderr is
             // what is new.

@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::guard::Guard;
-use crate::live::feed::FeedEvent;
+use crate::live::feed::{FeedEvent, ModelNote};
 use crate::live::{Live, LiveError};
 use crate::session::StepOutput;
 
@@ -263,6 +263,9 @@ fn message(ev: &FeedEvent) -> Value {
         FeedEvent::Obs(o) => json!({ "t": "obs", "n": o.n, "ts": o.ts, "o": o.o }),
         FeedEvent::Log { ext, text } => json!({ "t": "log", "ext": ext, "text": text }),
         FeedEvent::State => json!({ "t": "state" }),
+        FeedEvent::Model(ModelNote::Text(text)) => json!({ "t": "model", "text": &**text }),
+        FeedEvent::Model(ModelNote::Retrying(why)) => json!({ "t": "model", "retrying": &**why }),
+        FeedEvent::Model(ModelNote::End) => json!({ "t": "model", "end": true }),
     }
 }
 

@@ -100,6 +100,20 @@ pub enum FeedEvent {
     /// The session's state changed (registrations, readiness, a step began
     /// or ended): look again.
     State,
+    /// A live model's progress, shown as it comes and not kept (the turn's
+    /// observation holds the text once the turn ends).
+    Model(ModelNote),
+}
+
+/// What a live model is doing (see [`crate::model::ModelEvent`]).
+#[derive(Debug, Clone)]
+pub enum ModelNote {
+    /// A piece of the streamed text.
+    Text(Arc<str>),
+    /// A failed attempt, tried again (why).
+    Retrying(Arc<str>),
+    /// The request is over.
+    End,
 }
 
 #[derive(Default)]
@@ -217,6 +231,11 @@ impl Feed {
     /// Calls `f` for every observation.
     pub fn set_observation_hook(&self, f: impl Fn(&Observation) + Send + 'static) {
         *lock(&self.on_obs) = Some(Box::new(f));
+    }
+
+    /// A live model's progress.
+    pub fn model_note(&self, note: ModelNote) {
+        let _ = self.tx.send(FeedEvent::Model(note));
     }
 
     /// Tells subscribers to look at the state again.

@@ -20,10 +20,11 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Map, Value};
 
+use crate::model::ModelEvent;
 use crate::script::{Script, Step};
 use crate::session::{open_session, RunOptions, SessionEngine, StepOutput};
 use crate::transcript::{Observation, Transcript};
-use feed::Feed;
+use feed::{Feed, ModelNote};
 use recorder::Recorder;
 
 /// Steps a live session takes at most (a person never gets near it; a
@@ -150,6 +151,19 @@ impl Live {
             feed.set_frame_hook(move |f| lock(&r).on_frame(f));
             let r = recorder.clone();
             feed.set_observation_hook(move |o| lock(&r).on_observation(o));
+        }
+        if let Some(m) = &opts.model {
+            // Streamed text reaches the page and the REPL as it comes.
+            let f = feed.clone();
+            m.observe(Arc::new(move |e| {
+                f.model_note(match e {
+                    ModelEvent::Text(t) => ModelNote::Text(t.into()),
+                    ModelEvent::Retrying { why, wait } => ModelNote::Retrying(
+                        format!("{why}; trying again in {:.1} s", wait.as_secs_f64()).into(),
+                    ),
+                    ModelEvent::End => ModelNote::End,
+                })
+            }));
         }
         let logs = tail::sizes(&opts.zot_home.join("logs"));
         let mut run = RunOptions::new(opts.cwd.clone(), opts.zot_home.clone());

@@ -39,6 +39,13 @@ pub enum Answer {
     SseCut { events: Vec<String>, bytes: usize },
     /// The headers and the first event, then nothing more, ever.
     SseStall { first: String },
+    /// The headers and the `first` events, then, once `gate` is
+    /// notified, the `rest`.
+    SseGated {
+        first: Vec<String>,
+        rest: Vec<String>,
+        gate: Arc<tokio::sync::Notify>,
+    },
     /// No answer at all, ever.
     Stall,
     /// The connection closes without an answer.
@@ -210,6 +217,13 @@ async fn answer_with<S: AsyncWrite + Unpin>(io: &mut S, answer: Answer) -> std::
             chunk(io, &sse_bytes(&[first])).await?;
             std::future::pending::<()>().await;
         }
+        Answer::SseGated { first, rest, gate } => {
+            io.write_all(SSE_HEAD.as_bytes()).await?;
+            chunk(io, &sse_bytes(&first)).await?;
+            gate.notified().await;
+            chunk(io, &sse_bytes(&rest)).await?;
+            io.write_all(b"0\r\n\r\n").await?;
+        }
         Answer::Stall => std::future::pending::<()>().await,
         Answer::Close => {}
     }
@@ -245,15 +259,17 @@ pub fn completion(message: Value) -> Value {
         "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
 }
 
+/// The data of a stream's event with this delta.
+pub fn delta(d: Value) -> String {
+    json!({"id": "x", "object": "chat.completion.chunk",
+           "choices": [{"index": 0, "delta": d, "finish_reason": null}]})
+    .to_string()
+}
+
 /// A message as the data of a stream's events: the text in pieces of
 /// three characters, each tool call's name then its arguments in pieces,
 /// the finish reason, the usage, `[DONE]`.
 pub fn chunks(message: &Value) -> Vec<String> {
-    let delta = |d: Value| {
-        json!({"id": "x", "object": "chat.completion.chunk",
-               "choices": [{"index": 0, "delta": d, "finish_reason": null}]})
-        .to_string()
-    };
     let mut out = vec![delta(json!({"role": "assistant", "content": ""}))];
     let text: Vec<char> = message["content"].as_str().unwrap_or("").chars().collect();
     for piece in text.chunks(3) {
