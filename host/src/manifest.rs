@@ -6,6 +6,9 @@ use serde::Deserialize;
 
 use crate::name::{ExtName, NameError};
 
+mod read;
+pub use read::{read_manifest, MAX_MANIFEST_BYTES};
+
 /// The manifest file name inside an extension directory.
 pub const MANIFEST_FILE: &str = "extension.json";
 
@@ -144,6 +147,21 @@ pub enum ManifestError {
         /// The I/O error.
         message: String,
     },
+    /// Not a regular file (a FIFO, a device, a directory, ...), or a
+    /// symlink to one: refused without reading.
+    #[error("{} is {kind}, not a regular file", .dir.join(MANIFEST_FILE).display())]
+    NotAFile {
+        /// The extension directory.
+        dir: PathBuf,
+        /// What it is instead (`a FIFO`).
+        kind: &'static str,
+    },
+    /// Over [`MAX_MANIFEST_BYTES`].
+    #[error("{} is larger than 1 MiB, the limit for a manifest", .dir.join(MANIFEST_FILE).display())]
+    TooLarge {
+        /// The extension directory.
+        dir: PathBuf,
+    },
     /// The file is not valid JSON or has fields of the wrong type.
     #[error("{dir}: parse manifest: {message}")]
     Parse {
@@ -187,29 +205,31 @@ pub enum ManifestError {
     },
 }
 
+impl ManifestError {
+    /// The extension directory the error names.
+    pub fn dir_mut(&mut self) -> &mut PathBuf {
+        match self {
+            Self::Missing { dir }
+            | Self::Read { dir, .. }
+            | Self::NotAFile { dir, .. }
+            | Self::TooLarge { dir }
+            | Self::Parse { dir, .. }
+            | Self::NameRequired { dir }
+            | Self::BadName { dir, .. }
+            | Self::UnknownKey { dir, .. }
+            | Self::NothingToRun { dir } => dir,
+        }
+    }
+}
+
 /// Whether the directory ships a theme (`theme.json` or `themes/theme.json`).
 pub fn has_theme(dir: &Path) -> bool {
     dir.join("theme.json").is_file() || dir.join("themes").join("theme.json").is_file()
 }
 
-/// Reads and validates `<dir>/extension.json`.
+/// Reads ([`read_manifest`]) and validates `<dir>/extension.json`.
 pub fn load_manifest(dir: &Path) -> Result<(Manifest, ManifestKind), ManifestError> {
-    let path = dir.join(MANIFEST_FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(ManifestError::Missing {
-                dir: dir.to_owned(),
-            })
-        }
-        Err(e) => {
-            return Err(ManifestError::Read {
-                dir: dir.to_owned(),
-                message: e.to_string(),
-            })
-        }
-    };
-    parse_manifest(dir, &text)
+    parse_manifest(dir, &read_manifest(dir)?)
 }
 
 /// Validates manifest text belonging to `dir`.

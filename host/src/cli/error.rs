@@ -25,6 +25,9 @@ pub enum CliError {
         /// The signal.
         signal: i32,
     },
+    /// The manifest could not be read.
+    #[error(transparent)]
+    Manifest(#[from] crate::manifest::ManifestError),
     /// The manifest could not be edited.
     #[error("cannot edit {path}: {source}")]
     Edit {

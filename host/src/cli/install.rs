@@ -123,7 +123,7 @@ impl Origin {
             return Self::Git(s.to_owned());
         }
         let p = Path::new(s);
-        if p.join(MANIFEST_FILE).is_file() {
+        if p.join(MANIFEST_FILE).symlink_metadata().is_ok() {
             return Self::Dir(p.to_owned());
         }
         if s.trim_end_matches('/').ends_with(".git") {
@@ -278,7 +278,7 @@ pub fn install(
         if !src.is_dir() {
             return Err(InstallError::NotADirectory(src.clone()));
         }
-        if !src.join(MANIFEST_FILE).is_file() {
+        if src.join(MANIFEST_FILE).symlink_metadata().is_err() {
             return Err(InstallError::NoManifest(src.clone()));
         }
         let (m, _) = load_manifest(src).map_err(InstallError::InvalidManifest)?;
@@ -400,35 +400,12 @@ pub fn install(
 }
 
 /// Rewrites the directory a manifest error names.
-fn relocate(e: ManifestError, from: &Path, to: &Path) -> ManifestError {
-    let fix = |d: PathBuf| if d == from { to.to_owned() } else { d };
-    match e {
-        ManifestError::Missing { dir } => ManifestError::Missing { dir: fix(dir) },
-        ManifestError::Read { dir, message } => ManifestError::Read {
-            dir: fix(dir),
-            message,
-        },
-        ManifestError::Parse { dir, message } => ManifestError::Parse {
-            dir: fix(dir),
-            message,
-        },
-        ManifestError::NameRequired { dir } => ManifestError::NameRequired { dir: fix(dir) },
-        ManifestError::NothingToRun { dir } => ManifestError::NothingToRun { dir: fix(dir) },
-        ManifestError::BadName { dir, name, reason } => ManifestError::BadName {
-            dir: fix(dir),
-            name,
-            reason,
-        },
-        ManifestError::UnknownKey {
-            dir,
-            key,
-            suggestion,
-        } => ManifestError::UnknownKey {
-            dir: fix(dir),
-            key,
-            suggestion,
-        },
+fn relocate(mut e: ManifestError, from: &Path, to: &Path) -> ManifestError {
+    let dir = e.dir_mut();
+    if dir == from {
+        *dir = to.to_owned();
     }
+    e
 }
 
 #[cfg(test)]

@@ -97,7 +97,7 @@ pub fn set_enabled(
     let entry = find_one(ctx, &args.name, Scope::from(&args.scope))?;
     let name = entry.name();
     let path = entry.dir.join(MANIFEST_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| CliError::io("read", &path, e))?;
+    let text = crate::manifest::read_manifest(&entry.dir)?;
     let word = if value { "enabled" } else { "disabled" };
     // Absent means enabled (§16.2): enabling then changes nothing.
     let absent =

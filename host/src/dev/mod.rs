@@ -64,20 +64,31 @@ fn absolute(p: PathBuf) -> PathBuf {
     }
 }
 
+/// The extension's folder, absolute, once its manifest can be read.
+/// Invalid JSON is reported by the session (and can be fixed while it
+/// watches); a manifest that cannot be read at all (missing, a FIFO, over
+/// the size limit) ends here.
+fn extension_dir(given: &Path) -> Result<PathBuf, String> {
+    let dir = absolute(given.to_owned());
+    let dir = dir
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    match crate::manifest::read_manifest(&dir) {
+        Ok(_) => Ok(dir),
+        Err(crate::manifest::ManifestError::Missing { .. }) => Err(format!(
+            "{} has no extension.json (`zot-host new NAME --lang ...` makes one)",
+            dir.display()
+        )),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Runs `zot-host dev` until quit, Ctrl-C, Ctrl-D or `/exit`.
 pub fn main(args: DevArgs) -> ExitCode {
-    let dir = absolute(args.dir.clone());
-    let dir = match dir.canonicalize() {
-        Ok(d) if d.join("extension.json").is_file() => d,
-        Ok(d) => {
-            eprintln!(
-                "zot-host dev: {} has no extension.json (`zot-host new NAME --lang ...` makes one)",
-                d.display()
-            );
-            return ExitCode::from(2);
-        }
+    let dir = match extension_dir(&args.dir) {
+        Ok(d) => d,
         Err(e) => {
-            eprintln!("zot-host dev: {}: {e}", dir.display());
+            eprintln!("zot-host dev: {e}");
             return ExitCode::from(2);
         }
     };

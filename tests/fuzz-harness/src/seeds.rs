@@ -244,6 +244,12 @@ pub fn all() -> Vec<Seed> {
     for (i, m) in MANIFESTS.iter().enumerate() {
         add("manifest", format!("case-{i}"), m.as_bytes().to_vec());
     }
+    // Each file shape once, holding a valid manifest.
+    for (i, (shape, _)) in crate::manifest::SHAPES.iter().enumerate() {
+        let first = crate::manifest::SHAPE_BYTE + u8::try_from(i).expect("a few shapes");
+        let data = [&[first][..], br#"{"name": "x", "exec": "x"}"#].concat();
+        add("manifest", format!("shape-{shape}"), data);
+    }
     for path in manifests(&root) {
         let name = path
             .strip_prefix(&root)
