@@ -21,7 +21,7 @@ profile=release
 while [ "$#" -gt 0 ]; do
   case "$1" in
     --prefix)
-      [ "$#" -ge 2 ] || { usage >&2; exit 2; }
+      [ "$#" -ge 2 ] || { fail "./dev install: --prefix needs a directory"; usage >&2; exit 2; }
       prefix="$2"
       shift 2
       ;;
