@@ -180,6 +180,9 @@
     obs = [];
     logs = /* @__PURE__ */ new Map();
     notice = "";
+    /** A live model's text as it streams, since the prompt began (a line
+     * break between its requests); not kept: the turns' observations hold it. */
+    modelText = "";
     listeners = /* @__PURE__ */ new Map();
     stateTimer;
     frameSeen = -1;
@@ -229,6 +232,14 @@
           }
           case "state":
             this.scheduleState();
+            break;
+          case "model":
+            if (typeof m.text === "string") this.modelText += m.text;
+            if (typeof m.retrying === "string") this.modelText += `
+(${m.retrying})
+`;
+            if (m.end && this.modelText && !this.modelText.endsWith("\n")) this.modelText += "\n";
+            this.emit("model");
             break;
           case "lagged":
             void this.backfill();
@@ -364,15 +375,22 @@
       history2.push(text);
       back = 0;
       input.value = "";
+      const streamed = h("pre.streamed", { "data-test": "streamed" });
       const card = h(
         "section.card.command-run",
         { "data-test": "command-run" },
         h("h3.mono", null, text),
-        h("div.running", null, "running…")
+        h("div.running", null, "running…"),
+        streamed
       );
       runs.prepend(card);
+      store.modelText = "";
+      const unwatch = store.on("model", () => {
+        streamed.textContent = store.modelText;
+      });
       try {
         const r = await store.step(isPrompt ? { prompt: text } : { command: text });
+        unwatch();
         const frames = await store.framesIn(r.frames);
         const resp = frames.find((f) => f.type === "command_response");
         const obs = await store.obsIn(r.observations);
@@ -404,6 +422,7 @@
           )
         );
       } catch (e) {
+        unwatch();
         fill(card, h("h3.mono", null, text), h("div.error", null, String(e instanceof Error ? e.message : e)));
       }
     };

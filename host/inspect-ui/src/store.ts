@@ -103,7 +103,7 @@ export interface ToolOut {
   structured_content: unknown;
 }
 
-type Topic = "state" | "frames" | "obs" | "log" | "notice";
+type Topic = "state" | "frames" | "obs" | "log" | "notice" | "model";
 
 /** The client keeps as many frames as the server does. */
 const MAX_FRAMES = 20_000;
@@ -115,6 +115,9 @@ class Store {
   obs: ObsRec[] = [];
   logs = new Map<string, string[]>();
   notice = "";
+  /** A live model's text as it streams, since the prompt began (a line
+   * break between its requests); not kept: the turns' observations hold it. */
+  modelText = "";
   private listeners = new Map<Topic, Set<() => void>>();
   private stateTimer: number | undefined;
   private frameSeen = -1;
@@ -169,6 +172,12 @@ class Store {
         }
         case "state":
           this.scheduleState();
+          break;
+        case "model":
+          if (typeof m.text === "string") this.modelText += m.text;
+          if (typeof m.retrying === "string") this.modelText += `\n(${m.retrying})\n`;
+          if (m.end && this.modelText && !this.modelText.endsWith("\n")) this.modelText += "\n";
+          this.emit("model");
           break;
         case "lagged":
           void this.backfill();

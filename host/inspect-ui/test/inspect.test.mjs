@@ -28,31 +28,48 @@ let tmp, project, server, url, base, token, browser, page, model;
 const serverOutput = [];
 const modelRequests = [];
 
+/** Lets the model's first streamed reply go on past its first line. */
+let releaseFirstReply;
+const firstReplyReleased = new Promise((ok) => (releaseFirstReply = ok));
+
 /** A live model on 127.0.0.1 speaking the OpenAI chat completions API: it
- * calls the extension's echo tool once, then answers with what it saw. */
+ * says it is thinking and calls the extension's echo tool once, then answers
+ * with what it saw. Asked to stream, it sends server-sent events, and the
+ * first reply stops after its first line until the test releases it. */
 async function mockModel() {
   const srv = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));
-    req.on("end", () => {
+    req.on("end", async () => {
       const chat = JSON.parse(body);
       modelRequests.push(chat);
       const result = chat.messages.findLast((m) => m.role === "tool");
-      const message = result
-        ? { role: "assistant", content: `the model saw: ${result.content}` }
-        : {
-            role: "assistant",
-            content: null,
-            tool_calls: [
-              {
-                id: "call_1",
-                type: "function",
-                function: { name: "echo", arguments: JSON.stringify({ text: "from the model" }) },
-              },
-            ],
-          };
-      res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify({ choices: [{ index: 0, message, finish_reason: "stop" }] }));
+      const call = {
+        id: "call_1",
+        type: "function",
+        function: { name: "echo", arguments: JSON.stringify({ text: "from the model" }) },
+      };
+      if (!chat.stream) {
+        const message = result
+          ? { role: "assistant", content: `the model saw: ${result.content}` }
+          : { role: "assistant", content: "Let me think about it.", tool_calls: [call] };
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ choices: [{ index: 0, message, finish_reason: "stop" }] }));
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const send = (delta, finish_reason = null) =>
+        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason }] })}\n\n`);
+      if (result) {
+        send({ content: "the model saw: " });
+        send({ content: result.content }, "stop");
+      } else {
+        send({ role: "assistant", content: "Let me think" });
+        send({ content: " about it.\n" });
+        await firstReplyReleased;
+        send({ tool_calls: [{ index: 0, ...call }] }, "tool_calls");
+      }
+      res.end("data: [DONE]\n\n");
     });
   });
   await new Promise((ok) => srv.listen(0, "127.0.0.1", ok));
@@ -212,11 +229,14 @@ test("a command runs and its response action is shown", async () => {
   await shot("commands");
 });
 
-test("a prompt goes to the live model, whose tool call reaches the extension", async () => {
+test("a prompt goes to the live model, whose text shows as it streams and whose tool call reaches the extension", async () => {
   await tab("commands");
   await page.fill("[data-test=command-input]", "please echo something");
   await page.click("[data-test=run-command]");
   const run = page.locator("[data-test=command-run]").first();
+  // The streamed text shows while the reply is still under way.
+  await run.locator("[data-test=streamed]", { hasText: "Let me think about it." }).waitFor();
+  releaseFirstReply();
   await run.getByText("the model saw: from the model").waitFor();
   assert.equal(modelRequests.length, 2);
   assert.equal(modelRequests[0].model, "mock-model");

@@ -7,55 +7,57 @@ use std::time::Duration;
 
 use super::{providers, LiveModel, Settings, Timeouts, DEFAULT_KEY_ENV, DEFAULT_MAX_STEPS};
 
+/// Where `--help` lists them.
+const HEADING: &str = "Live model";
+
 /// The live model options.
 #[derive(clap::Args, Debug, Clone, Default)]
-#[command(next_help_heading = "Live model")]
 pub struct ModelArgs {
     /// Drive turns with a live model of this provider (its API URL and key
     /// variable; see the README for the table); without it or --model-url
     /// the scripted model answers.
-    #[arg(long = "provider", value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(providers::names()))]
+    #[arg(help_heading = HEADING, long = "provider", value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(providers::names()))]
     pub provider: Option<String>,
     /// Drive turns with a live model at this OpenAI-compatible API base URL
     /// (e.g. http://127.0.0.1:11434/v1 for ollama, https://api.openai.com/v1);
     /// with --provider, instead of the provider's URL.
-    #[arg(long = "model-url", value_name = "URL")]
+    #[arg(help_heading = HEADING, long = "model-url", value_name = "URL")]
     pub url: Option<String>,
     /// The model name sent to the API (required with --provider or --model-url).
-    #[arg(long = "model", value_name = "NAME")]
+    #[arg(help_heading = HEADING, long = "model", value_name = "NAME")]
     pub model: Option<String>,
     /// The environment variable holding the API key, sent as a bearer token
     /// [default: the provider's, else OPENAI_API_KEY; unset: no key is sent,
     /// as local servers expect]. Extensions do not inherit it.
-    #[arg(long = "model-key-env", value_name = "VAR")]
+    #[arg(help_heading = HEADING, long = "model-key-env", value_name = "VAR")]
     pub key_env: Option<String>,
     /// Certificates (PEM) to trust for an https:// URL besides the built-in
     /// roots: a private CA, or a server's self-signed certificate.
-    #[arg(long = "model-ca-file", value_name = "PEM")]
+    #[arg(help_heading = HEADING, long = "model-ca-file", value_name = "PEM")]
     pub ca_file: Option<PathBuf>,
     /// Ask for whole replies instead of streamed ones (the model's text then
     /// shows when its turn ends).
-    #[arg(long = "model-no-stream")]
+    #[arg(help_heading = HEADING, long = "model-no-stream")]
     pub no_stream: bool,
     /// New attempts after a connection failure, a reset, HTTP 408, 409, 429
     /// or 5xx (after the provider's retry-after, else 0.5 s, 1 s, 2 s...).
-    #[arg(long = "model-retries", value_name = "N", default_value_t = 2)]
+    #[arg(help_heading = HEADING, long = "model-retries", value_name = "N", default_value_t = 2)]
     pub retries: u32,
     /// Seconds to connect (TCP and TLS).
-    #[arg(long = "model-connect-timeout", value_name = "SECS", default_value = "10", value_parser = parse_secs)]
+    #[arg(help_heading = HEADING, long = "model-connect-timeout", value_name = "SECS", default_value = "10", value_parser = parse_secs)]
     pub connect_timeout: Duration,
     /// Seconds from the request to the first byte of the reply.
-    #[arg(long = "model-first-byte-timeout", value_name = "SECS", default_value = "300", value_parser = parse_secs)]
+    #[arg(help_heading = HEADING, long = "model-first-byte-timeout", value_name = "SECS", default_value = "300", value_parser = parse_secs)]
     pub first_byte_timeout: Duration,
     /// Seconds the reply may pause mid-way.
-    #[arg(long = "model-idle-timeout", value_name = "SECS", default_value = "120", value_parser = parse_secs)]
+    #[arg(help_heading = HEADING, long = "model-idle-timeout", value_name = "SECS", default_value = "120", value_parser = parse_secs)]
     pub idle_timeout: Duration,
     /// The most model steps one prompt may take.
-    #[arg(long = "model-max-steps", value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
+    #[arg(help_heading = HEADING, long = "model-max-steps", value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
     pub max_steps: u32,
     /// Do not pass this environment variable to extensions (repeatable),
     /// like the model key's.
-    #[arg(long = "hide-env", value_name = "VAR")]
+    #[arg(help_heading = HEADING, long = "hide-env", value_name = "VAR")]
     pub hide_env: Vec<String>,
 }
 

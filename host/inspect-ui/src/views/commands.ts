@@ -57,15 +57,23 @@ export function commandsView(): HTMLElement {
     history.push(text);
     back = 0;
     input.value = "";
+    // A live model's reply shows here as it streams, until the step ends.
+    const streamed = h("pre.streamed", { "data-test": "streamed" });
     const card = h(
       "section.card.command-run",
       { "data-test": "command-run" },
       h("h3.mono", null, text),
       h("div.running", null, "running…"),
+      streamed,
     );
     runs.prepend(card);
+    store.modelText = "";
+    const unwatch = store.on("model", () => {
+      streamed.textContent = store.modelText;
+    });
     try {
       const r = await store.step(isPrompt ? { prompt: text } : { command: text });
+      unwatch();
       const frames = await store.framesIn(r.frames);
       const resp = frames.find((f) => f.type === "command_response");
       const obs = await store.obsIn(r.observations);
@@ -97,6 +105,7 @@ export function commandsView(): HTMLElement {
         ),
       );
     } catch (e) {
+      unwatch();
       fill(card, h("h3.mono", null, text), h("div.error", null, String(e instanceof Error ? e.message : e)));
     }
   };
