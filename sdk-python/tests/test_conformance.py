@@ -245,7 +245,9 @@ def test_events_are_recorded_in_arrival_order(host: TestHost) -> None:
         '{"type":"event","event":"session_end","reason":"shutdown","sequence":5}',
     ]:
         host.send_json(ev)
-    assert host.command("events")["display"] == '["session_start","turn_start","tool_result","session_end"]'
+    assert host.command("events")["display"] == (
+        '{"count":4,"last":["session_start","turn_start","tool_result","session_end"]}'
+    )
 
 
 def test_eof_ends_the_extension(no_leftover_threads: None) -> None:

@@ -237,7 +237,10 @@ test("events are recorded in arrival order", async () => {
     ]) {
       await host.sendJson(ev);
     }
-    assert.equal((await host.command("events")).display, '["session_start","turn_start","tool_result","session_end"]');
+    assert.equal(
+      (await host.command("events")).display,
+      '{"count":4,"last":["session_start","turn_start","tool_result","session_end"]}',
+    );
   });
 });
 

@@ -92,33 +92,38 @@ function aborted(signal) {
   });
 }
 
-/** Event names as one byte each: see `received` in `extension()`. */
+/** How many event names `events` lists at most (a reply near 320 KB with the longest name). */
+const EVENTS_KEPT = 10_000;
+
+/**
+ * The record behind `events`: how many events arrived, and the names of the
+ * last EVENTS_KEPT in arrival order, in a ring of one byte per event (the
+ * name's place in LIFECYCLE_EVENTS, the only events subscribed to). A long
+ * session sends millions of events (the soak of bench/README.md); listing
+ * them all would outgrow both memory and the 4 MiB frame.
+ */
 class EventLog {
-  #places = new Uint8Array(1024);
-  #length = 0;
+  #ring = new Uint8Array(EVENTS_KEPT);
+  #count = 0;
 
   push(name) {
     const place = LIFECYCLE_EVENTS.indexOf(name);
     if (place < 0) throw new Error(`not a subscribed event: ${name}`);
-    if (this.#length === this.#places.length) {
-      const grown = new Uint8Array(this.#places.length * 2);
-      grown.set(this.#places);
-      this.#places = grown;
-    }
-    this.#places[this.#length++] = place;
+    this.#ring[this.#count % EVENTS_KEPT] = place;
+    this.#count += 1;
   }
 
-  names() {
-    return Array.from(this.#places.subarray(0, this.#length), (place) => LIFECYCLE_EVENTS[place]);
+  /** `{"count":<all events>,"last":[<names>]}`, compact. */
+  display() {
+    const kept = Math.min(this.#count, EVENTS_KEPT);
+    const first = this.#count - kept;
+    const last = Array.from({ length: kept }, (_, i) => LIFECYCLE_EVENTS[this.#ring[(first + i) % EVENTS_KEPT]]);
+    return `{"count":${this.#count},"last":${JSON.stringify(last)}}`;
   }
 }
 
 /** The conformance extension. */
 export function extension() {
-  // The names of the events received, in arrival order, one byte each (the
-  // name's place in LIFECYCLE_EVENTS, the only events subscribed to): a long
-  // session sends millions of events (the soak of bench/README.md), all of
-  // which `events` must list.
   const received = new EventLog();
   const ext = new Extension("conformance", "1.0.0");
 
@@ -144,7 +149,7 @@ export function extension() {
       Response.toolPrompt("echo", { text: args }, "and push"),
     )
     .command("oops", "Fail with an error", (args) => Response.error(`command failed: ${args}`))
-    .command("events", "Show the events received so far", () => Response.display(JSON.stringify(received.names())))
+    .command("events", "Show the events received so far", () => Response.display(received.display()))
     .command("callecho", "Call the host tool echo", async (args, ctx) => {
       try {
         const r = await ctx.callTool("echo", { text: args }, { timeoutMs: CALLECHO_TIMEOUT_MS });

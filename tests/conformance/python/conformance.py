@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-from array import array
+from collections import deque
 from typing import TypedDict
 
 from zot_ext import (
@@ -33,15 +33,19 @@ from zot_ext import (
     TurnStartIntercept,
     TurnVerdict,
 )
-from zot_ext.protocol import LIFECYCLE_EVENTS
+from zot_ext.protocol import LIFECYCLE_EVENTS, LifecycleEventName
 
 #: The 1x1 PNG of the contract.
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
 
-#: Each lifecycle event name's place in LIFECYCLE_EVENTS (see `received`).
+#: Each lifecycle event name's place in LIFECYCLE_EVENTS (see `EventLog`).
 PLACE = {name: place for place, name in enumerate(LIFECYCLE_EVENTS)}
+
+#: How many event names `events` lists at most (a reply near 320 KB with the
+#: longest name).
+EVENTS_KEPT = 10_000
 
 #: The panel of the `panel` command.
 PANEL = "conf-panel"
@@ -96,14 +100,31 @@ class BigArgs(TypedDict):
     bytes: int
 
 
+class EventLog:
+    """The record behind `events`: how many events arrived, and the names of
+    the last EVENTS_KEPT in arrival order, as their places in
+    LIFECYCLE_EVENTS (the only events subscribed to). A long session sends
+    millions of events (the soak of bench/README.md); listing them all would
+    outgrow both memory and the 4 MiB frame."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.last: deque[int] = deque(maxlen=EVENTS_KEPT)
+
+    def push(self, name: LifecycleEventName) -> None:
+        self.last.append(PLACE[name])
+        self.count += 1
+
+    def display(self) -> str:
+        """``{"count":<all events>,"last":[<names>]}``, compact."""
+        names = json.dumps([LIFECYCLE_EVENTS[place] for place in self.last], separators=(",", ":"))
+        return f'{{"count":{self.count},"last":{names}}}'
+
+
 def build() -> Extension:
     """The conformance extension (a fresh one per call)."""
     ext = Extension("conformance", "1.0.0")
-    # The names of the events received, in arrival order, one byte each (the
-    # name's place in LIFECYCLE_EVENTS, the only events subscribed to): a
-    # long session sends millions of events (the soak of bench/README.md),
-    # all of which `events` must list.
-    received = array("B")
+    received = EventLog()
 
     # Commands, in the contract's order. Plain functions run in a worker
     # thread; `async def` ones on the SDK's event loop.
@@ -165,8 +186,7 @@ def build() -> Extension:
 
     @ext.command("events", "Show the events received so far")
     async def show_events(args: str) -> Response:
-        names = [LIFECYCLE_EVENTS[place] for place in received]
-        return Response.display(json.dumps(names, separators=(",", ":")))
+        return Response.display(received.display())
 
     @ext.command("callecho", "Call the host tool echo")
     async def callecho(args: str, ctx: Ctx) -> Response:
@@ -266,7 +286,7 @@ def build() -> Extension:
     # All fourteen lifecycle events, in the spec's order (recorded on the
     # loop, so `events` sees every event that arrived before it).
     async def record(event: LifecycleEvent) -> None:
-        received.append(PLACE[event["event"]])
+        received.push(event["event"])
 
     for name in LIFECYCLE_EVENTS:
         ext.on(name, record)

@@ -4,6 +4,8 @@
 //! The library form lets the crate's tests drive it in-process with
 //! `zot_ext::testing`; the binary `conformance-rust` runs it over stdio.
 
+mod event_log;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -16,6 +18,8 @@ use zot_ext::{
 };
 use zot_protocol::values::LIFECYCLE_EVENT_NAMES;
 use zot_protocol::{Exposure, NotifyLevel, PanelKeyName, PanelSpec, RawJson};
+
+use event_log::EventLog;
 
 /// The 1x1 PNG of the contract.
 pub const PNG: [u8; 70] = [
@@ -87,31 +91,6 @@ fn boom() -> ToolOutput {
     panic!("boom")
 }
 
-/// The names of the events received, in arrival order, for the `events`
-/// command: one byte per event, its name's place in
-/// [`LIFECYCLE_EVENT_NAMES`] (the only events subscribed to). A long session
-/// sends millions of events (the soak of bench/README.md), all of which the
-/// contract's `events` list must keep.
-#[derive(Default)]
-struct EventLog(Vec<u8>);
-
-impl EventLog {
-    fn push(&mut self, name: &str) {
-        let place = LIFECYCLE_EVENT_NAMES
-            .iter()
-            .position(|n| *n == name)
-            .expect("only the lifecycle events are subscribed to");
-        self.0.push(place as u8);
-    }
-
-    fn names(&self) -> Vec<&'static str> {
-        self.0
-            .iter()
-            .map(|&place| LIFECYCLE_EVENT_NAMES[usize::from(place)])
-            .collect()
-    }
-}
-
 /// The conformance extension.
 pub fn extension() -> Extension {
     let events: Arc<Mutex<EventLog>> = Arc::default();
@@ -148,8 +127,7 @@ pub fn extension() -> Extension {
         .command("events", "Show the events received so far", move |_args, _ctx| {
             let seen = seen.clone();
             async move {
-                let names = seen.lock().expect("events lock").names();
-                Response::display(serde_json::to_string(&names).expect("strings serialize"))
+                Response::display(seen.lock().expect("events lock").display())
             }
         })
         .command("callecho", "Call the host tool echo", |args, ctx| async move {

@@ -377,7 +377,7 @@ async fn events_are_recorded_in_arrival_order() {
     }
     assert_eq!(
         host.command("events", "").await.unwrap().display,
-        r#"["session_start","turn_start","tool_result","session_end"]"#
+        r#"{"count":4,"last":["session_start","turn_start","tool_result","session_end"]}"#
     );
 }
 

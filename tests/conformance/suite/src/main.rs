@@ -6,6 +6,8 @@
 //! that they are identical to the committed `tests/conformance/expected/`
 //! transcript (hence to each other), that every session ended with the
 //! extension exiting 0 by itself, and that no scripted expectation failed.
+//! Then a check that talks to each extension directly: `events-limit`
+//! (see `events_limit`).
 //!
 //! ```text
 //! zot-conformance [--host PATH] [--lang rust,node,python] [--only SCRIPT,...] [--ext LANG=DIR] [--bless]
@@ -14,6 +16,8 @@
 //! `--ext rust=DIR` runs another build of a language's extension (the
 //! directory holds its `extension.json`): the release checks run the
 //! aarch64 builds under qemu that way (`scripts/test.d/70-dist.sh`).
+//!
+//! `--only` also takes `events-limit`.
 //!
 //! `--bless` rewrites the expected transcripts from the first language given.
 //!
@@ -28,7 +32,9 @@
 //! the user the same session as the first language given.
 
 mod differential;
+mod events_limit;
 mod normalize;
+mod process;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -259,19 +265,19 @@ fn main() -> ExitCode {
         };
     }
     let base = root().join("tests/conformance");
+    let selected = |name: &str| o.only.is_empty() || o.only.iter().any(|n| n == name);
     let mut scripts: Vec<PathBuf> = std::fs::read_dir(base.join("scripts"))
         .expect("tests/conformance/scripts exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .filter(|p| {
-            o.only.is_empty()
-                || o.only
-                    .iter()
-                    .any(|n| p.file_stem().is_some_and(|s| s == n.as_str()))
+            p.file_stem()
+                .is_some_and(|s| selected(&s.to_string_lossy()))
         })
         .collect();
     scripts.sort();
-    if scripts.is_empty() {
+    let direct: Vec<&Direct> = DIRECT.iter().filter(|d| selected(d.0)).collect();
+    if scripts.is_empty() && direct.is_empty() {
         eprintln!("zot-conformance: no script selected");
         return ExitCode::from(2);
     }
@@ -284,11 +290,7 @@ fn main() -> ExitCode {
         for (i, lang) in o.langs.iter().enumerate() {
             checks += 1;
             let label = format!("{name:<14} {lang:<7}");
-            let ext_dir = o
-                .ext_dirs
-                .iter()
-                .find(|(l, _)| l == lang)
-                .map_or_else(|| base.join(lang), |(_, d)| d.clone());
+            let ext_dir = ext_dir(&o, &base, lang);
             let run = match run_one(&o, script, &ext_dir, &format!("{lang}-{name}")) {
                 Ok(r) => r,
                 Err(e) => {
@@ -325,10 +327,26 @@ fn main() -> ExitCode {
             }
         }
     }
+    for (name, check, ok) in &direct {
+        for lang in &o.langs {
+            checks += 1;
+            let label = format!("{name:<14} {lang:<7}");
+            let problems = match process::Launch::new(lang, &ext_dir(&o, &base, lang)) {
+                Ok(l) => check(&l),
+                Err(e) => vec![e],
+            };
+            if !report(&label, ok, &problems) {
+                failures += 1;
+            }
+        }
+    }
+    let names: Vec<&str> = direct.iter().map(|d| d.0).collect();
     println!(
-        "\n{} of {checks} script runs conform ({} scripts × {})",
+        "\n{} of {checks} script runs conform ({} scripts{}{} × {})",
         checks - failures,
         scripts.len(),
+        if names.is_empty() { "" } else { " and " },
+        names.join(", "),
         o.langs.join(", ")
     );
     if failures > 0 {
@@ -336,6 +354,31 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// A check that talks to each extension directly: its name (for
+/// `--only`), the check, what it proves when it passes.
+type Direct = (
+    &'static str,
+    fn(&process::Launch) -> Vec<String>,
+    &'static str,
+);
+
+const DIRECT: [Direct; 1] = [
+    (
+        "events-limit",
+        events_limit::check,
+        "count and last names as the contract says",
+    ),
+];
+
+/// The directory of a language's conformance extension (`--ext` or the
+/// repository's).
+fn ext_dir(o: &Options, base: &Path, lang: &str) -> PathBuf {
+    o.ext_dirs
+        .iter()
+        .find(|(l, _)| l == lang)
+        .map_or_else(|| base.join(lang), |(_, d)| d.clone())
 }
 
 /// Runs each parity example's `session.json` against every language's copy
