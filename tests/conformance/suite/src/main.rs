@@ -6,8 +6,8 @@
 //! that they are identical to the committed `tests/conformance/expected/`
 //! transcript (hence to each other), that every session ended with the
 //! extension exiting 0 by itself, and that no scripted expectation failed.
-//! Then a check that talks to each extension directly: `events-limit`
-//! (see `events_limit`).
+//! Then two checks that talk to each extension directly: `events-limit`
+//! (see `events_limit`) and `hello-ack` (see `hello_ack`).
 //!
 //! ```text
 //! zot-conformance [--host PATH] [--lang rust,node,python] [--only SCRIPT,...] [--ext LANG=DIR] [--bless]
@@ -17,7 +17,7 @@
 //! directory holds its `extension.json`): the release checks run the
 //! aarch64 builds under qemu that way (`scripts/test.d/70-dist.sh`).
 //!
-//! `--only` also takes `events-limit`.
+//! `--only` also takes `events-limit` and `hello-ack`.
 //!
 //! `--bless` rewrites the expected transcripts from the first language given.
 //!
@@ -33,6 +33,7 @@
 
 mod differential;
 mod events_limit;
+mod hello_ack;
 mod normalize;
 mod process;
 
@@ -364,11 +365,16 @@ type Direct = (
     &'static str,
 );
 
-const DIRECT: [Direct; 1] = [
+const DIRECT: [Direct; 2] = [
     (
         "events-limit",
         events_limit::check,
         "count and last names as the contract says",
+    ),
+    (
+        "hello-ack",
+        hello_ack::check,
+        "a wrongly typed field fails the handshake, named; an absent one does not",
     ),
 ];
 
