@@ -184,11 +184,25 @@ fn quick_soak_loses_nothing() {
         (plan.calls + plan.composes) as u64
     );
     assert_eq!(rust.wire.events, plan.events, "the planned events went out");
+    let shown = rust
+        .wire
+        .events_shown
+        .as_ref()
+        .expect("the session ends with /events");
+    assert_eq!(
+        (shown.count, shown.listed),
+        (Some(shown.sent_before), Some(10_000)),
+        "`events` counts every event sent before it and lists the last 10,000"
+    );
+    assert!(
+        shown.sent_before > 10_000,
+        "the quick soak passes the limit"
+    );
     assert_eq!(rust.transcript.notes, plan.notes as u64);
     assert_eq!(
         rust.transcript.notes_dropped,
-        (plan.notes - zot_host::notes::MAX_NOTES_PER_EXT) as u64,
-        "the host reports the notes its notes area let go"
+        (plan.notes + 1 - zot_host::notes::MAX_NOTES_PER_EXT) as u64,
+        "the host reports the notes its notes area let go (the `/events` display is one more)"
     );
     let flood = report.flood.as_ref().unwrap().run.as_ref().unwrap();
     assert_eq!(flood.transcript.notes, opts.sizes.flood);

@@ -13,7 +13,9 @@
 //!    events in all (each prompt: `user_prompt_submit`, `turn_start`,
 //!    `assistant_message`, `turn_end`, with two interception round trips
 //!    that pace them);
-//! 3. notes: `/note` commands, one `notify` each.
+//! 3. notes: `/note` commands, one `notify` each;
+//!
+//! and then one `/events`, whose count must be every event sent before it.
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -45,6 +47,10 @@ pub const CALLS_PROMPT: &str = "soak: tool calls";
 pub const EVENTS_PROMPT: &str = "soak: events";
 /// The `/note` command of the notes phase.
 pub const NOTE_COMMAND: &str = "/note soak note";
+/// The command that ends the session.
+pub const EVENTS_COMMAND: &str = "/events";
+/// The names `events` lists at most (docs/testing/conformance.md).
+pub const EVENTS_KEPT: u64 = 10_000;
 
 /// Events per prompt of the calls phase besides those of its calls:
 /// `user_prompt_submit`, 2 × `turn_start`, 2 × `turn_end`,
@@ -102,6 +108,7 @@ impl Plan {
         if self.notes > 0 {
             steps.push(json!({"command": NOTE_COMMAND, "repeat": self.notes}));
         }
+        steps.push(json!({"command": EVENTS_COMMAND}));
         json!({
             "mode": "interactive",
             "confirm": "yolo",
@@ -163,6 +170,7 @@ mod tests {
         );
         assert_eq!(steps[1]["replies"][0]["tool_calls"][3]["name"], "compose");
         assert!(script.to_string().len() < 20_000, "the script stays small");
+        assert_eq!(steps.last().unwrap()["command"], EVENTS_COMMAND);
         assert_eq!(
             expected_text("compose", &json!({"text": "soak 3"})).as_deref(),
             Some("composed:inner:soak 3")

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::options::{SoakOptions, SoakSizes};
-use super::plan::Plan;
+use super::plan::{Plan, EVENTS_KEPT};
 use super::run::RunReport;
 use crate::error::Result;
 use crate::memory::mib;
@@ -136,6 +136,21 @@ impl SoakReport {
                             Some((plan.notes as u64).abs_diff(r.transcript.notes) as f64),
                             0.0,
                         ),
+                        Check::at_most(
+                            "`/events` count off from the events sent before it",
+                            r.wire
+                                .events_shown
+                                .as_ref()
+                                .and_then(|e| Some(e.count?.abs_diff(e.sent_before) as f64)),
+                            0.0,
+                        ),
+                        Check::at_most(
+                            "`/events` names listed off from the last 10,000",
+                            r.wire.events_shown.as_ref().and_then(|e| {
+                                Some(e.listed?.abs_diff(e.sent_before.min(EVENTS_KEPT)) as f64)
+                            }),
+                            0.0,
+                        ),
                     ]
                 }
                 Err(_) => Vec::new(),
@@ -214,6 +229,12 @@ impl SoakReport {
                 },
             ),
             ("replies lost", |r| r.wire.lost.total().to_string()),
+            ("`/events`: count / names listed", |r| {
+                r.wire.events_shown.as_ref().map_or("—".into(), |e| {
+                    let n = |v: Option<u64>| v.map_or("—".into(), |v| v.to_string());
+                    format!("{} / {}", n(e.count), n(e.listed))
+                })
+            }),
             ("host RSS when ready (MiB)", |r| {
                 r.milestones
                     .host_ready

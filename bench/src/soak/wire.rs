@@ -1,6 +1,8 @@
 //! Counting the host's wire log (`--wire`, read from a FIFO as the host
 //! writes it): events sent, requests and their replies by id, so that a
-//! reply that never came is counted, whatever the transcript says.
+//! reply that never came is counted, whatever the transcript says; and what
+//! the conformance extension's `events` command showed against the events
+//! the wire carried before it.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -28,6 +30,29 @@ pub struct WireCounts {
     pub notes: u64,
     /// Requests (either way) that never got their reply.
     pub lost: Lost,
+    /// The last `events` command, if the session ran one.
+    pub events_shown: Option<EventsShown>,
+}
+
+/// The `events` command's answer (`{"count":…,"last":[…]}`,
+/// docs/testing/conformance.md) and the wire before it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct EventsShown {
+    /// `event` frames sent before the command.
+    pub sent_before: u64,
+    /// The answer's `count` (`None`: no answer of that form).
+    pub count: Option<u64>,
+    /// How many names its `last` lists.
+    pub listed: Option<u64>,
+}
+
+impl EventsShown {
+    /// Reads the command's display.
+    fn answer(&mut self, display: &str) {
+        let v: serde_json::Value = serde_json::from_str(display).unwrap_or_default();
+        self.count = v["count"].as_u64();
+        self.listed = v["last"].as_array().map(|a| a.len() as u64);
+    }
 }
 
 /// Requests without a reply, by kind.
@@ -64,6 +89,12 @@ struct Frame<'a> {
     kind: Cow<'a, str>,
     #[serde(borrow, default)]
     id: Option<Cow<'a, str>>,
+    /// A command's name.
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    /// A command's display.
+    #[serde(borrow, default)]
+    display: Option<Cow<'a, str>>,
 }
 
 /// Open requests by kind (bounded by what is in flight).
@@ -79,6 +110,7 @@ struct Open {
 pub fn count(path: &Path) -> std::io::Result<WireCounts> {
     let mut c = WireCounts::default();
     let mut open = Open::default();
+    let mut events_command = None;
     let reader = BufReader::with_capacity(1 << 16, std::fs::File::open(path)?);
     for line in reader.split(b'\n') {
         let line = line?;
@@ -101,6 +133,13 @@ pub fn count(path: &Path) -> std::io::Result<WireCounts> {
             ("host->ext", "command_invoked") => {
                 c.commands += 1;
                 open.commands.insert(id());
+                if f.name.as_deref() == Some("events") {
+                    events_command = Some(id());
+                    c.events_shown = Some(EventsShown {
+                        sent_before: c.events,
+                        ..EventsShown::default()
+                    });
+                }
             }
             ("host->ext", "tool_result") => {
                 open.call_tools.remove(&id());
@@ -112,7 +151,13 @@ pub fn count(path: &Path) -> std::io::Result<WireCounts> {
                 open.intercepts.remove(&id());
             }
             ("ext->host", "command_response") => {
-                open.commands.remove(&id());
+                let id = id();
+                if events_command.as_ref() == Some(&id) {
+                    if let Some(shown) = &mut c.events_shown {
+                        shown.answer(f.display.as_deref().unwrap_or_default());
+                    }
+                }
+                open.commands.remove(&id);
             }
             ("ext->host", "call_tool") => {
                 c.call_tools += 1;
@@ -147,14 +192,23 @@ mod tests {
             r#"{"ext":"e","dir":"ext->host","frame":{"type":"tool_result","id":"1"}}"#,
             r#"{"ext":"e","dir":"ext->host","frame":{"type":"notify","message":"x"}}"#,
             r#"{"ext":"e","dir":"ext->host","invalid":"not json"}"#,
+            r#"{"ext":"e","dir":"host->ext","frame":{"type":"command_invoked","id":"c","name":"events","args":""}}"#,
+            r#"{"ext":"e","dir":"host->ext","frame":{"type":"event","event":"session_end"}}"#,
+            r#"{"ext":"e","dir":"ext->host","frame":{"type":"command_response","id":"c","action":"display","display":"{\"count\":1,\"last\":[\"tool_call\"]}"}}"#,
         ];
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
         let c = count(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
-        assert_eq!(c.lines, 8);
+        assert_eq!(c.lines, 11);
         assert_eq!(
             (c.events, c.tool_calls, c.call_tools, c.notes),
-            (1, 2, 1, 1)
+            (2, 2, 1, 1)
+        );
+        let shown = c.events_shown.as_ref().unwrap();
+        assert_eq!(
+            (shown.sent_before, shown.count, shown.listed),
+            (1, Some(1), Some(1)),
+            "the event after the command is not counted"
         );
         assert_eq!(c.lost.tool_calls, 1, "call 2 got no result");
         assert_eq!(c.lost.total(), 1);
