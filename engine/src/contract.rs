@@ -48,6 +48,11 @@ use crate::{Engine, JobId};
 /// The schema of arguments: a JSON object (they travel as their wire text).
 type JsonObject = serde_json::Map<String, serde_json::Value>;
 
+/// For `skip_serializing_if`: a flag that is off is left out.
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// Where a reference to a generated protocol type points (`$ref`).
 pub const PROTOCOL_REF: &str = "zot-protocol#/";
 
@@ -192,6 +197,10 @@ pub enum JobMessage<'a> {
         name: &'a str,
         /// The rest of the user's input.
         args: &'a str,
+        /// Cancelled before it was handed out: start the handler with its
+        /// cancellation already signalled.
+        #[serde(default, skip_serializing_if = "is_false")]
+        cancelled: bool,
     },
     /// Run a tool handler.
     Tool {
@@ -206,6 +215,10 @@ pub enum JobMessage<'a> {
         args: &'a RawJson,
         /// Whether the tool was registered as interactive.
         interactive: bool,
+        /// Cancelled before it was handed out: start the handler with its
+        /// cancellation already signalled.
+        #[serde(default, skip_serializing_if = "is_false")]
+        cancelled: bool,
     },
     /// Run the event handler (in order, one at a time), then acknowledge.
     Event {
@@ -224,6 +237,10 @@ pub enum JobMessage<'a> {
         name: &'a str,
         /// The `event_intercept` frame, `type` included.
         request: Framed<'a, InterceptRequest>,
+        /// Cancelled before it was handed out (its deadline passed): start
+        /// the handler with its cancellation already signalled.
+        #[serde(default, skip_serializing_if = "is_false")]
+        cancelled: bool,
     },
     /// A key for a panel (in order with the other serial jobs).
     PanelKey {
@@ -325,6 +342,7 @@ impl Job {
                 invocation: &c.invocation,
                 name: &c.name,
                 args: &c.args,
+                cancelled: c.cancelled,
             },
             Job::Tool(t) => JobMessage::Tool {
                 id: t.id.0,
@@ -332,6 +350,7 @@ impl Job {
                 name: &t.name,
                 args: &t.args,
                 interactive: t.interactive,
+                cancelled: t.cancelled,
             },
             // Written by hand: bindings take events by the hundred thousand
             // (a test keeps it equal to `JobMessage::Event`).
@@ -340,6 +359,7 @@ impl Job {
                 id: i.id.0,
                 name: i.request.name(),
                 request: Framed(&i.request),
+                cancelled: i.cancelled,
             },
             Job::PanelKey { id, key } => JobMessage::PanelKey {
                 id: id.0,

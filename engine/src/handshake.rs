@@ -230,8 +230,17 @@ impl Engine {
     /// Ends the on-hello phase: writes every registration, one `subscribe`
     /// and `ready`, then any spontaneous frame that was sent meanwhile.
     /// Call it once after handling [`super::Job::Hello`]; later calls do
-    /// nothing.
+    /// nothing. The jobs that waited behind `Hello` are handed out after
+    /// the announcement.
     pub fn hello_done(&self) -> Result<(), EngineError> {
+        let announced = self.announce();
+        if self.inner.hello_ack.get().is_some() {
+            self.inner.queue.release_after_hello();
+        }
+        announced
+    }
+
+    fn announce(&self) -> Result<(), EngineError> {
         let mut st = lock(&self.inner.state);
         if self.inner.hello_ack.get().is_none() {
             return Err(EngineError::NoHelloYet);

@@ -53,6 +53,9 @@ pub struct CommandJob {
     pub name: String,
     /// The rest of the user's input.
     pub args: String,
+    /// Cancelled before it was handed out: start the handler with its
+    /// cancellation already signalled (no [`Job::Cancel`] follows).
+    pub cancelled: bool,
 }
 
 /// A `tool_call` for a registered tool.
@@ -69,6 +72,9 @@ pub struct ToolJob {
     pub args: RawJson,
     /// Whether the tool was registered as interactive.
     pub interactive: bool,
+    /// Cancelled before it was handed out: start the handler with its
+    /// cancellation already signalled (no [`Job::Cancel`] follows).
+    pub cancelled: bool,
 }
 
 /// An `event_intercept` for an event with a registered interceptor.
@@ -78,6 +84,9 @@ pub struct InterceptJob {
     pub id: JobId,
     /// The decoded request.
     pub request: InterceptRequest,
+    /// Cancelled before it was handed out: start the handler with its
+    /// cancellation already signalled (no [`Job::Cancel`] follows).
+    pub cancelled: bool,
 }
 
 /// A lifecycle event the extension subscribed to.
@@ -131,11 +140,13 @@ impl Serialize for EventData {
 ///   the shutdown grace waits for them, so a `session_end` queued just
 ///   before `shutdown` is still handled.
 /// - Every job with an `id` is answered exactly once.
-/// - [`Job::Cancel`] asks the handler of a job handed out earlier (possibly
-///   in the same batch) to stop: abort the task / set the signal. The engine
-///   already decided what goes on the wire.
-/// - [`Job::Hello`] comes first: run the on-hello hook, register more if
-///   needed, then call `hello_done`.
+/// - [`Job::Cancel`] asks the handler of a job handed out in an earlier
+///   batch to stop: abort the task / set the signal. A job cancelled before
+///   it was handed out comes with `cancelled` set instead, and no `Cancel`
+///   follows it. The engine already decided what goes on the wire.
+/// - [`Job::Hello`] comes first and alone: run the on-hello hook, register
+///   more if needed, then call `hello_done`. No other job is handed out
+///   until then (they wait in the queue, in order).
 /// - After [`Job::Finished`] no more jobs come.
 #[derive(Debug, Clone)]
 pub enum Job {
@@ -249,12 +260,15 @@ struct QueueState {
     waker: Option<Arc<Waker>>,
     /// The waker was woken and nothing was taken since.
     signaled: bool,
+    /// `Hello` was handed out and `hello_done` not called yet: the rest
+    /// waits.
+    held: bool,
 }
 
 impl QueueState {
     /// The waker to wake now that jobs wait, unless it already was.
     fn waker_due(&mut self) -> Option<Arc<Waker>> {
-        if self.signaled || self.jobs.is_empty() {
+        if self.signaled || self.held || self.jobs.is_empty() {
             return None;
         }
         let waker = self.waker.clone()?;
@@ -271,7 +285,8 @@ impl JobQueue {
         }
     }
 
-    /// Queues jobs (in order) and wakes the consumer once.
+    /// Queues jobs (in order) and wakes the consumer once. A cancel whose
+    /// job still waits in the queue is folded into it (see [`Job`]).
     pub(crate) fn push_all(&self, jobs: impl IntoIterator<Item = Job>) {
         let mut st = lock(&self.state);
         if st.sealed {
@@ -279,21 +294,33 @@ impl JobQueue {
         }
         let before = st.jobs.len();
         for job in jobs {
-            if matches!(job, Job::Finished { .. }) {
-                st.sealed = true;
-                st.jobs.push_back(job);
-                break;
+            match job {
+                Job::Finished { .. } => {
+                    st.sealed = true;
+                    st.jobs.push_back(job);
+                    break;
+                }
+                Job::Cancel { id } if fold_cancel(&mut st.jobs, id) => {}
+                job => st.jobs.push_back(job),
             }
-            st.jobs.push_back(job);
         }
         if st.jobs.len() == before {
             return;
         }
+        self.wake(st);
+    }
+
+    /// Wakes the consumer (at most once per batch), releasing the lock
+    /// first: the queue is not held while another thread (the consumer's)
+    /// is being signalled.
+    fn wake(&self, mut st: std::sync::MutexGuard<'_, QueueState>) {
         let waker = st.waker_due();
         let sealed = st.sealed;
+        let held = st.held;
         drop(st);
-        // Outside the lock: the queue is not held while another thread
-        // (the consumer's) is being signalled.
+        if held {
+            return;
+        }
         if let Some(w) = waker {
             w.wake();
         }
@@ -303,6 +330,18 @@ impl JobQueue {
             self.notify.notify_waiters();
         }
         self.notify.notify_one();
+    }
+
+    /// Hands out what waited behind `Hello` (the on-hello hook is done).
+    pub(crate) fn release_after_hello(&self) {
+        let mut st = lock(&self.state);
+        if !st.held {
+            return;
+        }
+        st.held = false;
+        if !st.jobs.is_empty() || st.sealed {
+            self.wake(st);
+        }
     }
 
     pub(crate) fn push(&self, job: Job) {
@@ -318,6 +357,14 @@ impl JobQueue {
                 w.drain();
             }
             st.signaled = false;
+        }
+        if st.held {
+            return None;
+        }
+        if let Some(Job::Hello(_)) = st.jobs.front() {
+            // Alone: what follows waits for `hello_done`.
+            st.held = true;
+            return st.jobs.pop_front().map(|hello| vec![hello]);
         }
         if !st.jobs.is_empty() {
             // Drained, not taken: the queue keeps its capacity.
@@ -347,7 +394,7 @@ impl JobQueue {
         loop {
             {
                 let st = lock(&self.state);
-                if !st.jobs.is_empty() || st.done {
+                if (!st.jobs.is_empty() && !st.held) || st.done {
                     return;
                 }
             }
@@ -387,6 +434,25 @@ impl JobQueue {
             }
         };
         Ok(fd)
+    }
+}
+
+/// Marks the queued job `id` cancelled; false when it is not queued (it was
+/// handed out already, or it has no handler to stop).
+fn fold_cancel(queued: &mut VecDeque<Job>, id: JobId) -> bool {
+    // A cancel follows its job closely: look from the newest.
+    let flag = queued.iter_mut().rev().find_map(|job| match job {
+        Job::Command(c) if c.id == id => Some(&mut c.cancelled),
+        Job::Tool(t) if t.id == id => Some(&mut t.cancelled),
+        Job::Intercept(i) if i.id == id => Some(&mut i.cancelled),
+        _ => None,
+    });
+    match flag {
+        Some(flag) => {
+            *flag = true;
+            true
+        }
+        None => false,
     }
 }
 

@@ -588,6 +588,7 @@ fn on_command(inner: &Arc<Inner>, c: zot_protocol::CommandInvoked, batch: &mut V
         invocation: c.id,
         name,
         args: c.args,
+        cancelled: false,
     }));
 }
 
@@ -630,6 +631,7 @@ fn on_tool(inner: &Arc<Inner>, t: zot_protocol::ToolCall, batch: &mut Vec<Job>) 
         name: t.name,
         args,
         interactive,
+        cancelled: false,
     }));
 }
 
@@ -677,6 +679,7 @@ fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: 
     batch.push(Job::Intercept(InterceptJob {
         id: JobId(id),
         request: req,
+        cancelled: false,
     }));
 }
 

@@ -12,9 +12,11 @@
 // - commands, tools and interceptors run concurrently;
 // - events and panel input run in arrival order, one at a time (SDK-35,
 //   `serial.ts`);
-// - `cancel` jobs abort the job's `AbortSignal` (a cancel in the same batch
-//   as its job aborts the signal before the handler starts);
+// - `cancel` jobs abort the job's `AbortSignal`; a job cancelled before it
+//   was handed out comes with `cancelled` set (the engine folds it);
 // - `call_result` jobs settle `callTool` promises;
+// - `hello` comes alone; the engine hands out nothing else until
+//   `helloDone`, which runs after the on-hello hooks;
 // - `finished` ends the session. While the `onJobs` callback is set Node's
 //   loop stays alive; `finished` removes it, so the process exits on its
 //   own once the user's handlers are done.
@@ -78,9 +80,6 @@ export class Session {
   private readonly ending = new AbortController();
   /** Events and panel input, in arrival order (`serial.ts`). */
   private readonly serial: SerialJobs;
-  /** Batches taken and not handled yet (one waits for the on-hello hook). */
-  private readonly inbox: Job[][] = [];
-  private helloRunning = false;
   private over = false;
   private ended: { resolve: () => void; reject: (e: Error) => void } | undefined;
 
@@ -111,53 +110,26 @@ export class Session {
     });
   }
 
-  /** Handles batches in the order taken; the on-hello hook holds the rest. */
+  /** Handles one batch, in the order taken. */
   private deliver(engine: NativeEngine, batch: Job[]): void {
-    if (batch.length > 0) {
-      this.inbox.push(batch);
-    }
-    while (!this.helloRunning && !this.over) {
-      const next = this.inbox.shift();
-      if (next === undefined) {
+    for (const job of batch) {
+      if (this.over) {
         return;
       }
-      this.handleBatch(engine, next);
-    }
-  }
-
-  private handleBatch(engine: NativeEngine, batch: Job[]): void {
-    const cancelled = new Set<number>();
-    for (const job of batch) {
-      if (job.kind === "cancel") {
-        cancelled.add(job.id);
-      }
-    }
-    for (let i = 0; i < batch.length; i++) {
-      const job = batch[i] as Job;
       if (job.kind === "hello") {
-        const rest = batch.slice(i + 1);
-        if (rest.length > 0) {
-          this.inbox.unshift(rest);
-        }
-        this.helloRunning = true;
         // The frame minus its `type`: what `HostInfo` promises.
         const { type: _frame, ...host } = job.hello_ack;
-        void this.hello(engine, host).finally(() => {
-          this.helloRunning = false;
-          this.deliver(engine, []);
-        });
-        return;
-      }
-      if (job.kind === "finished") {
+        void this.hello(engine, host);
+      } else if (job.kind === "finished") {
         this.finish();
         if (job.error !== undefined) {
           this.ended?.reject(new SessionError(`zot-ext: ${job.error}`));
         } else {
           this.ended?.resolve();
         }
-        return;
+      } else {
+        this.dispatch(job);
       }
-      this.dispatch(job, cancelled);
     }
   }
 
@@ -231,35 +203,22 @@ export class Session {
     this.calls.clear();
   }
 
-  private dispatch(job: Exclude<Job, { kind: "hello" | "finished" }>, cancelled: Set<number>): void {
+  /**
+   * Runs the handler a job is for. The engine hands out only jobs whose
+   * name it registered from `reg`, and answers the others itself.
+   */
+  private dispatch(job: Exclude<Job, { kind: "hello" | "finished" }>): void {
     switch (job.kind) {
       case "command": {
-        const c = this.reg.commands.get(job.name);
-        if (c === undefined) {
-          this.answer().fail(job.id, `no handler for /${job.name}`, `command ${job.name}`);
-          return;
-        }
-        this.runJob(
-          job.id,
-          job.invocation,
-          cancelled,
-          "command",
-          `/${job.name}`,
-          (ctx) => c.handler(job.args, ctx),
-          commandOutcome,
-        );
+        const c = this.reg.commands.get(job.name) as { handler: CommandHandler };
+        this.runJob(job, job.invocation, "command", `/${job.name}`, (ctx) => c.handler(job.args, ctx), commandOutcome);
         return;
       }
       case "tool": {
-        const t = this.reg.tools.get(job.name);
-        if (t === undefined) {
-          this.answer().fail(job.id, `no handler for tool ${JSON.stringify(job.name)}`, `tool ${job.name}`);
-          return;
-        }
+        const t = this.reg.tools.get(job.name) as { handler: ToolHandler<JsonObject> };
         this.runJob(
-          job.id,
+          job,
           job.invocation,
-          cancelled,
           "tool",
           job.name,
           (ctx) => t.handler(job.args, ctx),
@@ -271,12 +230,7 @@ export class Session {
       }
       case "intercept": {
         const request = job.request;
-        const f = this.reg.intercepts.get(job.name as InterceptEventName);
-        if (f === undefined) {
-          this.answer().add(job.id, "intercept", {}, `interceptor ${job.name}`);
-          return;
-        }
-        const handler = f as (
+        const handler = this.reg.intercepts.get(job.name as InterceptEventName) as (
           r:
             | ToolCallIntercept
             | TurnStartIntercept
@@ -286,9 +240,8 @@ export class Session {
           ctx: Context,
         ) => Awaitable<Verdict | void>;
         this.runJob(
-          job.id,
+          job,
           request.id,
-          cancelled,
           "interceptor",
           job.name,
           (ctx) => handler(request, ctx),
@@ -335,20 +288,20 @@ export class Session {
 
   /** Runs a command, tool or interceptor handler concurrently and answers its job. */
   private runJob<R>(
-    id: number,
+    job: { id: number; cancelled?: boolean },
     invocation: string,
-    cancelled: Set<number>,
     what: "command" | "tool" | "interceptor",
     name: string,
     call: (ctx: Context) => Awaitable<R>,
     toOutcome: (r: R) => CommandOutcome | ToolOutcome | InterceptOutcome,
     textOf?: (r: R) => string | undefined,
   ): void {
+    const id = job.id;
     const cancel = new LazyAbort();
     this.controllers.set(id, cancel);
     const ctx = this.context(id, invocation, cancel);
     const running = attempt(() => call(ctx));
-    if (cancelled.has(id)) {
+    if (job.cancelled === true) {
       // Cancelled before it started: abort right after the handler's
       // synchronous start, so that an `abort` listener it set up there
       // fires (an already-aborted signal never dispatches `abort`).

@@ -71,13 +71,16 @@ def test_the_pull_model_over_json() -> None:
     with pytest.raises(ValueError):
         engine.complete("{}")  # not a batch
 
-    # A tool cancelled before it was pulled: the job still comes, cancelled.
+    # A tool cancelled before it was pulled: the job still comes, marked
+    # cancelled (or, taken before the cancel was read, followed by one).
     harness.send_json('{"type":"tool_call","id":"x","name":"t","args":{}}')
     harness.cancel_tool("x")
     batch = jobs(engine)
-    while len(batch) < 2:
+    if not batch[0].get("cancelled"):
         batch += jobs(engine)
-    assert [j["kind"] for j in batch] == ["tool", "cancel"]
+        assert [j["kind"] for j in batch] == ["tool", "cancel"]
+    else:
+        assert [j["kind"] for j in batch] == ["tool"]
     assert engine.is_cancelled(batch[0]["id"])
     assert complete(engine, {"job": batch[0]["id"], "tool": {"content": []}}) == [
         {"status": "dropped:cancelled"}

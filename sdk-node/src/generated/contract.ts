@@ -232,6 +232,11 @@ export interface CommandJob {
   name: string;
   /** The rest of the user's input. */
   args: string;
+  /**
+   * Cancelled before it was handed out: start the handler with its
+   * cancellation already signalled.
+   */
+  cancelled?: boolean;
 }
 
 /** Run a tool handler. */
@@ -247,6 +252,11 @@ export interface ToolJob {
   args: { [key: string]: unknown };
   /** Whether the tool was registered as interactive. */
   interactive: boolean;
+  /**
+   * Cancelled before it was handed out: start the handler with its
+   * cancellation already signalled.
+   */
+  cancelled?: boolean;
 }
 
 /** Run the event handler (in order, one at a time), then acknowledge. */
@@ -269,6 +279,11 @@ export interface InterceptJob {
   name: string;
   /** The `event_intercept` frame, `type` included. */
   request: InterceptRequest;
+  /**
+   * Cancelled before it was handed out (its deadline passed): start the
+   * handler with its cancellation already signalled.
+   */
+  cancelled?: boolean;
 }
 
 /** A key for a panel (in order with the other serial jobs). */

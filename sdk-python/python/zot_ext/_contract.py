@@ -241,9 +241,7 @@ class HelloJob(TypedDict):
     hello_ack: HelloAck
 
 
-class CommandJob(TypedDict):
-    """Run a command handler."""
-
+class _CommandJobRequired(TypedDict):
     kind: Literal["command"]
 
     #: Answer with this id.
@@ -259,9 +257,15 @@ class CommandJob(TypedDict):
     args: str
 
 
-class ToolJob(TypedDict):
-    """Run a tool handler."""
+class CommandJob(_CommandJobRequired, total=False):
+    """Run a command handler."""
 
+    #: Cancelled before it was handed out: start the handler with its
+    #: cancellation already signalled.
+    cancelled: bool
+
+
+class _ToolJobRequired(TypedDict):
     kind: Literal["tool"]
 
     #: Answer with this id.
@@ -280,6 +284,14 @@ class ToolJob(TypedDict):
     interactive: bool
 
 
+class ToolJob(_ToolJobRequired, total=False):
+    """Run a tool handler."""
+
+    #: Cancelled before it was handed out: start the handler with its
+    #: cancellation already signalled.
+    cancelled: bool
+
+
 class EventJob(TypedDict):
     """Run the event handler (in order, one at a time), then acknowledge."""
 
@@ -295,9 +307,7 @@ class EventJob(TypedDict):
     event: LifecycleEvent
 
 
-class InterceptJob(TypedDict):
-    """Run an interceptor; answer before the interception deadline."""
-
+class _InterceptJobRequired(TypedDict):
     kind: Literal["intercept"]
 
     #: Answer with this id.
@@ -308,6 +318,14 @@ class InterceptJob(TypedDict):
 
     #: The `event_intercept` frame, `type` included.
     request: InterceptRequest
+
+
+class InterceptJob(_InterceptJobRequired, total=False):
+    """Run an interceptor; answer before the interception deadline."""
+
+    #: Cancelled before it was handed out (its deadline passed): start the
+    #: handler with its cancellation already signalled.
+    cancelled: bool
 
 
 class PanelKeyJob(TypedDict):

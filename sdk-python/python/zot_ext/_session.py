@@ -26,8 +26,7 @@ import asyncio
 import inspect
 import json
 import threading
-from collections import deque
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Deque, Dict, List, Optional, Union, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Union, cast
 
 from . import _native
 from ._answers import Answers, answer_part, text_part
@@ -82,10 +81,7 @@ class _Session:
         self.calls_lock = threading.Lock()
         # The token of event and panel handlers: set when the session ends.
         self.ending = Cancellation()
-        # Batches taken and not handled yet (held while the on-hello hook
-        # runs), and the end of the session: the engine's error, if any.
-        self._inbox: Deque[List[Job]] = deque()
-        self._hello_running = False
+        # The end of the session: the engine's error, if any.
         self._over: asyncio.Future[Optional[str]] = self.loop.create_future()
         self.serial = SerialJobs(self)
         self._poller: Optional[threading.Thread] = None
@@ -132,43 +128,35 @@ class _Session:
         return self._finished(message)
 
     def _deliver(self, batch: List[Job]) -> None:
-        """Handles batches in the order taken; the on-hello hook holds the
-        rest."""
-        if batch:
-            self._inbox.append(batch)
-            if any(j["kind"] == "finished" for j in batch):
-                self._stop_polling.set()
-        while not self._hello_running and not self._over.done() and self._inbox:
-            try:
-                self._handle(self._inbox.popleft())
-            except Exception as e:  # a bug of ours: end the session with it
+        """Handles one batch, in the order taken. ``hello`` comes alone: the
+        engine hands out nothing else until the on-hello hooks are done."""
+        if any(j["kind"] == "finished" for j in batch):
+            self._stop_polling.set()
+        try:
+            self._handle(batch)
+        except Exception as e:  # a bug of ours: end the session with it
+            if not self._over.done():
                 self._over.set_exception(e)
-                return
+            return
         # Answers of handlers that ran inline leave with this batch, not a
         # turn of the loop later.
         self.answers.flush()
 
     def _handle(self, batch: List[Job]) -> None:
-        for i, job in enumerate(batch):
+        for job in batch:
+            if self._over.done():
+                return
             if job["kind"] == "finished":
                 self._over.set_result(job.get("error") or None)
-                return
-            if job["kind"] == "hello":
-                rest = batch[i + 1 :]
-                if rest:
-                    self._inbox.appendleft(rest)
-                self._hello_running = True
+            elif job["kind"] == "hello":
                 self.loop.create_task(self._hello(job)).add_done_callback(self._hello_done)
-                return
-            self._dispatch(job)
+            else:
+                self._dispatch(job)
 
     def _hello_done(self, task: asyncio.Task[None]) -> None:
-        self._hello_running = False
         error = None if task.cancelled() else task.exception()
         if error is not None and not self._over.done():
             self._over.set_exception(error)
-            return
-        self._deliver([])
 
     def _poll(self) -> None:
         """Fallback for event loops without ``add_reader`` (Windows'
@@ -307,14 +295,13 @@ class _Session:
             self.ending.set()
 
     def _command(self, job: CommandJob) -> None:
+        # The engine hands out only jobs for names registered from this
+        # extension, and answers the others itself.
         job_id, name = job["id"], job["name"]
-        cmd = self.ext._commands.get(name.lower())
-        if cmd is None:
-            self.answers.fail(job_id, f"no handler for /{name}")
-            return
+        cmd = self.ext._commands[name.lower()]
         args = job["args"]
         self._start(
-            job_id,
+            job,
             job["invocation"],
             cmd.handler,
             lambda: args,
@@ -323,11 +310,8 @@ class _Session:
         )
 
     def _tool(self, job: ToolJob) -> None:
-        job_id, name = job["id"], job["name"]
-        tool = self.ext._tools.get(name)
-        if tool is None:
-            self.answers.fail(job_id, f"no handler for tool {json.dumps(name)}")
-            return
+        name = job["name"]
+        tool = self.ext._tools[name]
         raw = job["args"]
 
         def args() -> Any:
@@ -338,21 +322,18 @@ class _Session:
             text = out._only_text()
             return text_part(job, text) if text is not None else answer_part(job, "tool", out.outcome())
 
-        self._start(job_id, job["invocation"], tool.handler, args, outcome, f"tool {name}")
+        self._start(job, job["invocation"], tool.handler, args, outcome, f"tool {name}")
 
     def _interception(self, job: InterceptJob) -> None:
-        job_id, event = job["id"], job["name"]
-        handler = self.ext._intercepts.get(event)
-        if handler is None:
-            self.answers.add(job_id, answer_part(job_id, "intercept", {}), f"{event} interceptor")
-            return
+        event = job["name"]
+        handler = self.ext._intercepts[event]
         request = job["request"]
 
         def outcome(job: int, value: Any) -> str:
             return answer_part(job, "intercept", verdict_outcome(event, value))
 
         self._start(
-            job_id,
+            job,
             request["id"],
             handler,
             lambda: request,
@@ -363,7 +344,7 @@ class _Session:
 
     def _start(
         self,
-        job_id: int,
+        job: Union[CommandJob, ToolJob, InterceptJob],
         invocation: str,
         handler: _Handler,
         args: Callable[[], Any],
@@ -371,8 +352,14 @@ class _Session:
         what: str,
         urgent: bool = False,
     ) -> None:
+        job_id = job["id"]
         cancellation = Cancellation()
         self.cancels[job_id] = cancellation
+        cancelled = job.get("cancelled", False)
+        if cancelled:
+            # Cancelled before it was handed out: the handler starts with
+            # its cancellation signalled.
+            cancellation.set()
         ctx = Ctx(self, job_id, invocation, cancellation)
         if handler.is_async:
             self.tasks[job_id] = self.loop.create_task(
@@ -387,6 +374,8 @@ class _Session:
             )
         else:
             self._run_sync(job_id, handler, args, outcome, ctx, what)
+        if cancelled:
+            self._cancel(job_id)
 
     def _cancel(self, job_id: int) -> None:
         ev = self.cancels.get(job_id)
