@@ -179,6 +179,11 @@ fn quick_soak_loses_nothing() {
         );
     }
     let rust = report.sdks[0].run.as_ref().unwrap();
+    assert!(
+        rust.milestones.host_paused_s.is_some_and(|s| s >= 5.0),
+        "the host was stopped for longer than 5 s mid-session: {:?}",
+        rust.milestones.host_paused_s
+    );
     assert_eq!(
         rust.transcript.completed,
         (plan.calls + plan.composes) as u64
@@ -201,7 +206,7 @@ fn quick_soak_loses_nothing() {
     assert_eq!(rust.transcript.notes, plan.notes as u64);
     assert_eq!(
         rust.transcript.notes_dropped,
-        (plan.notes + 1 - zot_host::notes::MAX_NOTES_PER_EXT) as u64,
+        (plan.notes + 1 - zot_host::session::notes::MAX_NOTES_PER_EXT) as u64,
         "the host reports the notes its notes area let go (the `/events` display is one more)"
     );
     let flood = report.flood.as_ref().unwrap().run.as_ref().unwrap();

@@ -66,6 +66,7 @@ pub fn run(opts: &SoakOptions) -> Result<SoakReport> {
                 final_notes: plan.notes as u64,
                 total_calls: (plan.calls + plan.composes) as u64,
                 progress: Some(sdk.clone()),
+                pause: Duration::from_secs(s.pause_s),
             }
             .run()
         });
@@ -93,6 +94,7 @@ pub fn run(opts: &SoakOptions) -> Result<SoakReport> {
                 final_notes: s.flood,
                 total_calls: 1,
                 progress: Some("flood".into()),
+                pause: Duration::ZERO,
             }
             .run()
         });

@@ -38,6 +38,10 @@ pub struct SoakSizes {
     pub sample_ms: u64,
     /// Kill a run that takes longer, s.
     pub timeout_s: u64,
+    /// Seconds the host is stopped (SIGSTOP, as Ctrl-Z in its terminal
+    /// does) once the warm-up calls are done: longer than the 5 s an
+    /// extension's write used to get. 0: no pause.
+    pub pause_s: u64,
 }
 
 impl SoakSizes {
@@ -55,6 +59,7 @@ impl SoakSizes {
             warmup_calls: 50_000,
             sample_ms: 1_000,
             timeout_s: 4 * 3600,
+            pause_s: 6,
         }
     }
 

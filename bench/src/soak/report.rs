@@ -235,6 +235,11 @@ impl SoakReport {
                     format!("{} / {}", n(e.count), n(e.listed))
                 })
             }),
+            ("host stopped mid-session (SIGSTOP, s)", |r| {
+                r.milestones
+                    .host_paused_s
+                    .map_or("—".into(), |s| format!("{s:.1}"))
+            }),
             ("host RSS when ready (MiB)", |r| {
                 r.milestones
                     .host_ready

@@ -98,6 +98,8 @@ pub struct Milestones {
     pub ext_end: Option<u64>,
     /// Largest extension RSS after the warm-up.
     pub ext_max_after_warmup: Option<u64>,
+    /// Seconds the host was stopped (SIGSTOP) in mid-session, if it was.
+    pub host_paused_s: Option<f64>,
     /// Largest host RSS sampled.
     pub host_peak: Option<u64>,
 }
@@ -146,6 +148,8 @@ pub struct HostRun<'a> {
     pub total_calls: u64,
     /// Print progress to stderr.
     pub progress: Option<String>,
+    /// How long the host is stopped once the warm-up calls are done.
+    pub pause: Duration,
 }
 
 /// State shared with the sampler thread.
@@ -267,12 +271,17 @@ impl HostRun<'_> {
             })
         };
         let watchdog = Watchdog::arm(child.id(), self.timeout);
+        let pauser = (!self.pause.is_zero()).then(|| {
+            let (shared, pause, after) = (shared.clone(), self.pause, self.warmup_calls);
+            std::thread::spawn(move || pause_host(&shared, after, pause))
+        });
         let mut m = Milestones::default();
         let read = self.read_transcript(&mut child, &shared, &mut m);
         let status = child.wait().ok();
         let timed_out = watchdog.disarm();
         shared.stop.store(true, Ordering::SeqCst);
         let _ = sampler.join();
+        m.host_paused_s = pauser.and_then(|p| p.join().ok()).flatten();
         // A host that never opened the FIFO leaves the reader blocked in
         // open(2): opening the other end releases it.
         let _ = {
@@ -427,6 +436,28 @@ impl HostRun<'_> {
         }
         Ok(c)
     }
+}
+
+/// Stops the host (SIGSTOP, what Ctrl-Z in its terminal does) for `pause`
+/// once `after` calls completed, then lets it go on; returns how long it
+/// was stopped. Its extensions keep running meanwhile (their own process
+/// group) and must lose nothing.
+fn pause_host(shared: &Shared, after: u64, pause: Duration) -> Option<f64> {
+    // Polled: the transcript reader counts calls as they stream.
+    while shared.calls.load(Ordering::SeqCst) < after.max(1) {
+        if shared.stop.load(Ordering::SeqCst) {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = shared.host_pid as i32;
+    let t = Instant::now();
+    // SAFETY: kill(2) on the host's pid.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    std::thread::sleep(pause);
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    Some(t.elapsed().as_secs_f64())
 }
 
 /// Kills the host when the deadline passes.
