@@ -197,7 +197,7 @@ impl HostConfig {
     }
 
     /// `$ZOT_HOME/logs/ext-<name>.log`; only a checked name can build it.
-    pub fn log_path(&self, name: &crate::name::ExtName) -> PathBuf {
+    pub fn log_path(&self, name: &crate::store::name::ExtName) -> PathBuf {
         self.log_dir().join(format!("ext-{name}.log"))
     }
 }

@@ -17,17 +17,17 @@ use tokio::sync::oneshot::error::TryRecvError;
 use zot_protocol::{Hello, LineReader};
 
 use crate::config::{HostConfig, HostMode};
-use crate::discovery::{DiscoveryOptions, Source};
-use crate::extension::{LoadedExtension, NewExtension, ReplyKind};
-use crate::handshake::{first_line, HandshakeError};
-use crate::manager::{FrameHandler, Manager};
-use crate::manifest::Manifest;
-use crate::name::ExtName;
-use crate::outbound::Outbound;
-use crate::script::Script;
-use crate::session::SessionEngine;
-use crate::shutdown::StopBy;
-use crate::spawn::ExtLog;
+use crate::process::extension::{LoadedExtension, NewExtension, ReplyKind};
+use crate::process::handshake::{first_line, HandshakeError};
+use crate::process::manager::{FrameHandler, Manager};
+use crate::process::outbound::Outbound;
+use crate::process::shutdown::StopBy;
+use crate::process::spawn::ExtLog;
+use crate::session::engine::SessionEngine;
+use crate::session::script::Script;
+use crate::store::discovery::{DiscoveryOptions, Source};
+use crate::store::manifest::Manifest;
+use crate::store::name::ExtName;
 use crate::transcript::Transcript;
 use crate::wire::{Dir, WireLog};
 

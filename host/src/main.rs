@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use zot_host::cli::{self, CliError, Outcome};
-use zot_host::discovery::zot_home_from_env;
+use zot_host::store::discovery::zot_home_from_env;
 use zot_host::transcript::{Observation, Renderer, Transcript};
 use zot_host::wire::WireLog;
 use zot_host::{run_script, RunOptions, Script};
@@ -104,7 +104,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // On every way out (a panic included) no extension process outlives
     // the host (normally they are all stopped and reaped long before).
-    let _last_resort = zot_host::supervise::KillAllOnDrop(zot_protocol::limits::SIGTERM_TO_SIGKILL);
+    let _last_resort =
+        zot_host::process::supervise::KillAllOnDrop(zot_protocol::limits::SIGTERM_TO_SIGKILL);
     match cli.command {
         Command::Run(args) => run(args),
         #[cfg(feature = "inspect")]
@@ -223,15 +224,15 @@ fn run(args: RunArgs) -> ExitCode {
         // Ctrl-C / SIGTERM / SIGHUP: end the session and stop the
         // extensions gracefully; a second one kills them at once.
         if let Err(e) =
-            zot_host::signals::watch(Some(stop), zot_protocol::limits::SIGTERM_TO_SIGKILL)
+            zot_host::process::signals::watch(Some(stop), zot_protocol::limits::SIGTERM_TO_SIGKILL)
         {
             eprintln!("zot-host: cannot watch for interrupts: {e}");
         }
         run_script(&script, opts).await
     });
-    if let Some(sig) = zot_host::signals::caught() {
+    if let Some(sig) = zot_host::process::signals::caught() {
         eprintln!("zot-host: interrupted; the extensions were stopped");
-        return ExitCode::from(zot_host::signals::exit_code(sig));
+        return ExitCode::from(zot_host::process::signals::exit_code(sig));
     }
     let mut failed = false;
     // A live model that failed to answer fails the run, as a failed

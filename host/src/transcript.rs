@@ -141,7 +141,7 @@ pub enum Observation {
         text: String,
     },
     /// Notes of an extension that a flood pushed out of the notes area
-    /// (it keeps the last [`crate::notes::MAX_NOTES_PER_EXT`] of each),
+    /// (it keeps the last [`crate::session::notes::MAX_NOTES_PER_EXT`] of each),
     /// counted when the notes were cleared. Each was printed as it came.
     NotesDropped {
         /// The extension.
@@ -645,7 +645,7 @@ impl Renderer {
                 "2",
                 &format!(
                     "  [{ext}] {count} older notes left the notes area (it keeps the last {})",
-                    crate::notes::MAX_NOTES_PER_EXT
+                    crate::session::notes::MAX_NOTES_PER_EXT
                 ),
             ),
             Observation::NotesCleared { ext } => self.paint("2", &format!("  [{ext}] notes cleared")),
@@ -840,7 +840,7 @@ mod watch_tests {
             r,
             format!(
                 "  [e] 7 older notes left the notes area (it keeps the last {})",
-                crate::notes::MAX_NOTES_PER_EXT
+                crate::session::notes::MAX_NOTES_PER_EXT
             )
         );
     }

@@ -9,7 +9,7 @@ mod common;
 use common::*;
 use serde_json::{json, Map, Value};
 use zot_host::live::{Live, LiveError, LiveOptions};
-use zot_host::script::Script;
+use zot_host::session::script::Script;
 use zot_host::transcript::Observation;
 
 fn subscriber(events: &[&str], intercept: &[&str], on: Value) -> Value {

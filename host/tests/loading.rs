@@ -343,7 +343,7 @@ async fn discovery_precedence_disabled_theme_only_and_missing_manifest() {
 
 #[test]
 fn discovery_api_reports_states_in_load_order() {
-    use zot_host::discovery::{discover, DiscoveryOptions, EntryState, Source};
+    use zot_host::store::discovery::{discover, DiscoveryOptions, EntryState, Source};
     let env = Env::new();
     let project = env.cwd.join(".zot/extensions");
     let global = env.zot_home.join("extensions");

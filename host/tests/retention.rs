@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex};
 
 use common::*;
 use serde_json::{json, Value};
-use zot_host::extension::{MAX_DIAGNOSTICS, MAX_REGISTRATIONS};
-use zot_host::notes::MAX_NOTES_PER_EXT;
+use zot_host::process::extension::{MAX_DIAGNOSTICS, MAX_REGISTRATIONS};
+use zot_host::session::notes::MAX_NOTES_PER_EXT;
+use zot_host::session::waits::MAX_FRAMES;
 use zot_host::session::MAX_QUEUED_PROMPTS;
 use zot_host::transcript::{Observation, Transcript};
-use zot_host::waits::MAX_FRAMES;
 
 /// A streaming transcript (as `zot-host run` uses) that hands each
 /// observation, as JSON, to the test.

@@ -41,7 +41,7 @@ fn writes_a_ready_folder_in_each_language() {
             "{lang}: {}",
             String::from_utf8_lossy(&o.stderr)
         );
-        let (manifest, _) = zot_host::manifest::load_manifest(&dir).unwrap();
+        let (manifest, _) = zot_host::store::manifest::load_manifest(&dir).unwrap();
         assert_eq!(manifest.name, "My.Tool");
         for f in [
             "README.md",

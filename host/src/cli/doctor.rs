@@ -19,13 +19,15 @@ use crate::cli::doctor_report::{
 use crate::cli::staging::sweep;
 use crate::cli::style::Style;
 use crate::cli::{list, CliError, Context, Outcome};
-use crate::discovery::{Entry, EntryState};
-use crate::extension::LoadedExtension;
-use crate::handshake::LoadError;
-use crate::manifest::ManifestKind;
-use crate::name::ExtName;
-use crate::ready::ReadyState;
-use crate::registry::{RegRecord, Registry, BUILTIN_COMMANDS, BUILTIN_TOOLS, DISCONNECTED_NOTE};
+use crate::process::extension::LoadedExtension;
+use crate::process::handshake::LoadError;
+use crate::process::ready::ReadyState;
+use crate::process::registry::{
+    RegRecord, Registry, BUILTIN_COMMANDS, BUILTIN_TOOLS, DISCONNECTED_NOTE,
+};
+use crate::store::discovery::{Entry, EntryState};
+use crate::store::manifest::ManifestKind;
+use crate::store::name::ExtName;
 use crate::transcript::{Observation, Transcript};
 use crate::{HostConfig, Manager};
 
@@ -44,7 +46,7 @@ pub fn run(ctx: &Context, args: &DoctorArgs, out: &mut dyn Write) -> Result<Outc
     let report = rt.block_on(async {
         // An interrupt while extensions run kills them before exiting.
         let bound = zot_protocol::limits::SIGTERM_TO_SIGKILL;
-        if let Err(e) = crate::signals::watch(None, bound) {
+        if let Err(e) = crate::process::signals::watch(None, bound) {
             tracing::warn!("cannot watch for interrupts: {e}");
         }
         diagnose(ctx, &list::options(ctx, &args.discovery)).await
@@ -63,7 +65,7 @@ pub fn run(ctx: &Context, args: &DoctorArgs, out: &mut dyn Write) -> Result<Outc
 }
 
 /// Loads every extension like a session, collects the report, shuts down.
-pub async fn diagnose(ctx: &Context, opts: &crate::discovery::DiscoveryOptions) -> Report {
+pub async fn diagnose(ctx: &Context, opts: &crate::store::discovery::DiscoveryOptions) -> Report {
     let cleaned = sweep(&ctx.zot_home, &[ctx.global_root(), ctx.project_root()]);
     let cfg = HostConfig::new(ctx.cwd.clone(), ctx.zot_home.clone());
     let transcript = Transcript::new();

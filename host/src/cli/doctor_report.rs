@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::cli::staging::Cleaned;
 use crate::cli::style::{table, Style};
-use crate::discovery::Source;
+use crate::store::discovery::Source;
 
 /// How an extension fared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

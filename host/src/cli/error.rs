@@ -27,7 +27,7 @@ pub enum CliError {
     },
     /// The manifest could not be read.
     #[error(transparent)]
-    Manifest(#[from] crate::manifest::ManifestError),
+    Manifest(#[from] crate::store::manifest::ManifestError),
     /// The manifest could not be edited.
     #[error("cannot edit {path}: {source}")]
     Edit {
@@ -56,7 +56,7 @@ pub enum CliError {
         /// The name given.
         name: String,
         /// What is wrong with it.
-        reason: crate::name::NameError,
+        reason: crate::store::name::NameError,
     },
     /// A file-system operation failed.
     #[error("{what} {path}: {source}")]

@@ -30,9 +30,9 @@ use crate::cli::staging::{
 use crate::cli::test_hook::pause;
 use crate::cli::tree::{check_symlinks, copy_tree, LeftOut, TreeError};
 use crate::cli::{CliError, Context, Outcome};
-use crate::discovery::{discover, EntryState};
-use crate::manifest::{load_manifest, ManifestError, MANIFEST_FILE};
-use crate::name::is_plain_name;
+use crate::store::discovery::{discover, EntryState};
+use crate::store::manifest::{load_manifest, ManifestError, MANIFEST_FILE};
+use crate::store::name::is_plain_name;
 
 /// Why an install failed. Every variant means nothing was installed.
 #[derive(Debug, thiserror::Error)]
@@ -292,7 +292,7 @@ pub fn install(
             paths: vec![dest],
         });
     }
-    crate::private_fs::create_private_dir_all(&root).map_err(io("create", &root))?;
+    crate::store::private_fs::create_private_dir_all(&root).map_err(io("create", &root))?;
     if let Origin::Dir(src) = &origin {
         let s = src.canonicalize().map_err(io("resolve", src))?;
         let r = root.canonicalize().map_err(io("resolve", &root))?;

@@ -8,8 +8,8 @@ use serde::Serialize;
 use crate::cli::args::{DiscoveryArgs, ListArgs};
 use crate::cli::style::{table, Style};
 use crate::cli::{explicit_paths, CliError, Context, Outcome};
-use crate::discovery::{discover, DiscoveryOptions, Entry, EntryState, Source};
-use crate::manifest::ManifestKind;
+use crate::store::discovery::{discover, DiscoveryOptions, Entry, EntryState, Source};
+use crate::store::manifest::ManifestKind;
 
 /// One row of `ext list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -57,7 +57,7 @@ pub fn items(entries: &[Entry]) -> Vec<Item> {
         .iter()
         .map(|e| {
             let m = e.manifest.as_ref();
-            let field = |f: fn(&crate::manifest::Manifest) -> &String| {
+            let field = |f: fn(&crate::store::manifest::Manifest) -> &String| {
                 m.map(|m| f(m).clone()).unwrap_or_default()
             };
             Item {

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use fs4::fs_std::FileExt;
 
-use crate::name::is_plain_name;
-use crate::private_fs::create_private_dir_all;
+use crate::store::name::is_plain_name;
+use crate::store::private_fs::create_private_dir_all;
 
 /// Why a lock could not be taken.
 #[derive(Debug, thiserror::Error)]

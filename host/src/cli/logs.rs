@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::cli::args::LogsArgs;
 use crate::cli::resolve::{dir_name, installs, Scope};
 use crate::cli::{CliError, Context, Outcome};
-use crate::name::ExtName;
+use crate::store::name::ExtName;
 
 /// How often a followed log is checked for new lines.
 const POLL: Duration = Duration::from_millis(200);

@@ -15,8 +15,8 @@ use crate::cli::lock::lock_names;
 use crate::cli::resolve::{dir_name, find_one, Scope};
 use crate::cli::staging::{sweep, Staging, REMOVE_PREFIX};
 use crate::cli::{CliError, Context, Outcome};
-use crate::discovery::{discover, EntryState};
-use crate::manifest::MANIFEST_FILE;
+use crate::store::discovery::{discover, EntryState};
+use crate::store::manifest::MANIFEST_FILE;
 
 /// Runs `ext remove`.
 pub fn remove(ctx: &Context, args: &RemoveArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
@@ -97,7 +97,7 @@ pub fn set_enabled(
     let entry = find_one(ctx, &args.name, Scope::from(&args.scope))?;
     let name = entry.name();
     let path = entry.dir.join(MANIFEST_FILE);
-    let text = crate::manifest::read_manifest(&entry.dir)?;
+    let text = crate::store::manifest::read_manifest(&entry.dir)?;
     let word = if value { "enabled" } else { "disabled" };
     // Absent means enabled (§16.2): enabling then changes nothing.
     let absent =

@@ -2,7 +2,7 @@
 //! install, remove, enable, disable, logs and update.
 //!
 //! Every subcommand that looks at installed extensions goes through
-//! [`crate::discovery::discover`], the same discovery path a session uses;
+//! [`crate::store::discovery::discover`], the same discovery path a session uses;
 //! `doctor` also uses the session's start-up ([`crate::Manager::load`]).
 //!
 //! Layout: [`args`] (the clap definitions), one module per subcommand
@@ -38,7 +38,7 @@ use std::path::PathBuf;
 pub use args::{CommonArgs, ExtArgs, ExtCommand, UpdateArgs};
 pub use error::CliError;
 
-use crate::discovery::{zot_home_from_env, DiscoveryOptions};
+use crate::store::discovery::{zot_home_from_env, DiscoveryOptions};
 
 /// Whether a command succeeded; a failed one exits with status 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,16 +81,16 @@ impl Context {
 
     /// `$ZOT_HOME/extensions`.
     pub fn global_root(&self) -> PathBuf {
-        crate::discovery::global_root(&self.zot_home)
+        crate::store::discovery::global_root(&self.zot_home)
     }
 
     /// `<cwd>/.zot/extensions`.
     pub fn project_root(&self) -> PathBuf {
-        crate::discovery::project_root(&self.cwd)
+        crate::store::discovery::project_root(&self.cwd)
     }
 
     /// `$ZOT_HOME/logs/ext-<name>.log` (§16.4).
-    pub fn log_path(&self, name: &crate::name::ExtName) -> PathBuf {
+    pub fn log_path(&self, name: &crate::store::name::ExtName) -> PathBuf {
         crate::HostConfig::new(self.cwd.clone(), self.zot_home.clone()).log_path(name)
     }
 }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use crate::cli::args::ScopeArgs;
 use crate::cli::Context;
-use crate::discovery::{discover, Entry, Source};
+use crate::store::discovery::{discover, Entry, Source};
 
 /// Which roots to search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

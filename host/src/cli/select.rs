@@ -26,7 +26,7 @@
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
-use crate::manifest::Manifest;
+use crate::store::manifest::Manifest;
 
 /// The author's own ignore file.
 pub const ZOTIGNORE: &str = ".zotignore";
@@ -159,7 +159,7 @@ fn references(src: &Path, m: &Manifest) -> Vec<PathBuf> {
     named.extend([
         "theme.json",
         "themes/theme.json",
-        crate::manifest::MANIFEST_FILE,
+        crate::store::manifest::MANIFEST_FILE,
     ]);
     let real_src = src.canonicalize().unwrap_or_else(|_| src.to_owned());
     let mut out = Vec::new();

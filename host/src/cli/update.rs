@@ -33,7 +33,7 @@ use crate::cli::resolve::{dir_name, installs, matches, not_found, Scope};
 use crate::cli::staging::sweep;
 use crate::cli::style::Style;
 use crate::cli::{CliError, Context, Outcome};
-use crate::discovery::{Entry, Source};
+use crate::store::discovery::{Entry, Source};
 
 /// What happened to one install.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -48,7 +48,7 @@ fn on_path(name: &str) -> Option<PathBuf> {
 /// The build `dir` needs (`Ok(None)`: none), or why it cannot be run.
 pub fn plan(dir: &Path, colour: bool) -> Result<Option<Build>, String> {
     if dir.join("Cargo.toml").is_file() {
-        let release = crate::manifest::read_manifest(dir)
+        let release = crate::store::manifest::read_manifest(dir)
             .ok()
             .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
             .and_then(|m| m.get("exec")?.as_str().map(|e| e.contains("/release/")))

@@ -73,9 +73,9 @@ fn extension_dir(given: &Path) -> Result<PathBuf, String> {
     let dir = dir
         .canonicalize()
         .map_err(|e| format!("{}: {e}", dir.display()))?;
-    match crate::manifest::read_manifest(&dir) {
+    match crate::store::manifest::read_manifest(&dir) {
         Ok(_) => Ok(dir),
-        Err(crate::manifest::ManifestError::Missing { .. }) => Err(format!(
+        Err(crate::store::manifest::ManifestError::Missing { .. }) => Err(format!(
             "{} has no extension.json (`zot-host new NAME --lang ...` makes one)",
             dir.display()
         )),
@@ -211,7 +211,7 @@ async fn start(
     let zot_home = absolute(
         args.zot_home
             .clone()
-            .unwrap_or_else(crate::discovery::zot_home_from_env),
+            .unwrap_or_else(crate::store::discovery::zot_home_from_env),
     );
     let live = Live::open(LiveOptions {
         explicit: vec![dir.to_owned()],

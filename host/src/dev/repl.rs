@@ -186,7 +186,7 @@ impl Helper {
             .unwrap_or_else(|e| e.into_inner());
         let mut commands: Vec<String> = reg.commands().map(|c| c.name.clone()).collect();
         commands.extend(
-            crate::registry::BUILTIN_COMMANDS
+            crate::process::registry::BUILTIN_COMMANDS
                 .iter()
                 .map(|s| (*s).to_owned()),
         );

@@ -42,7 +42,7 @@ fn build_outputs(root: &Path) -> Vec<PathBuf> {
     if !root.join("tsconfig.json").is_file() {
         return Vec::new();
     }
-    let Ok((manifest, _)) = crate::manifest::load_manifest(root) else {
+    let Ok((manifest, _)) = crate::store::manifest::load_manifest(root) else {
         return Vec::new();
     };
     manifest

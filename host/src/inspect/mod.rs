@@ -96,7 +96,7 @@ async fn serve(args: InspectArgs) -> Result<(), String> {
     let cwd = cwd.canonicalize().unwrap_or(cwd);
     let zot_home = absolute(
         args.zot_home
-            .unwrap_or_else(crate::discovery::zot_home_from_env),
+            .unwrap_or_else(crate::store::discovery::zot_home_from_env),
     );
     let live = Live::open(LiveOptions {
         explicit: args.ext.into_iter().map(absolute).collect(),
@@ -124,7 +124,7 @@ async fn serve(args: InspectArgs) -> Result<(), String> {
     // stop the inspector); a second one kills the extensions at once.
     let stop = tokio_util::sync::CancellationToken::new();
     if let Err(e) =
-        crate::signals::watch(Some(stop.clone()), zot_protocol::limits::SIGTERM_TO_SIGKILL)
+        crate::process::signals::watch(Some(stop.clone()), zot_protocol::limits::SIGTERM_TO_SIGKILL)
     {
         eprintln!("zot-host inspect: cannot watch for interrupts: {e}");
     }

@@ -1,7 +1,7 @@
-//! A live session: the host's session engine ([`crate::session`]) driven by
+//! A live session: the host's session engine ([`crate::session::engine`]) driven by
 //! a person one step at a time instead of by a script file. `zot-host
 //! inspect` drives it from a web page; every action is a script step
-//! (`host/SCRIPT.md`) run through [`crate::session::SessionEngine::step`], so the
+//! (`host/SCRIPT.md`) run through [`crate::session::engine::SessionEngine::step`], so the
 //! session can be exported as a script that `zot-host run` replays with the
 //! same transcript ([`recorder`]).
 //!
@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Map, Value};
 
 use crate::model::ModelEvent;
-use crate::script::{Script, Step};
-use crate::session::{open_session, RunOptions, SessionEngine, StepOutput};
+use crate::session::engine::{open_session, RunOptions, SessionEngine, StepOutput};
+use crate::session::script::{Script, Step};
 use crate::transcript::{Observation, Transcript};
 use feed::{Feed, ModelNote};
 use recorder::Recorder;
@@ -73,7 +73,7 @@ pub struct Live {
     running: Mutex<Option<Value>>,
     closed: AtomicBool,
     closed_notify: tokio::sync::Notify,
-    end: crate::script::End,
+    end: crate::session::script::End,
     tail: tokio::task::JoinHandle<()>,
 }
 
@@ -92,7 +92,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub fn parse_step(step: &Map<String, Value>) -> Result<Step, LiveError> {
     let text = json!({ "steps": [step] }).to_string();
     let script = Script::parse(&text, "step").map_err(|e| match e {
-        crate::script::ScriptError::Invalid { message, .. } => LiveError::Invalid(
+        crate::session::script::ScriptError::Invalid { message, .. } => LiveError::Invalid(
             message
                 .replacen("steps[0]: ", "", 1)
                 .replacen("steps[0]", "step", 1),

@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 use zot_protocol::values::{INTERCEPTABLE_EVENT_NAMES, LIFECYCLE_EVENT_NAMES};
 
 use super::Live;
-use crate::ready::ReadyState;
-use crate::registry::{BUILTIN_COMMANDS, BUILTIN_TOOLS};
+use crate::process::ready::ReadyState;
+use crate::process::registry::{BUILTIN_COMMANDS, BUILTIN_TOOLS};
 
 fn ready_name(s: ReadyState) -> &'static str {
     match s {

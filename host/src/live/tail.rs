@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::feed::Feed;
-use crate::manager::Manager;
+use crate::process::manager::Manager;
 
 /// How often the logs are looked at. The child writes the file itself, so
 /// there is no event to await; a quarter second is live enough for a person.

@@ -18,6 +18,8 @@ pub struct ModelArgs {
     /// the scripted model answers.
     #[arg(help_heading = HEADING, long = "provider", value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(providers::names()))]
     pub provider: Option<String>,
+    // The doc comment is the CLI help, where a URL is plain text.
+    #[allow(rustdoc::bare_urls)]
     /// Drive turns with a live model at this OpenAI-compatible API base URL
     /// (e.g. http://127.0.0.1:11434/v1 for ollama, https://api.openai.com/v1);
     /// with --provider, instead of the provider's URL.
@@ -77,7 +79,7 @@ impl ModelArgs {
         let model = self.resolve_in(|var| std::env::var(var).ok())?;
         let key_env = model.as_ref().and_then(|m| m.settings.key_env.as_ref());
         for var in self.hide_env.iter().chain(key_env) {
-            crate::spawn::withhold_env(var);
+            crate::process::spawn::withhold_env(var);
         }
         Ok(model)
     }

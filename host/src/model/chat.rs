@@ -3,8 +3,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::script::{ToolCallSpec, Turn};
-use crate::session::Message;
+use crate::session::engine::Message;
+use crate::session::script::{ToolCallSpec, Turn};
 
 /// A tool as the model is told about it.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,7 +13,7 @@
 //! host's usual pipeline (interception, confirmation, the extension's tool,
 //! `tool_result`), and the results go back to the model on the next step.
 //! Replies are streamed by default; a streamed turn is the same turn as a
-//! whole one ([`stream`]).
+//! whole one (`stream`).
 
 mod args;
 mod chat;
@@ -39,7 +39,7 @@ pub use http::Timeouts;
 
 use failure::Failure;
 
-use crate::session::Message;
+use crate::session::engine::Message;
 
 /// The environment variable the API key is read from by default (with
 /// `--model-url` and no `--provider`).

@@ -18,7 +18,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::name::ExtName;
+use crate::store::name::ExtName;
 use sdk::SdkSource;
 
 /// The language of a new extension.

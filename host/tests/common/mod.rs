@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use zot_host::script::Script;
+use zot_host::session::script::Script;
 use zot_host::transcript::Transcript;
 use zot_host::wire::WireLog;
 use zot_host::{run_script, RunOptions, RunOutcome, Timeouts};

@@ -4,7 +4,7 @@
 //! (a file that is not is a read error, before parsing), so only UTF-8
 //! inputs reach the parser. Properties:
 //! - what parses is valid: a plain `name` (one the host may build a path
-//!   from, [`zot_host::name::check_plain_name`]), and a kind that matches
+//!   from, [`zot_host::store::name::check_plain_name`]), and a kind that matches
 //!   (`exec` → process, else `skills` → skills-only; the directory does not
 //!   exist, so it has no theme);
 //! - a parsed manifest written back as JSON (as `ext list --json` does)
@@ -22,7 +22,7 @@
 
 use std::path::Path;
 
-use zot_host::manifest::{load_manifest, parse_manifest, ManifestKind, MAX_MANIFEST_BYTES};
+use zot_host::store::manifest::{load_manifest, parse_manifest, ManifestKind, MAX_MANIFEST_BYTES};
 
 /// The file shapes of `extension.json`, with the words their refusal has.
 pub const SHAPES: &[(&str, &str)] = &[
@@ -53,7 +53,7 @@ pub fn check(data: &[u8]) {
     match parse_manifest(dir, text) {
         Ok((m, kind)) => {
             assert!(
-                zot_host::name::is_plain_name(m.name.as_str()),
+                zot_host::store::name::is_plain_name(m.name.as_str()),
                 "accepted a name that is not plain: {m:?}"
             );
             let expected = if !m.exec.is_empty() {

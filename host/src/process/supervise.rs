@@ -9,14 +9,14 @@
 //! group id cannot be reused, so signalling the group can never reach an
 //! unrelated process. On exit the thread kills what is left of the group
 //! with SIGKILL, then (Linux) sweeps every process still in the group or
-//! carrying the marker (see [`crate::sweep`]), waits for them to die, reaps
+//! carrying the marker (see [`crate::process::sweep`]), waits for them to die, reaps
 //! the extension and only then publishes the exit status. So when anyone
 //! awaiting [`Supervised::exited`] goes on, nothing the extension started is
 //! alive any more (limits: host/README.md, "Process supervision").
 //!
 //! Every supervised process is also listed in a process-wide registry so
 //! that [`kill_all`] can end them all when the host itself is interrupted or
-//! fails (see [`crate::signals`]).
+//! fails (see [`crate::process::signals`]).
 
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::sweep::MARKER_VAR;
+use crate::process::sweep::MARKER_VAR;
 
 struct State {
     /// The process was reaped: its pid (and group id) may name another
@@ -72,7 +72,7 @@ impl Inner {
         if let Some(pgid) = group {
             signal_group(pgid, SIGKILL);
         }
-        crate::sweep::sweep(group, &self.marker, bound);
+        crate::process::sweep::sweep(group, &self.marker, bound);
         drop(st);
     }
 }

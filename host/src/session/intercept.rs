@@ -12,9 +12,9 @@ use zot_protocol::{
     InterceptRequest, RawJson, ToolCallIntercept, TurnStartIntercept,
 };
 
-use crate::extension::{LoadedExtension, Reply};
-use crate::manager::Manager;
-use crate::outbound::Expired;
+use crate::process::extension::{LoadedExtension, Reply};
+use crate::process::manager::Manager;
+use crate::process::outbound::Expired;
 use crate::transcript::Observation;
 
 /// Outcome of the `tool_call` chain.
@@ -45,7 +45,7 @@ async fn ask(
 ) -> Result<EventInterceptResponse, String> {
     let id = req.id().to_owned();
     let event = req.name();
-    let rx = ext.expect_reply(&id, crate::extension::ReplyKind::Intercept);
+    let rx = ext.expect_reply(&id, crate::process::extension::ReplyKind::Intercept);
     let ticket = match ext.outbound.request(&HostFrame::EventIntercept(req)) {
         Ok(t) => t,
         Err(e) => {

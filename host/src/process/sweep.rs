@@ -3,7 +3,7 @@
 //! A process group reaches only the processes that stayed in it; a helper
 //! that called `setsid` or `setpgid` (or daemonized) is elsewhere. Like a
 //! CI agent's process-tree killer, the host finds those by the marker every
-//! descendant inherits in its environment ([`MARKER_VAR`], set by [`crate::supervise`]),
+//! descendant inherits in its environment ([`MARKER_VAR`], set by [`crate::process::supervise`]),
 //! besides the members of the extension's process group, and kills them.
 //!
 //! Each candidate is pinned with a pidfd *before* it is inspected, and the

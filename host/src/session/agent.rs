@@ -1,5 +1,5 @@
 //! The agent loop (§12.3 order, HOST-131..148); each tool call goes
-//! through the pipeline of [`crate::tool_run`].
+//! through the pipeline of [`crate::session::tools::pipeline`].
 //!
 //! One user input runs: `user_prompt_submit`, then per step `turn_start`
 //! (event, then the interception chain), the scripted model reply
@@ -17,12 +17,12 @@ use zot_protocol::{
     LifecycleEvent, RawJson, ToolStatus, TurnEndEvent, TurnStartEvent, UserPromptSubmitEvent,
 };
 
-use crate::extension::LoadedExtension;
-use crate::intercept::{self, MessageVerdict, PromptPass};
-use crate::script::{Answer, CancelOn, Turn};
-use crate::session::{Message, SessionEngine};
-use crate::tool_run::WhileRunning;
-use crate::tools::ToolOutput;
+use crate::process::extension::LoadedExtension;
+use crate::session::engine::{Message, SessionEngine};
+use crate::session::intercept::{self, MessageVerdict, PromptPass};
+use crate::session::script::{Answer, CancelOn, Turn};
+use crate::session::tools::invoke::ToolOutput;
+use crate::session::tools::pipeline::WhileRunning;
 use crate::transcript::Observation;
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -40,7 +40,7 @@ pub enum ProposedArgs {
 
 /// The arguments of a scripted call: `args_raw` when given (malformed text
 /// stays raw), else `args` (a non-object is raw), else `{}`.
-pub(crate) fn proposed_args(c: &crate::script::ToolCallSpec) -> ProposedArgs {
+pub(crate) fn proposed_args(c: &crate::session::script::ToolCallSpec) -> ProposedArgs {
     match (&c.args_raw, &c.args) {
         (Some(raw), _) => match serde_json::from_str::<serde_json::Value>(raw) {
             Ok(v) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
@@ -92,8 +92,13 @@ pub struct ToolRun {
 impl SessionEngine {
     /// Presses the scripted keys of a running tool call, once its extension
     /// has opened a panel; each key may wait for a frame before the next.
-    pub(crate) async fn press_keys(&self, keys: &[crate::script::KeyPress], ext: &str, from: u64) {
-        let opened = crate::script::WaitSpec {
+    pub(crate) async fn press_keys(
+        &self,
+        keys: &[crate::session::script::KeyPress],
+        ext: &str,
+        from: u64,
+    ) {
+        let opened = crate::session::script::WaitSpec {
             ext: Some(ext.to_owned()),
             frame_type: "open_panel".to_owned(),
             fields: Default::default(),
@@ -436,15 +441,16 @@ impl SessionEngine {
         reg.advertised()
             .into_iter()
             .filter_map(|name| {
-                let (description, parameters) = match crate::builtin::definition(&name) {
-                    Some((d, p)) => (d.to_owned(), p),
-                    None => {
-                        let t = reg.tool(&name)?;
-                        let schema = serde_json::from_str(t.def.schema.get())
-                            .unwrap_or_else(|_| serde_json::json!({"type": "object"}));
-                        (t.def.description.clone(), schema)
-                    }
-                };
+                let (description, parameters) =
+                    match crate::session::tools::builtin::definition(&name) {
+                        Some((d, p)) => (d.to_owned(), p),
+                        None => {
+                            let t = reg.tool(&name)?;
+                            let schema = serde_json::from_str(t.def.schema.get())
+                                .unwrap_or_else(|_| serde_json::json!({"type": "object"}));
+                            (t.def.description.clone(), schema)
+                        }
+                    };
                 Some(crate::model::ChatTool {
                     name,
                     description,
@@ -461,11 +467,11 @@ impl SessionEngine {
             let next = {
                 let mut inbox = lock(&self.inbox);
                 match inbox.front() {
-                    Some(crate::session::Inbox::Submit { .. }) => inbox.pop_front(),
+                    Some(crate::session::engine::Inbox::Submit { .. }) => inbox.pop_front(),
                     _ => None,
                 }
             };
-            let Some(crate::session::Inbox::Submit { ext, text }) = next else {
+            let Some(crate::session::engine::Inbox::Submit { ext, text }) = next else {
                 break;
             };
             self.observe(Observation::User {
@@ -515,7 +521,7 @@ impl SessionEngine {
     /// `structured_content` when the tool declared an `output_schema` and
     /// returned one (failures as data), otherwise the joined text, and a
     /// failed call rejects.
-    pub async fn codemode_call(&self, c: &crate::script::CodemodeCall) {
+    pub async fn codemode_call(&self, c: &crate::session::script::CodemodeCall) {
         let reg = lock(&self.mgr.shared().registry).tool(&c.name).cloned();
         if reg
             .as_ref()

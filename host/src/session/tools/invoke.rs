@@ -11,9 +11,9 @@ use zot_protocol::{
     Capability, ContentBlock, HostFrame, RawJson, ToolCall, ToolCancel, ToolResult, ToolStatus,
 };
 
-use crate::extension::{HostCall, LoadedExtension, Reply};
-use crate::manager::Shared;
-use crate::outbound::{Expired, Withdraw};
+use crate::process::extension::{HostCall, LoadedExtension, Reply};
+use crate::process::manager::Shared;
+use crate::process::outbound::{Expired, Withdraw};
 
 /// The outcome of running any tool (built-in or extension).
 #[derive(Debug, Clone, PartialEq)]
@@ -157,7 +157,7 @@ pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> ToolOutput {
                 ordinal: Arc::default(),
             },
         );
-    let mut reply = ext.expect_reply(&id, crate::extension::ReplyKind::Tool);
+    let mut reply = ext.expect_reply(&id, crate::process::extension::ReplyKind::Tool);
     let frame = HostFrame::ToolCall(ToolCall {
         id: id.clone(),
         name: tool.clone(),
@@ -256,7 +256,7 @@ async fn abandon(
     shared: &Arc<Shared>,
     ext: &Arc<LoadedExtension>,
     id: &str,
-    ticket: crate::outbound::Ticket,
+    ticket: crate::process::outbound::Ticket,
     written: bool,
 ) {
     let delivered = if written {

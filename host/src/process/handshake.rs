@@ -8,7 +8,7 @@ use tokio::process::ChildStdout;
 use zot_protocol::{CodecError, ExtFrame, Frame, Hello, LineReader};
 
 use crate::config::Timeouts;
-use crate::supervise::Supervised;
+use crate::process::supervise::Supervised;
 use crate::util::describe_exit;
 use crate::wire::{Dir, WireLog};
 
@@ -187,9 +187,9 @@ impl LoadError {
     pub fn new(
         ext: &str,
         dir: &Path,
-        manifest: Option<&crate::manifest::Manifest>,
+        manifest: Option<&crate::store::manifest::Manifest>,
         cause: impl ToString,
-        log: Option<&Arc<crate::spawn::ExtLog>>,
+        log: Option<&Arc<crate::process::spawn::ExtLog>>,
     ) -> Self {
         Self {
             ext: ext.to_owned(),

@@ -84,7 +84,7 @@ impl DurableStore {
     /// Opens (creating) the store at `path`.
     pub fn open(path: &Path) -> Result<Self, DurableError> {
         if let Some(dir) = path.parent() {
-            crate::private_fs::create_private_dir_all(dir)?;
+            crate::store::private_fs::create_private_dir_all(dir)?;
         }
         Self::init(Connection::open(path)?)
     }

@@ -3,8 +3,8 @@
 //! own, and answer calls of stub tools by hand. `zot-host inspect` does these
 //! live; the `call`, `emit`, `intercept`, `stub`, `unstub` and `answer`
 //! script steps replay them. Each goes through the host's one path for it:
-//! the tool pipeline of [`crate::agent`], [`crate::events::emit`] and the
-//! chains of [`crate::intercept`].
+//! the tool pipeline of [`crate::session::agent`], [`crate::session::events::emit`] and the
+//! chains of [`crate::session::intercept`].
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Mutex;
@@ -16,12 +16,12 @@ use zot_protocol::{
     Frame, HostFrame, InterceptRequest, LifecycleEvent, RawJson, ToolResult, ToolStatus,
 };
 
-use crate::agent::{ToolRequest, ToolRun};
-use crate::intercept::{self, MessageVerdict, PromptPass, ToolCallVerdict};
-use crate::script::{CancelOn, StubAnswer, ToolCallSpec};
-use crate::session::SessionEngine;
-use crate::tool_run::WhileRunning;
-use crate::tools::ToolOutput;
+use crate::session::agent::{ToolRequest, ToolRun};
+use crate::session::engine::SessionEngine;
+use crate::session::intercept::{self, MessageVerdict, PromptPass, ToolCallVerdict};
+use crate::session::script::{CancelOn, StubAnswer, ToolCallSpec};
+use crate::session::tools::invoke::ToolOutput;
+use crate::session::tools::pipeline::WhileRunning;
 use crate::transcript::Observation;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -139,7 +139,7 @@ impl SessionEngine {
                 ToolRequest {
                     tool_id,
                     name: spec.name.clone(),
-                    args: crate::agent::proposed_args(spec),
+                    args: crate::session::agent::proposed_args(spec),
                     origin_extension: String::new(),
                     chain: Vec::new(),
                     cancel: cancel.clone(),
@@ -315,7 +315,7 @@ fn answer_output(name: &str, a: StubAnswer) -> ToolOutput {
         content.push(zot_protocol::ContentBlock::text(t));
     }
     content.extend(a.content);
-    crate::tools::convert(
+    crate::session::tools::invoke::convert(
         "stub",
         name,
         ToolResult {

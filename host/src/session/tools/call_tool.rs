@@ -13,9 +13,9 @@ use zot_protocol::{
     CallTool, Capability, ContentBlock, HostFrame, HostToolResult, RawJson, ToolStatus,
 };
 
-use crate::agent::{ProposedArgs, ToolRequest};
-use crate::extension::{HostCall, LoadedExtension};
-use crate::session::SessionEngine;
+use crate::process::extension::{HostCall, LoadedExtension};
+use crate::session::agent::{ProposedArgs, ToolRequest};
+use crate::session::engine::SessionEngine;
 
 /// Error texts of the validation rules (§9.1).
 pub mod errors {
@@ -199,9 +199,9 @@ fn chain_below(parent: Option<&HostCall>, name: &str) -> Result<Vec<String>, &'s
 fn durable_entry(parent: &HostCall, key: &str) -> String {
     if key.is_empty() {
         let n = parent.ordinal.fetch_add(1, Ordering::SeqCst) + 1;
-        crate::durable::keyless_entry(&parent.scope, n)
+        crate::store::durable::keyless_entry(&parent.scope, n)
     } else {
-        crate::durable::keyed_entry(&parent.scope, key)
+        crate::store::durable::keyed_entry(&parent.scope, key)
     }
 }
 
@@ -235,7 +235,7 @@ async fn run_and_reply(
         .await;
     ext_calls(&ext).remove(&req.id);
     record(&engine, &ext, &req, &call, &run.output);
-    let (content, truncated) = crate::observe::observe(&run.output.content);
+    let (content, truncated) = crate::session::observe::observe(&run.output.content);
     reply(
         &ext,
         &req.id,
@@ -262,7 +262,7 @@ fn replay(engine: &SessionEngine, ext: &LoadedExtension, req: &CallTool, call: &
         }
     };
     ext_calls(ext).remove(&req.id);
-    if rec.tool != req.name || rec.args != crate::durable::canonical_args(&call.args) {
+    if rec.tool != req.name || rec.args != crate::store::durable::canonical_args(&call.args) {
         refuse(ext, req, errors::KEY_REUSED);
         return true;
     }
@@ -270,7 +270,7 @@ fn replay(engine: &SessionEngine, ext: &LoadedExtension, req: &CallTool, call: &
         "info",
         format!("call_tool {} replayed from {entry}", req.name),
     );
-    let (content, truncated) = crate::observe::observe(&rec.content);
+    let (content, truncated) = crate::session::observe::observe(&rec.content);
     reply(ext, &req.id, &req.name, content, rec.is_error, truncated);
     true
 }
@@ -282,7 +282,7 @@ fn record(
     ext: &LoadedExtension,
     req: &CallTool,
     call: &Admitted,
-    output: &crate::tools::ToolOutput,
+    output: &crate::session::tools::invoke::ToolOutput,
 ) {
     let (Some(entry), Some(store)) = (&call.entry, &engine.durable) else {
         return;
@@ -291,9 +291,9 @@ fn record(
     if !(done && output.executed) {
         return;
     }
-    let rec = crate::durable::Record {
+    let rec = crate::store::durable::Record {
         tool: req.name.clone(),
-        args: crate::durable::canonical_args(&call.args),
+        args: crate::store::durable::canonical_args(&call.args),
         content: output.content.clone(),
         is_error: output.is_error,
     };

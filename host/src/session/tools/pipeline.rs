@@ -16,12 +16,12 @@ use zot_protocol::{
     ToolResultEvent, ToolStatus,
 };
 
-use crate::agent::{ProposedArgs, ToolRequest, ToolRun};
-use crate::intercept::{self, ToolCallVerdict};
-use crate::registry::ToolReg;
-use crate::script::{Answer, ConfirmPolicy, KeyPress, WaitSpec};
-use crate::session::SessionEngine;
-use crate::tools::{Invocation, ToolOutput};
+use crate::process::registry::ToolReg;
+use crate::session::agent::{ProposedArgs, ToolRequest, ToolRun};
+use crate::session::engine::SessionEngine;
+use crate::session::intercept::{self, ToolCallVerdict};
+use crate::session::script::{Answer, ConfirmPolicy, KeyPress, WaitSpec};
+use crate::session::tools::invoke::{Invocation, ToolOutput};
 use crate::transcript::Observation;
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -156,7 +156,7 @@ impl Call<'_> {
     /// name, never a built-in), then an extension tool the caller may see.
     fn resolve(&self) -> Step<Target> {
         let name = &self.req.name;
-        if crate::builtin::is_builtin(name) {
+        if crate::session::tools::builtin::is_builtin(name) {
             return Ok(Target::Builtin);
         }
         if self.engine.direct.is_stub(name) {
@@ -225,7 +225,7 @@ impl Call<'_> {
             |source| self.decision(Decision::Approved, source, DecisionStage::PreExecution, "");
         if policy == ConfirmPolicy::Yolo {
             approve(DecisionSource::Yolo);
-        } else if !crate::builtin::needs_confirmation(&req.name) {
+        } else if !crate::session::tools::builtin::needs_confirmation(&req.name) {
             approve(DecisionSource::Policy);
         } else if remembered {
             approve(DecisionSource::Remembered);
@@ -267,7 +267,7 @@ impl Call<'_> {
     /// or the next `answer` step).
     async fn ask_user(&self, args: &RawJson) -> Answer {
         let req = self.req;
-        let preview = crate::builtin::preview(&req.name, args);
+        let preview = crate::session::tools::builtin::preview(&req.name, args);
         self.engine.emit(LifecycleEvent::ToolConfirmationRequested(
             ToolConfirmationRequestedEvent {
                 session_id: String::new(),
@@ -346,7 +346,7 @@ impl Call<'_> {
         } else {
             req.durable_scope.clone()
         };
-        let invocation = crate::tools::invoke(
+        let invocation = crate::session::tools::invoke::invoke(
             engine.mgr.shared(),
             Invocation {
                 ext: ext.clone(),
@@ -384,7 +384,7 @@ impl Call<'_> {
 
     async fn execute_builtin(&self, args: &RawJson, cancel: &CancellationToken) -> ToolOutput {
         let cwd = lock(&self.engine.st).cwd.clone();
-        let run = crate::builtin::run(&self.req.name, args, &cwd, cancel);
+        let run = crate::session::tools::builtin::run(&self.req.name, args, &cwd, cancel);
         let Some(d) = self.req.exec_deadline else {
             return run.await;
         };
@@ -418,7 +418,7 @@ impl Call<'_> {
     /// The one `tool_result` event and observation of every call.
     fn finish(&self, args: &ProposedArgs, output: ToolOutput) -> ToolRun {
         let req = self.req;
-        let (observed, truncated) = crate::observe::observe(&output.content);
+        let (observed, truncated) = crate::session::observe::observe(&output.content);
         let (tool_args, tool_args_raw) = match args {
             ProposedArgs::Json(j) => (Some(j.clone()), None),
             ProposedArgs::Raw(r) => (None, Some(r.clone())),

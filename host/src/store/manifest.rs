@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::name::{ExtName, NameError};
+use crate::store::name::{ExtName, NameError};
 
 mod read;
 pub use read::{read_manifest, MAX_MANIFEST_BYTES};

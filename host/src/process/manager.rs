@@ -1,6 +1,6 @@
 //! The extension manager: loading (discovery → spawn → handshake, in
 //! parallel, HOST-18/19), the loaded set in load order, correlation ids,
-//! lifecycle notifications with one sequence (see [`crate::events`]),
+//! lifecycle notifications with one sequence (see [`crate::session::events`]),
 //! shutdown and reload.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -11,14 +11,14 @@ use zot_protocol::limits::PROTOCOL_VERSION;
 use zot_protocol::{Capability, ExtFrame, HelloAck, HostFrame, LineReader};
 
 use crate::config::HostConfig;
-use crate::discovery::{discover, Discovery, DiscoveryOptions, Entry};
-use crate::extension::{LoadedExtension, NewExtension};
-use crate::handshake::{read_hello, LoadError};
-use crate::manifest::ManifestKind;
-use crate::outbound::Outbound;
-use crate::ready::ReadyState;
-use crate::registry::Registry;
-use crate::spawn::{spawn, ExtLog};
+use crate::process::extension::{LoadedExtension, NewExtension};
+use crate::process::handshake::{read_hello, LoadError};
+use crate::process::outbound::Outbound;
+use crate::process::ready::ReadyState;
+use crate::process::registry::Registry;
+use crate::process::spawn::{spawn, ExtLog};
+use crate::store::discovery::{discover, Discovery, DiscoveryOptions, Entry};
+use crate::store::manifest::ManifestKind;
 use crate::transcript::{Observation, Transcript};
 use crate::wire::WireLog;
 
@@ -298,7 +298,7 @@ impl Manager {
         }
         stats.loaded = loaded.len() + passive.len();
         stats.errors = errors.len();
-        crate::ready::wait_all(&loaded, grace).await;
+        crate::process::ready::wait_all(&loaded, grace).await;
         for e in &loaded {
             if e.ready_state() == ReadyState::TimedOut {
                 e.diagnose(&self.shared, "timed out waiting for ready frame");
@@ -322,7 +322,7 @@ impl Manager {
     /// Stops every extension (§16.7 steps 2-4); the caller emits
     /// `session_end` first.
     pub async fn shutdown(&self, grace: std::time::Duration) -> usize {
-        self.shutdown_by(grace, crate::shutdown::StopBy::Shutdown)
+        self.shutdown_by(grace, crate::process::shutdown::StopBy::Shutdown)
             .await
             .len()
     }
@@ -332,12 +332,13 @@ impl Manager {
     pub async fn shutdown_by(
         &self,
         grace: std::time::Duration,
-        how: crate::shutdown::StopBy,
-    ) -> Vec<crate::shutdown::Ending> {
+        how: crate::process::shutdown::StopBy,
+    ) -> Vec<crate::process::shutdown::Ending> {
         self.shared.shutting_down.store(true, Ordering::SeqCst);
         let exts = self.extensions();
         let endings =
-            crate::shutdown::shutdown_all(&exts, &self.shared.cfg.timeouts, grace, how).await;
+            crate::process::shutdown::shutdown_all(&exts, &self.shared.cfg.timeouts, grace, how)
+                .await;
         self.shared.finish_reapers().await;
         self.report_endings(&endings);
         endings
@@ -369,11 +370,11 @@ impl Manager {
             .cloned()
             .ok_or_else(|| format!("{name} is no longer where it was discovered"))?;
         let t = self.shared.cfg.timeouts.clone();
-        let endings = crate::shutdown::shutdown_all(
+        let endings = crate::process::shutdown::shutdown_all(
             std::slice::from_ref(&old),
             &t,
             t.reload_stop_grace,
-            crate::shutdown::StopBy::Shutdown,
+            crate::process::shutdown::StopBy::Shutdown,
         )
         .await;
         self.report_endings(&endings);
@@ -394,7 +395,7 @@ impl Manager {
             Ok(ext) => {
                 self.shared.transcript.push(loaded_observation(&ext));
                 let grace = t.reload_ready_grace.max(t.ready_grace);
-                crate::ready::wait_all(std::slice::from_ref(&ext), grace).await;
+                crate::process::ready::wait_all(std::slice::from_ref(&ext), grace).await;
                 if ext.ready_state() == ReadyState::TimedOut {
                     ext.diagnose(&self.shared, "timed out waiting for ready frame");
                 } else {
@@ -431,7 +432,7 @@ impl Manager {
     }
 
     /// How each stopped process ended, into the transcript.
-    fn report_endings(&self, endings: &[crate::shutdown::Ending]) {
+    fn report_endings(&self, endings: &[crate::process::shutdown::Ending]) {
         for e in endings {
             self.shared.transcript.push(Observation::Exited {
                 ext: e.ext.clone(),
@@ -474,7 +475,7 @@ fn loaded_observation(e: &LoadedExtension) -> Observation {
 /// `No such file or directory` does not tell a missing interpreter from a
 /// venv that was never created.
 fn spawn_error(exec: &str, dir: &std::path::Path, e: &std::io::Error) -> String {
-    let path = crate::spawn::resolve_exec(dir, exec);
+    let path = crate::process::spawn::resolve_exec(dir, exec);
     // HOST-13: a bare name is looked up on PATH, anything else is a path.
     let bare = path.as_path() == std::path::Path::new(exec) && !path.is_absolute();
     match e.kind() {

@@ -8,8 +8,8 @@ use std::sync::Mutex;
 
 use tokio::process::{ChildStdin, ChildStdout};
 
-use crate::manifest::Manifest;
-use crate::supervise::Supervised;
+use crate::process::supervise::Supervised;
+use crate::store::manifest::Manifest;
 
 /// An extension's stderr log file, shared by the child (its stderr) and the
 /// host (its `[zot] ...` marker lines).
@@ -21,10 +21,10 @@ pub struct ExtLog {
 
 impl ExtLog {
     /// Opens (creating `logs/` with mode 0700 and the file with mode 0600,
-    /// see [`crate::private_fs`]) `path` for appending. Failure is not fatal: the extension then runs
+    /// see [`crate::store::private_fs`]) `path` for appending. Failure is not fatal: the extension then runs
     /// without a log.
     pub fn open(path: &Path) -> Self {
-        let file = crate::private_fs::open_private_log(path)
+        let file = crate::store::private_fs::open_private_log(path)
             .map_err(|e| tracing::warn!("cannot open extension log {}: {e}", path.display()))
             .ok();
         Self {
@@ -168,7 +168,7 @@ pub struct Spawned {
 
 /// Spawns the extension: cwd = `dir`, argv = exec + args, stderr appended to
 /// the log, own process group (HOST-14..17), supervised (see
-/// [`crate::supervise`]; `sweep_bound` bounds the wait for its leftovers to
+/// [`crate::process::supervise`]; `sweep_bound` bounds the wait for its leftovers to
 /// die). The start marker is written before spawning.
 pub fn spawn(
     manifest: &Manifest,

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::manifest::{load_manifest, Manifest, ManifestError, ManifestKind};
+use crate::store::manifest::{load_manifest, Manifest, ManifestError, ManifestKind};
 
 /// Where an extension was found; the order is the precedence (HOST-2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -135,7 +135,7 @@ pub fn scan_root(root: &Path) -> Vec<PathBuf> {
         .filter_map(Result::ok)
         .map(|e| e.path())
         // `is_dir` follows symlinks.
-        .filter(|p| p.is_dir() && p.join(crate::manifest::MANIFEST_FILE).exists())
+        .filter(|p| p.is_dir() && p.join(crate::store::manifest::MANIFEST_FILE).exists())
         .collect();
     dirs.sort();
     dirs

@@ -2,7 +2,7 @@
 //! frames, stdin closed, a shared grace for the processes to exit, then
 //! SIGTERM to the process group and SIGKILL a second later. Every child is
 //! reaped: no zombies; and once it exited, whatever it left running is
-//! killed before its ending is reported (see [`crate::supervise`]).
+//! killed before its ending is reported (see [`crate::process::supervise`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,8 +11,8 @@ use tokio::time::Instant;
 use zot_protocol::HostFrame;
 
 use crate::config::Timeouts;
-use crate::extension::LoadedExtension;
-use crate::supervise::{Supervised, SIGKILL, SIGTERM};
+use crate::process::extension::LoadedExtension;
+use crate::process::supervise::{Supervised, SIGKILL, SIGTERM};
 
 /// How the host tells extensions to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -2,13 +2,13 @@
 //! 3 s startup grace, and "the read loop ended".
 //!
 //! The `ready` frame and the idle rule are applied by the read loop
-//! ([`crate::extension::LoadedExtension::read_loop`]); this module holds the states
+//! ([`crate::process::extension::LoadedExtension::read_loop`]); this module holds the states
 //! and the parallel wait with its grace.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::extension::LoadedExtension;
+use crate::process::extension::LoadedExtension;
 
 /// How an extension became ready.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

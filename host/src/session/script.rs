@@ -64,10 +64,10 @@ pub enum End {
 
 impl End {
     /// How the extensions are stopped.
-    pub fn stop_by(self) -> crate::shutdown::StopBy {
+    pub fn stop_by(self) -> crate::process::shutdown::StopBy {
         match self {
-            Self::Shutdown => crate::shutdown::StopBy::Shutdown,
-            Self::Eof => crate::shutdown::StopBy::Eof,
+            Self::Shutdown => crate::process::shutdown::StopBy::Shutdown,
+            Self::Eof => crate::process::shutdown::StopBy::Eof,
         }
     }
 }
@@ -505,8 +505,8 @@ impl Script {
                 });
             }
             let checked = match (&step.emit, &step.intercept) {
-                (Some(e), _) => crate::direct::decode_event(e).map(drop),
-                (_, Some(r)) => crate::direct::decode_intercept(r).map(drop),
+                (Some(e), _) => crate::session::by_hand::decode_event(e).map(drop),
+                (_, Some(r)) => crate::session::by_hand::decode_intercept(r).map(drop),
                 _ => Ok(()),
             };
             if let Err(e) = checked {

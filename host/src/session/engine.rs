@@ -4,8 +4,8 @@
 //! time, applies command responses and spontaneous extension frames by host
 //! mode (§14.4), and emits session/compaction/subagent events.
 //!
-//! The agent loop and the tool pipeline live in [`crate::agent`];
-//! `call_tool` handling in [`crate::call_tool`].
+//! The agent loop and the tool pipeline live in [`crate::session::agent`];
+//! `call_tool` handling in [`crate::session::tools::call_tool`].
 
 use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
@@ -20,15 +20,15 @@ use zot_protocol::{
 };
 
 use crate::config::{HostConfig, HostMode, QueueLimits, Timeouts};
-use crate::discovery::DiscoveryOptions;
-use crate::extension::LoadedExtension;
-use crate::manager::{FrameHandler, Manager};
-use crate::notes::Notes;
-use crate::panels::Panels;
-use crate::registry::BUILTIN_COMMANDS;
-use crate::script::{Answer, ConfirmPolicy, Script, Step, Turn, WaitSpec};
+use crate::process::extension::LoadedExtension;
+use crate::process::manager::{FrameHandler, Manager};
+use crate::process::registry::BUILTIN_COMMANDS;
+use crate::session::notes::Notes;
+use crate::session::panels::Panels;
+use crate::session::script::{Answer, ConfirmPolicy, Script, Step, Turn, WaitSpec};
+use crate::session::waits::WaitFrames;
+use crate::store::discovery::DiscoveryOptions;
 use crate::transcript::{Observation, Transcript};
-use crate::waits::WaitFrames;
 use crate::wire::WireLog;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -191,9 +191,9 @@ pub enum StepOutput {
     #[default]
     None,
     /// The outcome of a `call` step.
-    Tool(crate::tools::ToolOutput),
+    Tool(crate::session::tools::invoke::ToolOutput),
     /// The verdict of an `intercept` step.
-    Verdict(crate::direct::Verdict),
+    Verdict(crate::session::by_hand::Verdict),
 }
 
 /// The session engine.
@@ -222,9 +222,9 @@ pub struct SessionEngine {
     failures: AtomicUsize,
     exit: AtomicBool,
     /// Durable `call_tool` results (continuous mode).
-    pub durable: Option<crate::durable::DurableStore>,
+    pub durable: Option<crate::store::durable::DurableStore>,
     /// Stub tools, their hand-typed answers, direct calls in flight.
-    pub(crate) direct: crate::direct::Direct,
+    pub(crate) direct: crate::session::by_hand::Direct,
     /// The live model answering turns instead of the script's replies.
     pub(crate) live_model: std::sync::OnceLock<Arc<crate::model::LiveModel>>,
     /// Told each live model turn (a live session records it as `replies`).
@@ -385,7 +385,7 @@ pub async fn open_session(script: &Script, opts: &RunOptions) -> Arc<SessionEngi
     );
     let durable = if cfg.continuous {
         let path = opts.zot_home.join("state").join("durable-calls.sqlite");
-        match crate::durable::DurableStore::open(&path) {
+        match crate::store::durable::DurableStore::open(&path) {
             Ok(s) => Some(s),
             Err(e) => {
                 opts.transcript.push(Observation::Warning {
@@ -440,7 +440,7 @@ impl SessionEngine {
     pub fn with_store(
         mgr: Arc<Manager>,
         script: &Script,
-        durable: Option<crate::durable::DurableStore>,
+        durable: Option<crate::store::durable::DurableStore>,
     ) -> Arc<Self> {
         let cfg = mgr.cfg().clone();
         let policy = script.confirm.unwrap_or(if cfg.mode.is_interactive() {
@@ -493,7 +493,7 @@ impl SessionEngine {
             failures: AtomicUsize::new(0),
             exit: AtomicBool::new(false),
             durable,
-            direct: crate::direct::Direct::default(),
+            direct: crate::session::by_hand::Direct::default(),
             live_model: std::sync::OnceLock::new(),
             on_model_turn: Mutex::default(),
         })
@@ -541,7 +541,7 @@ impl SessionEngine {
             let st = lock(&self.st);
             (st.session_id.clone(), st.cwd.display().to_string())
         };
-        crate::events::emit(&self.mgr, &sid, &cwd, ev);
+        crate::session::events::emit(&self.mgr, &sid, &cwd, ev);
     }
 
     fn fail_check(&self, message: String) {
@@ -585,11 +585,12 @@ impl SessionEngine {
 
     /// Graceful shutdown: `session_end` first, then every extension (§16.7).
     pub async fn shutdown(&self) {
-        self.shutdown_by(crate::shutdown::StopBy::Shutdown).await;
+        self.shutdown_by(crate::process::shutdown::StopBy::Shutdown)
+            .await;
     }
 
     /// Ends the session and stops every extension the given way.
-    pub async fn shutdown_by(&self, how: crate::shutdown::StopBy) {
+    pub async fn shutdown_by(&self, how: crate::process::shutdown::StopBy) {
         self.clear_notes();
         self.end_session(SessionEndReason::Shutdown);
         lock(&self.st).closing = true;
@@ -714,7 +715,7 @@ impl SessionEngine {
                 let bounds = if dropped > 0 {
                     format!(
                         " ({dropped} earlier frames went unmatched: waits keep at most {} frames)",
-                        crate::waits::MAX_FRAMES
+                        crate::session::waits::MAX_FRAMES
                     )
                 } else {
                     String::new()
@@ -769,7 +770,7 @@ impl SessionEngine {
         self.observe(Observation::Command {
             text: input.trim().to_owned(),
         });
-        let (name, args) = crate::commands::split_command(input);
+        let (name, args) = crate::session::commands::split_command(input);
         let key = zot_protocol::validate::command_key(&name);
         if BUILTIN_COMMANDS.contains(&key.as_str()) {
             return self.builtin_command(&key).await;
@@ -781,7 +782,7 @@ impl SessionEngine {
         let Some(ext) = self.mgr.get(&reg.ext) else {
             return self.status("error", format!("unknown command /{name}"));
         };
-        match crate::commands::invoke(self.mgr.shared(), &ext, &reg.name, &args).await {
+        match crate::session::commands::invoke(self.mgr.shared(), &ext, &reg.name, &args).await {
             Err(e) => self.status("error", e),
             Ok(r) => self.apply_response(&ext, &reg.name, r).await,
         }
@@ -806,7 +807,7 @@ impl SessionEngine {
             "reload-ext" => self.reload().await,
             "new" => {
                 let id = format!("session-{}", self.next_n() + 1);
-                self.switch_session(&crate::script::SessionSwitch { id, cwd: None });
+                self.switch_session(&crate::session::script::SessionSwitch { id, cwd: None });
             }
             "exit" => self.exit.store(true, Ordering::SeqCst),
             _ => {}
@@ -950,7 +951,7 @@ impl SessionEngine {
         }));
     }
 
-    fn compact(&self, c: &crate::script::Compact) {
+    fn compact(&self, c: &crate::session::script::Compact) {
         let id = format!("compact-{}", self.next_n());
         let (count, tokens) = self.conversation_size();
         self.emit(LifecycleEvent::PreCompact(PreCompactEvent {
@@ -995,7 +996,7 @@ impl SessionEngine {
         (c.messages, c.token_estimate())
     }
 
-    fn subagent(&self, a: &crate::script::Subagent) {
+    fn subagent(&self, a: &crate::session::script::Subagent) {
         let agent_id = a.agent_id.clone().unwrap_or_else(|| "agent-1".into());
         let run = format!("subagent-run-{}", self.next_n());
         self.emit(LifecycleEvent::SubagentStart(SubagentStartEvent {
@@ -1023,7 +1024,7 @@ impl SessionEngine {
         });
     }
 
-    fn switch_model(&self, m: &crate::script::ModelSwitch) {
+    fn switch_model(&self, m: &crate::session::script::ModelSwitch) {
         let (provider, model) = {
             let mut st = lock(&self.st);
             if let Some(p) = &m.provider {
@@ -1036,7 +1037,7 @@ impl SessionEngine {
         self.observe(Observation::Model { provider, model });
     }
 
-    fn switch_session(&self, sw: &crate::script::SessionSwitch) {
+    fn switch_session(&self, sw: &crate::session::script::SessionSwitch) {
         let (reason, new_cwd) = {
             let st = lock(&self.st);
             match &sw.cwd {
@@ -1111,7 +1112,7 @@ impl SessionEngine {
     }
 
     /// The panel shown now.
-    pub fn current_panel(&self) -> Option<crate::panels::OpenPanel> {
+    pub fn current_panel(&self) -> Option<crate::session::panels::OpenPanel> {
         lock(&self.panels).current().cloned()
     }
 
@@ -1289,7 +1290,7 @@ impl FrameHandler for SessionEngine {
             }
             ExtFrame::CallTool(c) => {
                 if let Some(me) = self.arc() {
-                    crate::call_tool::accept(me, ext.clone(), c);
+                    crate::session::tools::call_tool::accept(me, ext.clone(), c);
                 }
             }
             ExtFrame::CallToolCancel(c) => {

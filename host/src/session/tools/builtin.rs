@@ -10,11 +10,11 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 use zot_protocol::{RawJson, ToolStatus};
 
-use crate::tools::ToolOutput;
+use crate::session::tools::invoke::ToolOutput;
 
 /// Whether `name` is a built-in tool.
 pub fn is_builtin(name: &str) -> bool {
-    crate::registry::BUILTIN_TOOLS.contains(&name)
+    crate::process::registry::BUILTIN_TOOLS.contains(&name)
 }
 
 /// Whether the tool needs interactive approval under the `ask` policy.

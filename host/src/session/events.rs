@@ -5,7 +5,7 @@
 
 use zot_protocol::{HostFrame, LifecycleEvent};
 
-use crate::manager::Manager;
+use crate::process::manager::Manager;
 
 /// Stamps the common fields and enqueues the event to every connected
 /// subscriber in load order. Returns the sequence number used.

@@ -1,14 +1,14 @@
 //! Invoking an extension slash command (§10.1, HOST-44..47, OP-31).
 //! Applying the response's action is the session's job
-//! ([`crate::session::SessionEngine`]), because it depends on the host mode.
+//! ([`crate::session::engine::SessionEngine`]), because it depends on the host mode.
 
 use std::sync::Arc;
 
 use zot_protocol::{CommandInvoked, CommandResponse, HostFrame};
 
-use crate::extension::{LoadedExtension, Reply};
-use crate::manager::Shared;
-use crate::outbound::Expired;
+use crate::process::extension::{LoadedExtension, Reply};
+use crate::process::manager::Shared;
+use crate::process::outbound::Expired;
 
 /// Splits `/name rest` into the name and the trimmed rest (HOST-44).
 pub fn split_command(input: &str) -> (String, String) {
@@ -35,7 +35,7 @@ pub async fn invoke(
         ));
     }
     let id = shared.next_id();
-    let rx = ext.expect_reply(&id, crate::extension::ReplyKind::Command);
+    let rx = ext.expect_reply(&id, crate::process::extension::ReplyKind::Command);
     let frame = HostFrame::CommandInvoked(CommandInvoked {
         id: id.clone(),
         name: canonical.to_owned(),

@@ -51,7 +51,7 @@ pub fn watch(graceful: Option<CancellationToken>, bound: Duration) -> std::io::R
                 }
                 None => {
                     eprintln!("zot-host: {name}: killing the extensions");
-                    crate::supervise::kill_all(bound);
+                    crate::process::supervise::kill_all(bound);
                     #[allow(
                         clippy::exit,
                         reason = "a second signal ends the host at once, as the user asked"

@@ -14,7 +14,7 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use crate::script::{Script, WaitSpec};
+use crate::session::script::{Script, WaitSpec};
 
 /// Frames kept for waits at most.
 pub const MAX_FRAMES: usize = 4096;

@@ -1,5 +1,5 @@
 //! One loaded extension: its connection state, the read loop that dispatches
-//! its frames, readiness (§5.3, see [`crate::ready`]) and the disconnect path
+//! its frames, readiness (§5.3, see [`crate::process::ready`]) and the disconnect path
 //! (§16.6, HOST-154).
 
 use std::collections::{BTreeSet, HashMap};
@@ -16,13 +16,13 @@ use zot_protocol::{
     Hello, LineReader, ToolResult,
 };
 
-use crate::discovery::Source;
-use crate::manager::Shared;
-use crate::manifest::Manifest;
-use crate::outbound::Outbound;
-use crate::ready::ReadyState;
-use crate::spawn::ExtLog;
-use crate::supervise::Supervised;
+use crate::process::manager::Shared;
+use crate::process::outbound::Outbound;
+use crate::process::ready::ReadyState;
+use crate::process::spawn::ExtLog;
+use crate::process::supervise::Supervised;
+use crate::store::discovery::Source;
+use crate::store::manifest::Manifest;
 use crate::transcript::Observation;
 use crate::util::printable;
 use crate::wire::Dir;
@@ -420,7 +420,8 @@ impl LoadedExtension {
             shared.add_reaper(tokio::spawn(async move {
                 if let Some(child) = me.take_child().await {
                     let grace = t.shutdown_grace;
-                    let _ = crate::shutdown::stop_process(&me, &child, &t, grace, &hurry).await;
+                    let _ = crate::process::shutdown::stop_process(&me, &child, &t, grace, &hurry)
+                        .await;
                 }
             }));
         }

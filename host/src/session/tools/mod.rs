@@ -1,0 +1,19 @@
+//! Tools: one call from the model, a person or an extension to its answer.
+//!
+//! - [`pipeline`]: one tool call through the host's steps in order
+//!   (validate → resolve → intercept → confirm → execute → observe).
+//! - [`invoke`]: sending a call to the extension that registered the tool
+//!   and waiting for its result (deadline, cancel, withdrawal).
+//! - [`call_tool`]: an extension calling a tool itself (`call_tool`
+//!   frames: validation, parent chains, continuous-mode replay).
+//! - [`builtin`]: the host's own tools (`read`, `write`, `edit`, `bash`,
+//!   `skill`), jailed to the session's cwd.
+//!
+//! Tools reach extensions through [`crate::process`] only; which extension
+//! owns a name is the registry's answer ([`crate::process::registry`]),
+//! never decided here.
+
+pub mod builtin;
+pub mod call_tool;
+pub mod invoke;
+pub mod pipeline;
