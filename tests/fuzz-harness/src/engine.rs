@@ -12,7 +12,12 @@
 //!   caller handed the engine the bytes, and keeps its place so that the
 //!   corpus keeps its meaning);
 //! - bits 2–4: the first 512 bytes arrive in pieces of 1, 2, 3, 5, 8, 64
-//!   or 512 bytes, or everything at once.
+//!   or 512 bytes, or everything at once;
+//! - bit 5, with the plain dispatcher: a `call_tool` waits for its answer
+//!   while the input arrives, and event and panel jobs are answered only
+//!   after it (a backlog the host's frames must get past: the call's
+//!   answer overtakes them, the rest waits bounded); the harness then
+//!   answers the call and the held jobs.
 //!
 //! The extension has a command, tools (typed, raw, and one that calls a
 //! host tool, which the harness answers), event handlers, all four
@@ -50,6 +55,7 @@ use zot_protocol::{
 
 const ACK: u8 = 1;
 const PLAIN: u8 = 2;
+const WAITING: u8 = 32;
 const PIECES: [usize; 8] = [1, 2, 3, 5, 8, 64, 512, usize::MAX];
 
 /// The `hello_ack` the harness sends with option bit 0.
@@ -71,7 +77,10 @@ pub fn check(data: &[u8]) {
     wire.extend_from_slice(input);
     let rt = crate::paused_runtime();
     let (sent, written) = if options & PLAIN != 0 {
-        (wire.clone(), rt.block_on(plain(&wire, piece)))
+        (
+            wire.clone(),
+            rt.block_on(plain(&wire, piece, options & WAITING != 0)),
+        )
     } else {
         let mut sent = wire.clone();
         let written = rt.block_on(sdk(&mut sent, piece));
@@ -202,7 +211,7 @@ fn extension() -> Extension {
 
 /// The engine with a plain dispatcher pulling as the bindings do; returns
 /// every line written.
-async fn plain(wire: &[u8], piece: usize) -> Vec<String> {
+async fn plain(wire: &[u8], piece: usize, waiting: bool) -> Vec<String> {
     let (transport, mut host) = Transport::memory();
     let engine =
         Engine::start(EngineConfig::new("fuzzed", "1.0.0"), transport).expect("the engine starts");
@@ -226,12 +235,13 @@ async fn plain(wire: &[u8], piece: usize) -> Vec<String> {
     ] {
         engine.intercept(event).expect("intercepts");
     }
+    let held = Held::new(waiting);
     let dispatcher = tokio::spawn({
-        let engine = engine.clone();
+        let (engine, held) = (engine.clone(), held.clone());
         async move {
             loop {
                 engine.jobs_ready().await;
-                if dispatch(&engine, engine.take_jobs()) {
+                if dispatch(&engine, engine.take_jobs(), &held) {
                     return;
                 }
             }
@@ -244,24 +254,69 @@ async fn plain(wire: &[u8], piece: usize) -> Vec<String> {
         tokio::task::yield_now().await;
     }
     settle().await;
+    let mut out = Vec::new();
+    if waiting {
+        let mut sent = Vec::new();
+        answer_calls(&mut host, &mut out, &mut sent, false).await;
+        held.release(&engine);
+        settle().await;
+    }
     host.close_input();
     let ended = dispatcher.await;
     assert!(ended.is_ok(), "the dispatcher failed: {ended:?}");
-    let mut out = Vec::new();
     while let Some(line) = host.try_recv_line() {
         out.push(line);
     }
     out
 }
 
-/// Answers every job at once; returns whether the session finished.
-fn dispatch(engine: &Engine, jobs: Vec<Job>) -> bool {
+/// Event and panel jobs whose answers wait (option bit 5), and whether they
+/// still do.
+#[derive(Clone)]
+struct Held(std::sync::Arc<std::sync::Mutex<Option<Vec<zot_ext::engine::JobId>>>>);
+
+impl Held {
+    fn new(waiting: bool) -> Self {
+        Self(std::sync::Arc::new(std::sync::Mutex::new(
+            waiting.then(Vec::new),
+        )))
+    }
+
+    /// Keeps `id` for later; false when answers no longer wait.
+    fn keep(&self, id: zot_ext::engine::JobId) -> bool {
+        match self.0.lock().unwrap().as_mut() {
+            Some(ids) => {
+                ids.push(id);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Answers what was kept; later jobs are answered at once.
+    fn release(&self, engine: &Engine) {
+        for id in self.0.lock().unwrap().take().unwrap_or_default() {
+            let _ = engine.complete(id, Outcome::Done);
+        }
+    }
+}
+
+/// Answers every job at once (event and panel jobs maybe later, see
+/// [`Held`]); returns whether the session finished.
+fn dispatch(engine: &Engine, jobs: Vec<Job>, held: &Held) -> bool {
     let mut finished = false;
     for job in jobs {
         // An answer may find the session closed: that is the engine's call.
         let _ = match job {
             Job::Hello(_) => {
                 let _ = engine.hello_done();
+                if held.0.lock().unwrap().is_some() {
+                    // Refused without the capability: then nothing waits.
+                    let _ = engine.start_call(zot_ext::engine::CallRequest::new(
+                        "echo",
+                        RawJson::empty_object(),
+                    ));
+                }
                 continue;
             }
             Job::Command(c) => engine.complete(
@@ -282,8 +337,13 @@ fn dispatch(engine: &Engine, jobs: Vec<Job>) -> bool {
             Job::Intercept(i) => {
                 engine.complete(i.id, Outcome::Intercept(InterceptOutcome::default()))
             }
-            Job::Event { id, .. } => engine.complete(id, Outcome::Done),
-            Job::PanelKey { id, .. } | Job::PanelClose { id, .. } | Job::PanelResize { id, .. } => {
+            Job::Event { id, .. }
+            | Job::PanelKey { id, .. }
+            | Job::PanelClose { id, .. }
+            | Job::PanelResize { id, .. } => {
+                if held.keep(id) {
+                    continue;
+                }
                 engine.complete(id, Outcome::Done)
             }
             Job::Finished { .. } => {

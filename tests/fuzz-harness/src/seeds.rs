@@ -201,6 +201,27 @@ pub fn all() -> Vec<Seed> {
         }
     }
 
+    // A call waits (bit 5, plain dispatcher) while more events than the
+    // read-ahead bound arrive, then requests behind them.
+    let mut flood = Vec::new();
+    for seq in 0..1_100 {
+        flood.extend_from_slice(format!(
+            r#"{{"type":"event","event":"tool_call","session_id":"s","cwd":"/","sequence":{seq},"tool_id":"t{seq}","tool_name":"bash","tool_args":{{}}}}"#
+        ).as_bytes());
+        flood.push(b'\n');
+    }
+    flood.extend_from_slice(
+        b"{\"type\":\"tool_call\",\"id\":\"after\",\"name\":\"raw\",\"args\":{}}\n",
+    );
+    flood.extend_from_slice(
+        b"{\"type\":\"command_invoked\",\"id\":\"c\",\"name\":\"echo\",\"args\":\"x\"}\n",
+    );
+    add(
+        "engine",
+        "waiting-call-flood".into(),
+        [&[1u8 | 2 | 32 | 7 << 2][..], &flood].concat(),
+    );
+
     // host_intake: options byte, then the extension's stdout. Bit 0 writes
     // hello first, bits 1-2 the host mode, bit 3 continuous, bits 4-6 the
     // piece size.
