@@ -21,7 +21,7 @@
 //!   (`inspect` feature, on by default); [`dev`] is `zot-host dev`.
 //! - [`cli`]: `zot-host ext ...` (list, doctor, install, remove, enable,
 //!   disable, logs, update); [`scaffold`]: `zot-host new`.
-//! - [`config`], [`util`]: host configuration and small helpers.
+//! - [`config`], `util`: host configuration and small helpers.
 
 #![warn(missing_docs)]
 
@@ -40,7 +40,7 @@ pub mod scaffold;
 pub mod session;
 pub mod store;
 pub mod transcript;
-pub mod util;
+pub(crate) mod util;
 pub mod wire;
 
 pub use config::{HostConfig, HostMode, QueueLimits, Timeouts};

@@ -1,7 +1,7 @@
-//! A live session: the host's session engine ([`crate::session::engine`]) driven by
+//! A live session: the host's session engine (`crate::session::engine`) driven by
 //! a person one step at a time instead of by a script file. `zot-host
 //! inspect` drives it from a web page; every action is a script step
-//! (`host/SCRIPT.md`) run through [`crate::session::engine::SessionEngine::step`], so the
+//! (`host/SCRIPT.md`) run through `crate::session::engine::SessionEngine::step`, so the
 //! session can be exported as a script that `zot-host run` replays with the
 //! same transcript ([`recorder`]).
 //!

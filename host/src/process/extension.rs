@@ -1,5 +1,5 @@
 //! One loaded extension: its connection state, the read loop that dispatches
-//! its frames, readiness (§5.3, see [`crate::process::ready`]) and the disconnect path
+//! its frames, readiness (§5.3, see `crate::process::ready`) and the disconnect path
 //! (§16.6, HOST-154).
 
 use std::collections::{BTreeSet, HashMap};

@@ -345,7 +345,7 @@ impl Manager {
     }
 
     /// Waits until every connected extension's outbound queue has room for a
-    /// burst ([`Outbound::room`], stalls bounded by the write bound N-9).
+    /// burst (`Outbound::room`, stalls bounded by the write bound N-9).
     /// The agent loop calls it before producing notifications in bulk, so
     /// that its own burst never cuts off a reader that keeps reading, while
     /// one that stopped still overflows and is disconnected (N-11).

@@ -2,14 +2,14 @@
 //! §16.7; HOST-17, OP-12).
 //!
 //! Every extension runs in its own process group and carries a marker in its
-//! environment ([`MARKER_VAR`]) that its descendants inherit. A dedicated
+//! environment (`MARKER_VAR`) that its descendants inherit. A dedicated
 //! thread waits for the extension process to exit *without reaping it*
 //! (`waitid` with `WNOWAIT`): the exit is seen at once even when a descendant
 //! keeps the stdout pipe open, and while the zombie is unreaped its process
 //! group id cannot be reused, so signalling the group can never reach an
 //! unrelated process. On exit the thread kills what is left of the group
 //! with SIGKILL, then (Linux) sweeps every process still in the group or
-//! carrying the marker (see [`crate::process::sweep`]), waits for them to die, reaps
+//! carrying the marker (see `crate::process::sweep`), waits for them to die, reaps
 //! the extension and only then publishes the exit status. So when anyone
 //! awaiting [`Supervised::exited`] goes on, nothing the extension started is
 //! alive any more (limits: host/README.md, "Process supervision").
@@ -194,7 +194,7 @@ impl Supervised {
         self.inner.pid
     }
 
-    /// The value of [`MARKER_VAR`] in its environment.
+    /// The value of `MARKER_VAR` in its environment.
     pub fn marker(&self) -> &str {
         &self.inner.marker
     }

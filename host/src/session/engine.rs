@@ -177,8 +177,6 @@ pub enum Inbox {
     },
     /// `submit_slash` (interactive only).
     SubmitSlash {
-        /// Extension.
-        ext: String,
         /// Trimmed text starting with `/`.
         text: String,
     },
@@ -749,9 +747,7 @@ impl SessionEngine {
             let next = lock(&self.inbox).pop_front();
             match next {
                 Some(Inbox::Submit { ext, text }) => self.run_prompt(text, ext, 0, false).await,
-                Some(Inbox::SubmitSlash { ext: _, text }) => {
-                    Box::pin(self.run_command(&text)).await
-                }
+                Some(Inbox::SubmitSlash { text }) => Box::pin(self.run_command(&text)).await,
                 None => break,
             }
         }
@@ -1250,13 +1246,7 @@ impl FrameHandler for SessionEngine {
                 } else if !text.starts_with('/') {
                     ext.log.line("submit_slash refused (not a slash command)");
                 } else {
-                    self.queue_prompt(
-                        ext,
-                        Inbox::SubmitSlash {
-                            ext: ext.name.clone(),
-                            text,
-                        },
-                    );
+                    self.queue_prompt(ext, Inbox::SubmitSlash { text });
                 }
             }
             ExtFrame::OpenPanel(p) => {

@@ -1,11 +1,11 @@
 //! The session: the conversation and everything that happens in it.
 //!
-//! Owns the session engine and its state ([`engine`]), the agent loop
-//! ([`agent`]), the tool pipeline and the tools themselves ([`tools`]),
-//! interception chains ([`intercept`]), lifecycle events ([`events`]),
-//! slash commands ([`commands`]), panels and notes ([`panels`], [`notes`]),
-//! the observation budget ([`observe`]), what a person does by hand
-//! ([`by_hand`]), the session script ([`script`]) and the frames its waits
+//! Owns the session engine and its state (`engine`), the agent loop
+//! (`agent`), the tool pipeline and the tools themselves (`tools`),
+//! interception chains (`intercept`), lifecycle events (`events`),
+//! slash commands (`commands`), panels and notes (`panels`, [`notes`]),
+//! the observation budget (`observe`), what a person does by hand
+//! (`by_hand`), the session script ([`script`]) and the frames its waits
 //! look for ([`waits`]).
 //!
 //! It talks to extensions only through [`crate::process`] (the manager, a
@@ -14,17 +14,17 @@
 //! loop, which drive it from above; [`crate::process`] and [`crate::store`]
 //! never reach back into it.
 
-pub mod agent;
-pub mod by_hand;
-pub mod commands;
-pub mod engine;
-pub mod events;
-pub mod intercept;
+pub(crate) mod agent;
+pub(crate) mod by_hand;
+pub(crate) mod commands;
+pub(crate) mod engine;
+pub(crate) mod events;
+pub(crate) mod intercept;
 pub mod notes;
-pub mod observe;
-pub mod panels;
+pub(crate) mod observe;
+pub(crate) mod panels;
 pub mod script;
-pub mod tools;
+pub(crate) mod tools;
 pub mod waits;
 
 pub use engine::{run_script, Retained, RunOptions, RunOutcome, MAX_QUEUED_PROMPTS};
