@@ -194,6 +194,9 @@ zot-bench: plays the host against extensions and measures them against a floor
 
 usage: zot-bench [options]
        zot-bench soak [options]   the host's soak benchmark (see soak --help)
+       zot-bench instructions [options]
+                                  instructions per frame, counted with callgrind
+                                  (see instructions --help)
 
   --rounds N            rounds (default 5); every figure is the median over them
   --out FILE            also write the results as JSON

@@ -253,6 +253,48 @@ impl Conn {
         })
     }
 
+    /// Writes `bytes` from a helper thread while handing every line the
+    /// target writes to `on_line`, until it returns `Ok(true)`: a peer that
+    /// answers while a long stream of frames is still being written cannot
+    /// fill its output pipe and stall both sides.
+    pub fn send_reading(
+        &mut self,
+        bytes: &[u8],
+        mut on_line: impl FnMut(&[u8]) -> Result<bool>,
+    ) -> Result<()> {
+        let Conn {
+            stdin,
+            reader,
+            watchdog,
+            ..
+        } = self;
+        let stdin = stdin
+            .as_mut()
+            .ok_or_else(|| Error::new("stdin already closed"))?;
+        std::thread::scope(|sc| {
+            let writer = sc.spawn(move || stdin.write_all(bytes));
+            let read = loop {
+                match reader.next_line() {
+                    Ok(Some(line)) => match on_line(line) {
+                        Ok(true) => break Ok(()),
+                        Ok(false) => {}
+                        Err(e) => break Err(e),
+                    },
+                    Ok(None) => break Err(dead(watchdog, "closed stdout")),
+                    Err(e) => break Err(dead(watchdog, &format!("read: {e}"))),
+                }
+            };
+            let written = writer
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("writer panicked")));
+            match (read, written) {
+                (Err(e), _) => Err(e),
+                (Ok(()), Err(e)) => Err(dead(watchdog, &format!("write: {e}"))),
+                (Ok(()), Ok(())) => Ok(()),
+            }
+        })
+    }
+
     /// The next frame, parsed as a [`Reply`].
     pub fn recv(&mut self) -> Result<Reply<'_>> {
         let line = self.recv_line()?;
@@ -271,9 +313,15 @@ impl Conn {
     /// and `shutdown_ack` awaited for up to 2 s), then closes stdin, waits up
     /// to 2 s for the exit and kills the process group after that. Returns
     /// the exit status of a process that exited by itself.
-    pub fn finish(mut self, shutdown: Option<&[u8]>) -> Option<ExitStatus> {
+    pub fn finish(self, shutdown: Option<&[u8]>) -> Option<ExitStatus> {
+        self.finish_within(shutdown, Duration::from_secs(2))
+    }
+
+    /// [`finish`](Self::finish) with `grace` instead of 2 s for each wait
+    /// (a target under valgrind needs longer to answer and to exit).
+    pub fn finish_within(mut self, shutdown: Option<&[u8]>, grace: Duration) -> Option<ExitStatus> {
         if let Some(frame) = shutdown {
-            self.arm(Duration::from_secs(2));
+            self.arm(grace);
             if self.send(frame).is_ok() {
                 while let Ok(r) = self.recv() {
                     if r.kind == "shutdown_ack" {
@@ -286,7 +334,7 @@ impl Conn {
         // The process is reaped below; from then on its pid may be reused,
         // so the watchdog must not fire any more.
         self.watchdog.stop();
-        let deadline = Instant::now() + Duration::from_secs(2);
+        let deadline = Instant::now() + grace;
         loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => return Some(status),

@@ -24,6 +24,7 @@ pub mod conn;
 pub mod frames;
 pub mod goals;
 pub mod handshake;
+pub mod instructions;
 pub mod lines;
 pub mod memory;
 pub mod meta;

@@ -11,6 +11,10 @@ fn main() -> ExitCode {
         args.next();
         return soak(args);
     }
+    if args.peek().map(String::as_str) == Some("instructions") {
+        args.next();
+        return instructions(args);
+    }
     let opts = match Options::parse(args) {
         Ok(Some(o)) => o,
         Ok(None) => {
@@ -116,6 +120,47 @@ fn soak(args: impl Iterator<Item = String>) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         eprintln!("zot-bench soak: a target was missed or a run failed (see above)");
+        ExitCode::FAILURE
+    }
+}
+
+/// `zot-bench instructions`: instructions per frame, counted with callgrind.
+fn instructions(args: impl Iterator<Item = String>) -> ExitCode {
+    use zot_bench::instructions::{self, InstrOptions, INSTR_USAGE};
+    let opts = match InstrOptions::parse(args) {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            print!("{INSTR_USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("zot-bench instructions: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = match instructions::run(&opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("zot-bench instructions: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("{}", report.to_markdown());
+    if let Some(path) = &opts.out {
+        let json = serde_json::to_string_pretty(&report).expect("report serializes");
+        if let Err(e) = std::fs::write(path, json + "\n") {
+            eprintln!("zot-bench instructions: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        eprintln!("zot-bench instructions: wrote {}", path.display());
+    }
+    if report.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "zot-bench instructions: {} count(s) failed",
+            report.errors.len()
+        );
         ExitCode::FAILURE
     }
 }
