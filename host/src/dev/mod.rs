@@ -1,16 +1,20 @@
 //! `zot-host dev DIR`: the inner loop of writing an extension. It loads the
 //! extension in a live session ([`crate::live`], what `zot-host inspect`
-//! drives), watches its folder ([`watch`]: `ext install`'s ignore rules),
-//! rebuilds when the language needs it ([`build`]) and restarts the
+//! drives), watches its folder (`watch`: `ext install`'s ignore rules),
+//! rebuilds when the language needs it (`build`) and restarts the
 //! extension (the session's `/reload-ext`), and reads commands at a prompt
-//! ([`repl`]): each line is a script step, so a REPL session does what a
+//! (`repl`): each line is a script step, so a REPL session does what a
 //! script would. A failed build is shown and the running extension is kept
 //! until a build succeeds.
+//!
+//! Owns the watcher, the builds and the prompt; like [`crate::inspect`] it
+//! acts on the session only through [`crate::live`]. Nothing else in the
+//! crate uses it.
 
-pub mod build;
-pub mod repl;
+pub(crate) mod build;
+pub(crate) mod repl;
 mod streamed;
-pub mod watch;
+pub(crate) mod watch;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

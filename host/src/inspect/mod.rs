@@ -2,6 +2,10 @@
 //! session ([`crate::live`]) and serves the page (TypeScript in
 //! `host/inspect-ui/`, built into `host/inspect-ui/dist/` and embedded in
 //! the binary) and its API on 127.0.0.1, behind a per-run token.
+//!
+//! Owns the web server, its guard and the API; everything a person does
+//! goes through [`crate::live`], never straight to the session or the
+//! extensions. Nothing else in the crate uses it.
 
 mod api;
 mod guard;

@@ -1,15 +1,20 @@
-//! A live session: the host's session engine (`crate::session::engine`) driven by
-//! a person one step at a time instead of by a script file. `zot-host
-//! inspect` drives it from a web page; every action is a script step
-//! (`host/SCRIPT.md`) run through `crate::session::engine::SessionEngine::step`, so the
-//! session can be exported as a script that `zot-host run` replays with the
-//! same transcript ([`recorder`]).
+//! A live session: the host's session engine driven by a person one step
+//! at a time instead of by a script file. `zot-host inspect` drives it
+//! from a web page; every action is a script step (`host/SCRIPT.md`) run
+//! through the engine's `step`, so the session can be exported as a script
+//! that `zot-host run` replays with the same transcript ([`recorder`]).
 //!
 //! Steps run one at a time, as in a script. While one runs, only what acts
 //! on it is taken: a Cancel, keys for the panel of the running call, and
 //! answers to stub tools' calls.
+//!
+//! Owns the live session, its feed and its recorder. It drives
+//! [`crate::session`] from above, as `run_script` does; the session,
+//! [`crate::process`] and [`crate::store`] never reach into it, and it
+//! knows nothing of the web page or the terminal that drive it
+//! ([`crate::inspect`], [`crate::dev`]).
 
-pub mod feed;
+pub(crate) mod feed;
 pub mod recorder;
 mod state;
 mod tail;

@@ -14,12 +14,19 @@
 //! `tool_result`), and the results go back to the model on the next step.
 //! Replies are streamed by default; a streamed turn is the same turn as a
 //! whole one (`stream`).
+//!
+//! Owns the chat API: the request, its transport, retries and the reading
+//! of replies. The agent loop ([`crate::session`]) asks it for a turn,
+//! given as the session's messages and answered as a script turn; it may
+//! not talk to extensions (it only withholds its key from their
+//! environment) nor touch what drives a session (the CLI, [`crate::live`],
+//! [`crate::inspect`], [`crate::dev`]).
 
 mod args;
 mod chat;
 mod failure;
 mod http;
-pub mod providers;
+pub(crate) mod providers;
 mod read;
 mod sse;
 mod stream;

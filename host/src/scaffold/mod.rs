@@ -9,10 +9,13 @@
 //! "^0.1.0"`, `zot-ext>=0.1.0`). A `zot-host` built in a zot-ext checkout
 //! whose `./dev install` built the SDKs (or given `--sdk-from DIR`) adds
 //! the one thing each toolchain needs to take them from there instead
-//! ([`sdk`]): a `[patch.crates-io]` entry, the packed npm package as a
+//! (`sdk`): a `[patch.crates-io]` entry, the packed npm package as a
 //! `file:` dependency, the wheel as a `[tool.uv.sources]` entry.
+//!
+//! It writes files only; the one thing it shares with the rest of the
+//! crate is the extension name check ([`crate::store::name`]).
 
-pub mod sdk;
+pub(crate) mod sdk;
 
 use std::fs;
 use std::io;
