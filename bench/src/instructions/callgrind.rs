@@ -108,8 +108,12 @@ pub fn parse_total(text: &str) -> Result<u64> {
             .find_map(|l| l.strip_prefix(key))
             .map(str::split_whitespace)
     };
+    if text.is_empty() {
+        // callgrind creates the file at start and fills it at the exit.
+        bail!("empty: the process was killed before it exited");
+    }
     let Some(mut events) = field("events:") else {
-        bail!("no `events:` line (not a callgrind output, or an empty one)");
+        bail!("no `events:` line (not a callgrind output)");
     };
     let Some(column) = events.position(|e| e == "Ir") else {
         bail!("the `events:` line has no `Ir` column");
@@ -145,7 +149,8 @@ mod tests {
     #[test]
     fn refuses_what_is_not_a_finished_output() {
         let err = |t: &str| parse_total(t).unwrap_err().to_string();
-        assert!(err("").contains("no `events:`"));
+        assert!(err("").contains("killed before it exited"));
+        assert!(err("fn=main\n").contains("no `events:`"));
         assert!(err("events: Dr\nsummary: 1\n").contains("no `Ir`"));
         assert!(err("events: Ir\nfn=main\n").contains("did not finish"));
         assert!(err("events: Dr Ir\nsummary: 1\n").contains("no value"));

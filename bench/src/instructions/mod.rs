@@ -48,6 +48,7 @@ struct Bench<'a> {
 /// (nothing counted) when valgrind is missing.
 pub fn run(o: &InstrOptions) -> Result<InstrReport> {
     let (valgrind, version) = callgrind::find_valgrind()?;
+    let meta = Meta::collect(&o.base.root);
     let plan = CpuPlan::detect()?;
     let mut skipped = Vec::new();
     if o.base.build {
@@ -112,7 +113,7 @@ pub fn run(o: &InstrOptions) -> Result<InstrReport> {
     }
     report::set_ratios(&mut rows);
     Ok(InstrReport {
-        meta: Meta::collect(&o.base.root),
+        meta,
         valgrind: version,
         rows,
         skipped,
@@ -132,7 +133,13 @@ impl Bench<'_> {
     /// One counted run: start under callgrind, handshake, warm-up, `n`
     /// frames, shutdown, and the count callgrind wrote at the exit.
     fn count(&self, p: &Prepared, s: ScenarioId, n: u64) -> Result<Run> {
-        let stem = self.dir.join(format!("{}-{}-{n}", p.target.name, s.name()));
+        // The harness's pid keeps two counts running at once apart.
+        let stem = self.dir.join(format!(
+            "{}-{}-{n}-{}",
+            p.target.name,
+            s.name(),
+            std::process::id()
+        ));
         callgrind::clear(&stem)?;
         let spec = callgrind::wrap(&p.spec, self.valgrind, &stem);
         let params = StartParams {
@@ -156,9 +163,11 @@ impl Bench<'_> {
                 EXIT_GRACE.as_secs()
             );
         }
+        let instructions = callgrind::total_of_run(&stem)?;
+        callgrind::clear(&stem)?;
         Ok(Run {
             frames: n,
-            instructions: callgrind::total_of_run(&stem)?,
+            instructions,
         })
     }
 }

@@ -59,9 +59,9 @@ usage: zot-bench instructions [options]
   --scenarios S1,S2     pipelined (echo calls), events (tool_call events);
                         default both
   --calls N1,N2         echo calls of the short and the long run
-                        (default 2000,12000)
+                        (default 2000,22000)
   --events N1,N2        events of the short and the long run
-                        (default 10000,30000)
+                        (default 10000,60000)
   --profile P           release (default) or debug build of the Rust targets
   --no-build            do not build the Rust and Go targets first
   --go-sdk DIR          a local checkout of github.com/patriceckhart/zot (as
@@ -112,8 +112,8 @@ impl InstrOptions {
                 ..Options::default()
             },
             scenarios: SCENARIOS.to_vec(),
-            calls: (2_000, 12_000),
-            events: (10_000, 30_000),
+            calls: (2_000, 22_000),
+            events: (10_000, 60_000),
             out: None,
         };
         let mut it = args.into_iter();
@@ -205,7 +205,7 @@ mod tests {
         assert_eq!(o.base.only, ["floor", "rust-sdk"]);
         assert_eq!(o.scenarios, [ScenarioId::Events]);
         assert_eq!(o.frames(ScenarioId::Events), (100, 300));
-        assert_eq!(o.frames(ScenarioId::Pipelined), (2_000, 12_000));
+        assert_eq!(o.frames(ScenarioId::Pipelined), (2_000, 22_000));
         assert!(!o.base.build);
         assert!(parse(&["-h"]).unwrap().is_none());
     }
