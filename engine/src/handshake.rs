@@ -13,9 +13,7 @@
 //! after `ready` are written at once (OP-9: hosts accept them; tools reach
 //! the model after the next registry rebuild).
 
-use zot_protocol::validate::{
-    command_key, validate_command_name, validate_exposure, validate_tool_name, ValueError,
-};
+use zot_protocol::validate::{command_key, ValueError};
 use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
 use zot_protocol::{encode_frame, ExtFrame, RegisterCommand, RegisterTool, Subscribe};
 
@@ -51,6 +49,12 @@ pub enum RegisterError {
     /// An event name must not be empty.
     #[error("event names must not be empty")]
     EmptyEvent,
+    /// Not one of the lifecycle events.
+    #[error("unknown event {0:?} (events: {events})", events = zot_protocol::values::LIFECYCLE_EVENT_NAMES.join(", "))]
+    UnknownEvent(String),
+    /// The tool's output schema is not a JSON object.
+    #[error("the output schema of tool {0:?} must be a JSON object")]
+    OutputSchemaNotObject(String),
     /// The registration frame could not be written.
     #[error("registration not sent: {0}")]
     Write(String),
@@ -152,7 +156,7 @@ impl Engine {
     /// Registers a slash command (replacing one of the same name, compared
     /// case-insensitively).
     pub fn register_command(&self, cmd: RegisterCommand) -> Result<(), RegisterError> {
-        validate_command_name(&cmd.name)?;
+        crate::registration::check_command(&cmd.name)?;
         self.register(|r| {
             let key = command_key(&cmd.name);
             match r.commands.iter_mut().find(|c| command_key(&c.name) == key) {
@@ -167,18 +171,7 @@ impl Engine {
     /// exposure and the schema are checked here, so a mistake fails in the
     /// author's process instead of as a host diagnostic.
     pub fn register_tool(&self, tool: RegisterTool) -> Result<(), RegisterError> {
-        validate_tool_name(&tool.name)?;
-        if let Some(e) = &tool.exposure {
-            validate_exposure(e)?;
-        }
-        if !tool.schema.is_object() {
-            return Err(RegisterError::SchemaNotObject(tool.name));
-        }
-        let check =
-            ArgsCheck::compile(&tool.schema).map_err(|message| RegisterError::InvalidSchema {
-                name: tool.name.clone(),
-                message,
-            })?;
+        let check = crate::registration::compile_tool(&tool)?;
         self.register(|r| {
             r.checks.insert(tool.name.clone(), check);
             match r.tools.iter_mut().find(|t| t.name == tool.name) {

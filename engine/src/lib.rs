@@ -132,6 +132,7 @@ pub mod log;
 mod outcome;
 pub mod panic;
 mod reader;
+pub mod registration;
 mod reject;
 mod request_ids;
 mod shutdown;

@@ -37,12 +37,11 @@ use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 use zot_ext_engine::contract::{CallStart, CallStarted};
+use zot_ext_engine::registration;
 use zot_ext_engine::testing::{default_hello_ack, HostHarness, TestError};
 use zot_ext_engine::{
     CallId, CallRequest, Engine, EngineConfig, Job, JobId, MemoryHost, Transport,
 };
-use zot_protocol::validate::{validate_command_name, validate_exposure, validate_tool_name};
-use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
 use zot_protocol::{
     ExtFrame, Frame, HelloAck, NotifyLevel, PanelRender, PanelSpec, RawJson, RegisterCommand,
     RegisterTool,
@@ -356,44 +355,27 @@ pub fn protect_stdout() -> Result<()> {
 /// Checks a command name against the protocol's rules (throws if invalid).
 #[napi(catch_unwind)]
 pub fn check_command(name: String) -> Result<()> {
-    validate_command_name(&name).map_err(err)
+    registration::check_command(&name).map_err(err)
 }
 
 /// Checks a tool registration (the fields of `register_tool` as JSON):
-/// name, exposure and schema (throws if invalid).
+/// name, exposure and schemas (throws if invalid).
 #[napi(catch_unwind)]
 pub fn check_tool(spec: String) -> Result<()> {
     let tool: RegisterTool = serde_json::from_str(&spec).map_err(err)?;
-    validate_tool_name(&tool.name).map_err(err)?;
-    if let Some(e) = &tool.exposure {
-        validate_exposure(e).map_err(err)?;
-    }
-    if !tool.schema.is_object() {
-        return Err(err(format!(
-            "the schema of tool {:?} must be a JSON object",
-            tool.name
-        )));
-    }
-    if tool.output_schema.as_ref().is_some_and(|s| !s.is_object()) {
-        return Err(err(format!(
-            "the output schema of tool {:?} must be a JSON object",
-            tool.name
-        )));
-    }
-    Ok(())
+    registration::check_tool(&tool).map_err(err)
+}
+
+/// Checks that `event` is a lifecycle event (throws, listing them, if not).
+#[napi(catch_unwind)]
+pub fn check_event(event: String) -> Result<()> {
+    registration::check_event(&event).map_err(err)
 }
 
 /// Checks that `event` can be intercepted (throws if not).
 #[napi(catch_unwind)]
 pub fn check_intercept(event: String) -> Result<()> {
-    if INTERCEPTABLE_EVENT_NAMES.contains(&event.as_str()) {
-        Ok(())
-    } else {
-        Err(err(format!(
-            "{event:?} cannot be intercepted (only {})",
-            INTERCEPTABLE_EVENT_NAMES.join(", ")
-        )))
-    }
+    registration::check_intercept(&event).map_err(err)
 }
 
 fn test_err(e: TestError) -> Error {

@@ -161,12 +161,15 @@ export declare class NativeTestHost {
 /** Checks a command name against the protocol's rules (throws if invalid). */
 export declare function checkCommand(name: string): void
 
+/** Checks that `event` is a lifecycle event (throws, listing them, if not). */
+export declare function checkEvent(event: string): void
+
 /** Checks that `event` can be intercepted (throws if not). */
 export declare function checkIntercept(event: string): void
 
 /**
  * Checks a tool registration (the fields of `register_tool` as JSON):
- * name, exposure and schema (throws if invalid).
+ * name, exposure and schemas (throws if invalid).
  */
 export declare function checkTool(spec: string): void
 

@@ -218,17 +218,18 @@ export class Extension {
   }
 
   /**
-   * Handles a lifecycle event. The payload is typed by the event name; any
-   * other name subscribes to an event this protocol version does not list.
-   * Registering again replaces the handler without moving the event in
-   * `subscribe.events`.
+   * Handles a lifecycle event. The payload is typed by the event name; a
+   * name that is no lifecycle event throws a {@link RegistrationError}
+   * listing them. Registering again replaces the handler without moving the
+   * event in `subscribe.events`.
    */
   on<N extends LifecycleEventName>(event: N, handler: EventHandler<EventOf<N>>): this;
   on(event: string, handler: EventHandler<EventOf<string>>): this;
   on(event: string, handler: EventHandler<never>): this {
-    if (event === "") {
-      throw new RegistrationError("event names must not be empty");
-    }
+    wrapped(
+      () => native().checkEvent(event),
+      (m, o) => new RegistrationError(m, o),
+    );
     this.events.set(event, handler);
     if (this.engine !== undefined) {
       this.running().subscribe(event);

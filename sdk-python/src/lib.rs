@@ -181,6 +181,36 @@ fn protect_stdout() -> PyResult<()> {
     })
 }
 
+/// Checks a command name against the protocol's rules (raises
+/// `EngineError` if invalid), before any session exists.
+#[pyfunction]
+fn check_command(name: &str) -> PyResult<()> {
+    guard(|| zot_ext_engine::registration::check_command(name).map_err(register_err))
+}
+
+/// Checks a tool registration given as the JSON of a `register_tool` frame:
+/// name, exposure and schemas (raises `EngineError` if invalid).
+#[pyfunction]
+fn check_tool(tool_json: &str) -> PyResult<()> {
+    guard(|| {
+        let tool: RegisterTool = serde_json::from_str(tool_json)
+            .map_err(|e| PyValueError::new_err(format!("register_tool: {e}")))?;
+        zot_ext_engine::registration::check_tool(&tool).map_err(register_err)
+    })
+}
+
+/// Checks that `event` is a lifecycle event (raises, listing them, if not).
+#[pyfunction]
+fn check_event(event: &str) -> PyResult<()> {
+    guard(|| zot_ext_engine::registration::check_event(event).map_err(register_err))
+}
+
+/// Checks that `event` can be intercepted (raises if not).
+#[pyfunction]
+fn check_intercept(event: &str) -> PyResult<()> {
+    guard(|| zot_ext_engine::registration::check_intercept(event).map_err(register_err))
+}
+
 /// Whether the runtime is running (started and not shut down).
 #[pyfunction]
 fn runtime_running() -> bool {
@@ -864,6 +894,10 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(runtime_running, m)?)?;
     m.add_function(wrap_pyfunction!(protect_stdout, m)?)?;
     m.add_function(wrap_pyfunction!(default_hello_ack_json, m)?)?;
+    m.add_function(wrap_pyfunction!(check_command, m)?)?;
+    m.add_function(wrap_pyfunction!(check_tool, m)?)?;
+    m.add_function(wrap_pyfunction!(check_event, m)?)?;
+    m.add_function(wrap_pyfunction!(check_intercept, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -623,9 +623,9 @@ def test_event_payloads_are_typed_dicts_in_order() -> None:
         await asyncio.sleep(0.01)
         seen.append(("turn", ev.get("step")))
 
-    @ext.on("some_future_event", thread=False)
-    def on_future(ev: Dict[str, Any]) -> None:
-        seen.append(("future", ev.get("payload")))
+    @ext.on("turn_end", thread=False)
+    def on_end(ev: zot_ext.TurnEndEvent) -> None:
+        seen.append(("end", ev.get("stop")))
 
     @ext.command("seen")
     async def show() -> str:
@@ -644,7 +644,7 @@ def test_event_payloads_are_typed_dicts_in_order() -> None:
             }
         )
         host.event({"event": "session_end", "reason": "shutdown"})  # not subscribed
-        host.event({"event": "some_future_event", "payload": 7})
+        host.event({"event": "turn_end", "stop": "end_turn"})
         host.event({"event": "tool_result", "status": "blocked", "executed": False, "sequence": 4})
         for _ in range(100):
             if len(seen) == 4:
@@ -653,9 +653,26 @@ def test_event_payloads_are_typed_dicts_in_order() -> None:
         assert seen == [
             ("turn", 3),
             ("event", "tool_result", "completed", None, ""),
-            ("future", 7),
+            ("end", "end_turn"),
             ("event", "tool_result", "blocked", False, ""),
         ]
+
+
+def test_a_name_that_is_no_lifecycle_event_raises_at_once_listing_them() -> None:
+    ext = Extension("events")
+    with pytest.raises(zot_ext.RegistrationError) as e:
+        ext.on("tool_reslt")
+    assert str(e.value).startswith('unknown event "tool_reslt" (events: session_start, ')
+    assert "tool_result" in str(e.value)
+
+
+def test_an_invalid_tool_name_raises_at_the_decorator() -> None:
+    ext = Extension("tools")
+    with pytest.raises(zot_ext.RegistrationError, match="my tool"):
+
+        @ext.tool("my tool")
+        def t() -> str:
+            return ""
 
 
 def test_interceptors() -> None:

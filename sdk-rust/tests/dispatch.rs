@@ -244,21 +244,23 @@ async fn events_run_in_arrival_order_one_at_a_time_and_failures_are_logged() {
                 r.fetch_sub(1, Ordering::SeqCst);
             }
         })
-        .on("future_event", move |e, _c| {
+        .on("turn_end", move |e, _c| {
             let (o, r) = (o2.clone(), r2.clone());
             async move {
                 assert_eq!(r.load(Ordering::SeqCst), 0);
-                o.lock()
-                    .unwrap()
-                    .push(format!("{} {}", e.name(), e.to_json().contains("\"x\":1")));
+                o.lock().unwrap().push(format!(
+                    "{} {}",
+                    e.name(),
+                    e.to_json().contains("end_turn")
+                ));
                 Err::<(), _>("event failed")
             }
         });
     let mut host = TestHost::start(ext).await.unwrap();
     for line in [
         r#"{"type":"event","event":"turn_start","step":1,"session_id":"s","sequence":1}"#,
-        r#"{"type":"event","event":"turn_end","stop":"end_turn"}"#, // not subscribed
-        r#"{"type":"event","event":"future_event","x":1}"#,         // unknown name, subscribed
+        r#"{"type":"event","event":"session_end","reason":"exit"}"#, // not subscribed
+        r#"{"type":"event","event":"turn_end","stop":"end_turn"}"#,
         r#"{"type":"event","event":"turn_start","step":2,"unknown_field":[1,2]}"#,
         r#"{"type":"event","event":"turn_start","step":3}"#,
     ] {
@@ -269,7 +271,7 @@ async fn events_run_in_arrival_order_one_at_a_time_and_failures_are_logged() {
         *order.lock().unwrap(),
         [
             "turn_start 1",
-            "future_event true",
+            "turn_end true",
             "turn_start 2",
             "turn_start 3"
         ]
@@ -573,20 +575,20 @@ async fn jobs_convert_to_json_for_bindings() {
         .await
         .unwrap();
     let mut out = Vec::new();
-    while out.len() < 4 {
+    while out.len() < 3 {
         out.extend(jobs(&engine).await.iter().map(|j| j.to_json()));
     }
+    // The cancel was read before the job was taken: folded into it.
     assert_eq!(
         out[0],
-        r#"{"kind":"tool","id":1,"invocation":"41","name":"t","args":{"q":"x"},"interactive":false}"#
+        r#"{"kind":"tool","id":1,"invocation":"41","name":"t","args":{"q":"x"},"interactive":false,"cancelled":true}"#
     );
-    assert_eq!(out[1], r#"{"kind":"cancel","id":1}"#);
     assert_eq!(
-        out[2],
+        out[1],
         r#"{"kind":"event","id":2,"name":"turn_start","event":{"type":"event","event":"turn_start","session_id":"","cwd":"","sequence":5,"step":2}}"#
     );
     assert_eq!(
-        out[3],
+        out[2],
         r#"{"kind":"panel_key","id":3,"panel_id":"p","key":"rune","text":"q"}"#
     );
 }
@@ -640,4 +642,15 @@ async fn a_batch_answers_each_job_by_its_kind_and_replies_together() {
         ExtFrame::ToolResult(r) => assert!(r.is_error && r.id == "9", "{r:?}"),
         other => panic!("{other:?}"),
     }
+}
+
+#[tokio::test]
+async fn a_name_that_is_no_lifecycle_event_fails_the_run_listing_them() {
+    let ext = Extension::new("x", "1").on("tool_reslt", |_e, _c| async {});
+    let (transport, _host) = zot_ext::engine::Transport::memory();
+    let err = ext.run_with(transport).await.unwrap_err().to_string();
+    assert!(
+        err.contains(r#"unknown event "tool_reslt" (events: session_start, "#),
+        "{err}"
+    );
 }

@@ -100,7 +100,7 @@ fn registration() -> Extension {
     // parity: Extension::on_event(handler)
     let ext = ext.on_event(|_e: ToolResultEvent, _ctx| async {});
     // parity: Extension::on(event, handler)
-    let ext = ext.on("future_event", |_e, _ctx| async {});
+    let ext = ext.on("turn_end", |_e, _ctx| async {});
     // parity: Extension::intercept_tool_call(handler)
     let ext = ext.intercept_tool_call(|_r, _ctx| async { zot_ext::ToolCallVerdict::Allow });
     // parity: Extension::intercept_turn_start(handler)

@@ -12,6 +12,7 @@ import {
   firstText,
   MessageVerdict,
   PromptVerdict,
+  RegistrationError,
   Response,
   ToolCallVerdict,
   ToolOutput,
@@ -507,12 +508,12 @@ describe("events", () => {
       .on("turn_start", () => {
         throw new Error("event handler failure");
       })
-      .on("my_future_event", (e, ctx) => {
-        seen.push(`future:${e.type}:${e.custom}`);
+      .on("turn_end", (e, ctx) => {
+        seen.push(`turn_end:${e.type}:${e.stop}`);
         ctx.notify(JSON.stringify(seen));
       });
     await withHost(ext, async (host) => {
-      assert.deepEqual(host.registration.events, ["session_start", "tool_result", "turn_start", "my_future_event"]);
+      assert.deepEqual(host.registration.events, ["session_start", "tool_result", "turn_start", "turn_end"]);
       await host.event({ event: "session_start", session_id: "s1", cwd: "/w", sequence: 1 });
       await host.event({
         event: "tool_result",
@@ -533,15 +534,26 @@ describe("events", () => {
         result: { content: [], is_error: true },
         sequence: 4,
       });
-      await host.event({ event: "my_future_event", custom: 7, sequence: 5 });
+      await host.event({ event: "turn_end", stop: "end_turn", sequence: 5 });
       await host.event({ event: "not_subscribed", sequence: 6 });
       assert.deepEqual(JSON.parse((await host.waitFor("notify")).message), [
         "event:session_start:s1:/w:1:true",
         "tool_result:a:true:false",
         "tool_result:b:false:true",
-        "future:event:7",
+        "turn_end:event:end_turn",
       ]);
     });
+  });
+
+  test("a name that is no lifecycle event throws at once, listing them", () => {
+    const ext = new Extension("events", "1.0.0");
+    assert.throws(
+      () => ext.on("tool_reslt", () => {}),
+      (e) =>
+        e instanceof RegistrationError &&
+        e.message.startsWith('unknown event "tool_reslt" (events: session_start, ') &&
+        e.message.includes("tool_result"),
+    );
   });
 
   test("registering an event again replaces the handler without moving it", async () => {

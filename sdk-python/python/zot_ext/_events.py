@@ -293,8 +293,9 @@ class EventRegistration:
         """Subscribes to a lifecycle event (a decorator, or pass ``handler``).
 
         The handler gets the event (the ``TypedDict`` of that event, e.g.
-        ``ToolResultEvent``; a plain ``dict`` for event names this version
-        does not know) and a :class:`~zot_ext.Ctx`. Events are handled in
+        ``ToolResultEvent``) and a :class:`~zot_ext.Ctx`. A name that is no
+        lifecycle event raises :class:`~zot_ext.RegistrationError` at once,
+        listing the valid ones. Events are handled in
         arrival order, one at a time (SDK-35); a failing handler is logged
         (SDK-36). Registering an event again replaces its handler without
         moving it (SDK-9). ``thread=False`` runs a plain ``def`` handler on

@@ -129,6 +129,15 @@ class Extension(EventRegistration, PanelRegistration):
         s = self._session
         return s.native if s is not None and s.announced else None
 
+    @staticmethod
+    def _check(call: Callable[[], None]) -> None:
+        """Applies the engine's registration rules now, at the call that
+        registers: a mistake raises here, with the text every SDK uses."""
+        try:
+            call()
+        except (_native.EngineError, ValueError) as e:
+            raise RegistrationError(str(e)) from e
+
     def _register_late(self, what: str, call: Callable[[_native.Engine], None]) -> None:
         native = self._live()
         if native is None:
@@ -176,6 +185,7 @@ class Extension(EventRegistration, PanelRegistration):
         def register(fn: CommandF) -> CommandF:
             cmd_name = name if name is not None else name_of(fn, "command handler")
             desc = description if description is not None else command_description(fn)
+            self._check(lambda: _native.check_command(cmd_name))
             cmd = _Command(cmd_name, desc, _Handler.of(fn, thread))
             with self._lock:
                 self._commands[cmd_name.lower()] = cmd
@@ -304,6 +314,7 @@ class Extension(EventRegistration, PanelRegistration):
                 frame["deferred"] = True
             if interactive:
                 frame["interactive"] = True
+            self._check(lambda: _native.check_tool(to_json(frame)))
             spec = _Tool(frame, handler_of, convert)
             with self._lock:
                 self._tools[tool_name] = spec
@@ -314,6 +325,8 @@ class Extension(EventRegistration, PanelRegistration):
 
     def _on(self, event: str, handler: Optional[Callable[..., Any]], thread: bool) -> Any:
         # The typed overloads of ``on`` are generated (EventRegistration).
+        self._check(lambda: _native.check_event(event))
+
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             with self._lock:
                 self._events[event] = _Handler.of(fn, thread)
@@ -323,6 +336,7 @@ class Extension(EventRegistration, PanelRegistration):
         return register if handler is None else register(handler)
 
     def _intercept(self, event: str, fn: Callable[..., Any], thread: bool) -> None:
+        self._check(lambda: _native.check_intercept(event))
         with self._lock:
             self._intercepts[event] = _Handler.of(fn, thread)
         self._register_late(f"interceptor {event!r}", lambda n: n.intercept(event))

@@ -7,9 +7,7 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use zot_protocol::validate::{
-    command_key, validate_command_name, validate_exposure, validate_tool_name,
-};
+use zot_protocol::validate::command_key;
 use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
 use zot_protocol::{
     AssistantMessageIntercept, BeforeAgentStartIntercept, EventPayload, InterceptRequest, PanelKey,
@@ -24,6 +22,7 @@ use super::results::{
 };
 use super::tool_spec::{schema_of, ToolSpec};
 use crate::engine::fast_hash::FastMap;
+use crate::engine::registration;
 use crate::engine::{EngineConfig, EventData, InterceptOutcome};
 
 /// A lifecycle event as an event handler receives it.
@@ -76,7 +75,7 @@ impl Handlers {
         Fut: Future<Output = R> + Send + 'static,
         R: HandlerResult<Response>,
     {
-        if let Err(e) = validate_command_name(&name) {
+        if let Err(e) = registration::check_command(&name) {
             return self.errors.push(e.to_string());
         }
         let f: CommandFn = Arc::new(move |args, ctx| {
@@ -99,17 +98,8 @@ impl Handlers {
         if let Some(e) = &spec.error {
             return self.errors.push(e.clone());
         }
-        if let Err(e) = validate_tool_name(spec.name()) {
+        if let Err(e) = registration::check_tool(&spec.reg) {
             return self.errors.push(e.to_string());
-        }
-        if let Some(Err(e)) = spec.reg.exposure.as_ref().map(validate_exposure) {
-            return self.errors.push(format!("tool {:?}: {e}", spec.name()));
-        }
-        if !spec.reg.schema.is_object() {
-            return self.errors.push(format!(
-                "tool {:?}: the schema must be a JSON object",
-                spec.name()
-            ));
         }
         match self.tools.iter_mut().find(|(s, _)| s.name() == spec.name()) {
             Some(slot) => *slot = (spec, f),
@@ -156,8 +146,8 @@ impl Handlers {
         Fut: Future<Output = R> + Send + 'static,
         R: HandlerResult<()>,
     {
-        if event.is_empty() {
-            return self.errors.push("event names must not be empty".to_owned());
+        if let Err(e) = registration::check_event(&event) {
+            return self.errors.push(e.to_string());
         }
         let f: EventFn = Arc::new(move |ev, ctx| {
             let fut = handler(ev, ctx);

@@ -1,0 +1,101 @@
+//! The rules a registration must meet, in one place for every SDK.
+//!
+//! Each SDK calls these (through its binding) at the call that registers —
+//! `.tool(...)`, `@ext.tool`, `ext.on(...)` — so that a mistake fails there,
+//! with the same text in Rust, TypeScript and Python, instead of as a log
+//! line once the session runs. [`crate::Engine`]'s own `register_*` methods
+//! apply the same checks.
+
+use std::sync::Arc;
+
+use zot_protocol::validate::{validate_command_name, validate_exposure, validate_tool_name};
+use zot_protocol::values::{INTERCEPTABLE_EVENT_NAMES, LIFECYCLE_EVENT_NAMES};
+use zot_protocol::RegisterTool;
+
+use crate::args::ArgsCheck;
+use crate::RegisterError;
+
+/// Checks a slash command's name (docs/protocol.md §6.1).
+pub fn check_command(name: &str) -> Result<(), RegisterError> {
+    Ok(validate_command_name(name)?)
+}
+
+/// Checks a tool registration: its name, exposure and schemas. The input
+/// schema must be a JSON Schema object the engine can check arguments with.
+pub fn check_tool(tool: &RegisterTool) -> Result<(), RegisterError> {
+    compile_tool(tool).map(drop)
+}
+
+/// [`check_tool`], keeping the compiled argument check.
+pub(crate) fn compile_tool(tool: &RegisterTool) -> Result<Arc<ArgsCheck>, RegisterError> {
+    validate_tool_name(&tool.name)?;
+    if let Some(e) = &tool.exposure {
+        validate_exposure(e)?;
+    }
+    if !tool.schema.is_object() {
+        return Err(RegisterError::SchemaNotObject(tool.name.clone()));
+    }
+    if tool.output_schema.as_ref().is_some_and(|s| !s.is_object()) {
+        return Err(RegisterError::OutputSchemaNotObject(tool.name.clone()));
+    }
+    ArgsCheck::compile(&tool.schema).map_err(|message| RegisterError::InvalidSchema {
+        name: tool.name.clone(),
+        message,
+    })
+}
+
+/// Checks that `event` is one of the lifecycle events (§12.1). A misspelt
+/// name would otherwise subscribe to an event that never comes.
+pub fn check_event(event: &str) -> Result<(), RegisterError> {
+    if event.is_empty() {
+        return Err(RegisterError::EmptyEvent);
+    }
+    if LIFECYCLE_EVENT_NAMES.contains(&event) {
+        Ok(())
+    } else {
+        Err(RegisterError::UnknownEvent(event.to_owned()))
+    }
+}
+
+/// Checks that `event` is one of the four interceptable events (§11).
+pub fn check_intercept(event: &str) -> Result<(), RegisterError> {
+    if INTERCEPTABLE_EVENT_NAMES.contains(&event) {
+        Ok(())
+    } else {
+        Err(RegisterError::NotInterceptable(event.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zot_protocol::RawJson;
+
+    #[test]
+    fn a_misspelt_event_is_refused_with_the_valid_names() {
+        let e = check_event("tool_reslt").unwrap_err().to_string();
+        assert!(
+            e.starts_with(r#"unknown event "tool_reslt" (events: session_start, "#),
+            "{e}"
+        );
+        assert!(e.contains("tool_result"), "{e}");
+        check_event("tool_result").unwrap();
+    }
+
+    #[test]
+    fn a_tool_name_with_a_space_is_refused() {
+        let tool = RegisterTool::new("my tool", "", RawJson::object_schema());
+        let e = check_tool(&tool).unwrap_err().to_string();
+        assert!(e.contains("my tool"), "{e}");
+    }
+
+    #[test]
+    fn only_the_four_events_can_be_intercepted() {
+        let e = check_intercept("session_start").unwrap_err().to_string();
+        assert!(
+            e.contains("before_agent_start, tool_call, turn_start, assistant_message"),
+            "{e}"
+        );
+        check_intercept("turn_start").unwrap();
+    }
+}
