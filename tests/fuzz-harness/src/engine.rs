@@ -189,7 +189,6 @@ fn extension() -> Extension {
         )
         .on("tool_call", |_event, _ctx| async {})
         .on("turn_start", |_event, _ctx| async {})
-        .on("from_the_future", |_event, _ctx| async {})
         .intercept_tool_call(|call, _ctx| async move {
             match call.tool_name.as_str() {
                 "bash" => ToolCallVerdict::block("no"),
