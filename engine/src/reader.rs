@@ -259,7 +259,7 @@ async fn read_loop(
             || batch.len() >= SERIAL_READ_AHEAD / 4
             || !parked.lines.is_empty()
         {
-            if let Flow::End(reason) = unpark(inner, &mut lines, &mut parked, batch) {
+            if let Flow::End(reason) = unpark(inner, &mut lines, &mut parked, batch, false) {
                 return Some(reason);
             }
             if !batch.is_empty() {
@@ -303,7 +303,7 @@ async fn read_loop(
             Ok(Some(line)) => Ok(line),
             Ok(None) => {
                 // Nothing parked is lost at EOF: it is handed over first.
-                let _ = unpark_all(inner, &mut lines, &mut parked, batch);
+                let _ = unpark(inner, &mut lines, &mut parked, batch, true);
                 return Some(lines.eof());
             }
             Err(e) => Err(e),
@@ -314,29 +314,16 @@ async fn read_loop(
     }
 }
 
-/// Handles parked lines while the serial backlog has room.
+/// Handles parked lines, in order, while the serial backlog has room (or,
+/// with `all`, every one of them: the input ended).
 fn unpark(
     inner: &Arc<Inner>,
     lines: &mut Lines,
     parked: &mut Parked,
     batch: &mut Vec<Job>,
+    all: bool,
 ) -> Flow {
-    while !parked.lines.is_empty() && !backlog_full(inner) {
-        if let Flow::End(reason) = unpark_one(inner, lines, parked, batch) {
-            return Flow::End(reason);
-        }
-    }
-    Flow::Continue
-}
-
-/// Handles every parked line, whatever the backlog.
-fn unpark_all(
-    inner: &Arc<Inner>,
-    lines: &mut Lines,
-    parked: &mut Parked,
-    batch: &mut Vec<Job>,
-) -> Flow {
-    while !parked.lines.is_empty() {
+    while !parked.lines.is_empty() && (all || !backlog_full(inner)) {
         if let Flow::End(reason) = unpark_one(inner, lines, parked, batch) {
             return Flow::End(reason);
         }
