@@ -171,8 +171,8 @@ async fn backlog_room(inner: &Inner, parked: &Parked) {
 pub(crate) const ON_HELLO_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// At most this many bytes of host lines are held unread past a full serial
-/// backlog while a `call_tool` waits (see [`Parked`]): two frames of the
-/// largest size.
+/// backlog while a `call_tool` waits (the answer to the call overtakes
+/// them): two frames of the largest size.
 pub const PARKED_READ_AHEAD_BYTES: usize = 2 * zot_protocol::limits::MAX_FRAME_BYTES;
 
 /// Host lines read past a full serial backlog, kept as bytes in arrival

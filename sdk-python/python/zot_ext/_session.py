@@ -297,7 +297,7 @@ class _Session:
     def _command(self, job: CommandJob) -> None:
         # The engine hands out only jobs for names registered from this
         # extension, and answers the others itself.
-        job_id, name = job["id"], job["name"]
+        name = job["name"]
         cmd = self.ext._commands[name.lower()]
         args = job["args"]
         self._start(
