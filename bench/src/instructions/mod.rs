@@ -131,7 +131,8 @@ fn failure(target: &str, scenario: Option<ScenarioId>, message: String) -> Failu
 
 impl Bench<'_> {
     /// One counted run: start under callgrind, handshake, warm-up, `n`
-    /// frames, shutdown, and the count callgrind wrote at the exit.
+    /// frames, shutdown, and the count callgrind wrote at the exit. Its
+    /// files are removed whether it succeeded or not.
     fn count(&self, p: &Prepared, s: ScenarioId, n: u64) -> Result<Run> {
         // The harness's pid keeps two counts running at once apart.
         let stem = self.dir.join(format!(
@@ -141,7 +142,18 @@ impl Bench<'_> {
             std::process::id()
         ));
         callgrind::clear(&stem)?;
-        let spec = callgrind::wrap(&p.spec, self.valgrind, &stem);
+        let counted = self.count_into(p, s, n, &stem);
+        let cleared = callgrind::clear(&stem);
+        let instructions = counted?;
+        cleared?;
+        Ok(Run {
+            frames: n,
+            instructions,
+        })
+    }
+
+    fn count_into(&self, p: &Prepared, s: ScenarioId, n: u64, stem: &Path) -> Result<u64> {
+        let spec = callgrind::wrap(&p.spec, self.valgrind, stem);
         let params = StartParams {
             harness_cpu: self.cores.0,
             target_cpu: self.cores.1,
@@ -163,11 +175,6 @@ impl Bench<'_> {
                 EXIT_GRACE.as_secs()
             );
         }
-        let instructions = callgrind::total_of_run(&stem)?;
-        callgrind::clear(&stem)?;
-        Ok(Run {
-            frames: n,
-            instructions,
-        })
+        callgrind::total_of_run(stem)
     }
 }
