@@ -39,8 +39,8 @@ pub struct SoakSizes {
     /// Kill a run that takes longer, s.
     pub timeout_s: u64,
     /// Seconds the host is stopped (SIGSTOP, as Ctrl-Z in its terminal
-    /// does) once the warm-up calls are done: longer than the 5 s an
-    /// extension's write used to get. 0: no pause.
+    /// does) once the notes phase began: longer than the 5 s an extension's
+    /// write used to get. 0: no pause.
     pub pause_s: u64,
 }
 

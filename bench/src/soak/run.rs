@@ -148,7 +148,7 @@ pub struct HostRun<'a> {
     pub total_calls: u64,
     /// Print progress to stderr.
     pub progress: Option<String>,
-    /// How long the host is stopped once the warm-up calls are done.
+    /// How long the host is stopped once the notes phase began.
     pub pause: Duration,
 }
 
@@ -272,8 +272,8 @@ impl HostRun<'_> {
         };
         let watchdog = Watchdog::arm(child.id(), self.timeout);
         let pauser = (!self.pause.is_zero()).then(|| {
-            let (shared, pause, after) = (shared.clone(), self.pause, self.warmup_calls);
-            std::thread::spawn(move || pause_host(&shared, after, pause))
+            let (shared, pause) = (shared.clone(), self.pause);
+            std::thread::spawn(move || pause_host(&shared, pause))
         });
         let mut m = Milestones::default();
         let read = self.read_transcript(&mut child, &shared, &mut m);
@@ -439,12 +439,15 @@ impl HostRun<'_> {
 }
 
 /// Stops the host (SIGSTOP, what Ctrl-Z in its terminal does) for `pause`
-/// once `after` calls completed, then lets it go on; returns how long it
-/// was stopped. Its extensions keep running meanwhile (their own process
-/// group) and must lose nothing.
-fn pause_host(shared: &Shared, after: u64, pause: Duration) -> Option<f64> {
-    // Polled: the transcript reader counts calls as they stream.
-    while shared.calls.load(Ordering::SeqCst) < after.max(1) {
+/// once the notes phase began, then lets it go on; returns how long it was
+/// stopped. Its extension keeps running meanwhile (its own process group)
+/// and must lose nothing. The notes phase, because only commands (30 s
+/// deadline) are in flight there: a 5 s interception deadline running when
+/// the host stops would expire on its own clock as it resumes, which is the
+/// host's affair, not the extension's.
+fn pause_host(shared: &Shared, pause: Duration) -> Option<f64> {
+    // Polled: the transcript reader sets the phase as it streams.
+    while shared.phase.load(Ordering::SeqCst) < Phase::Notes as u8 {
         if shared.stop.load(Ordering::SeqCst) {
             return None;
         }
