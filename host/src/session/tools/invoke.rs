@@ -108,8 +108,43 @@ fn fail(ext: &str, tool: &str, reason: &str, status: ToolStatus, executed: bool)
     )
 }
 
+/// A `tool_cancel` the host owes an extension for a call it gave up on.
+///
+/// It is sent when dropped. The pipeline drops it right after it recorded
+/// the call's result, so whatever the extension does in reaction to the
+/// cancel (a note, a panel) follows that result in the transcript, live and
+/// replayed alike.
+pub struct CancelNotice {
+    ext: Arc<LoadedExtension>,
+    id: String,
+}
+
+impl Drop for CancelNotice {
+    fn drop(&mut self) {
+        let id = std::mem::take(&mut self.id);
+        // A closed queue already disconnected the extension.
+        let _ = self.ext.outbound.send(&HostFrame::ToolCancel(ToolCancel { id }));
+    }
+}
+
+/// How an invocation ended.
+pub struct Invoked {
+    pub output: ToolOutput,
+    /// Sent once the result is recorded.
+    pub cancel_notice: Option<CancelNotice>,
+}
+
+impl From<ToolOutput> for Invoked {
+    fn from(output: ToolOutput) -> Self {
+        Self {
+            output,
+            cancel_notice: None,
+        }
+    }
+}
+
 /// Runs the invocation to a terminal outcome.
-pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> ToolOutput {
+pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> Invoked {
     let Invocation {
         ext,
         tool,
@@ -128,7 +163,8 @@ pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> ToolOutput {
             "interactive extension tools require an interactive host",
             ToolStatus::Failed,
             false,
-        );
+        )
+        .into();
     }
     if !ext.is_connected() {
         return fail(
@@ -137,10 +173,11 @@ pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> ToolOutput {
             &format!("extension {ename} disconnected"),
             ToolStatus::Failed,
             false,
-        );
+        )
+        .into();
     }
     if cancel.is_cancelled() {
-        return fail(&ename, &tool, "cancelled", ToolStatus::Cancelled, false);
+        return fail(&ename, &tool, "cancelled", ToolStatus::Cancelled, false).into();
     }
     let t = &shared.cfg.timeouts;
     let id = shared.next_id();
@@ -163,8 +200,8 @@ pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> ToolOutput {
         name: tool.clone(),
         args,
     });
-    let outcome = match ext.outbound.request(&frame) {
-        Err(e) => fail(&ename, &tool, &e.to_string(), ToolStatus::Failed, false),
+    let outcome: Invoked = match ext.outbound.request(&frame) {
+        Err(e) => fail(&ename, &tool, &e.to_string(), ToolStatus::Failed, false).into(),
         Ok(mut ticket) => {
             // HOST-65: no reply deadline for interactive tools in the TUI.
             let reply_deadline = (!interactive).then(|| tokio::time::Instant::now() + t.tool_reply);
@@ -178,7 +215,7 @@ pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> ToolOutput {
                         Ok(Reply::Tool(res)) => {
                             ext.forget_reply(&id);
                             remove_call(&ext, &id, &token);
-                            return convert(&ename, &tool, res);
+                            return convert(&ename, &tool, res).into();
                         }
                         Ok(Reply::Malformed(e)) => Some((ToolStatus::Failed, format!("malformed tool_result: {e}"))),
                         Ok(other) => Some((ToolStatus::Failed, format!("unexpected reply {other:?}"))),
@@ -221,10 +258,15 @@ pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> ToolOutput {
                 }
             };
             let (status, reason) = gave_up.unwrap_or((ToolStatus::Failed, "no reply".into()));
-            if matches!(status, ToolStatus::Cancelled | ToolStatus::TimedOut) {
-                abandon(shared, &ext, &id, ticket, written).await;
+            let cancel_notice = if matches!(status, ToolStatus::Cancelled | ToolStatus::TimedOut) {
+                abandon(shared, &ext, &id, ticket, written).await
+            } else {
+                None
+            };
+            Invoked {
+                output: fail(&ename, &tool, &reason, status, sent),
+                cancel_notice,
             }
-            fail(&ename, &tool, &reason, status, sent)
         }
     };
     ext.forget_reply(&id);
@@ -250,15 +292,15 @@ async fn sleep_opt(deadline: Option<tokio::time::Instant>) {
 
 /// Gives up on a call (§8): withdraw it if still queued (HOST-79); if it is
 /// mid-write, wait the abandon grace and otherwise close the transport
-/// (HOST-80); once written, send `tool_cancel` only to extensions that
-/// advertised it (HOST-77), without waiting (HOST-81).
+/// (HOST-80); once written, owe `tool_cancel` only to extensions that
+/// advertised it (HOST-77), sent without waiting for an answer (HOST-81).
 async fn abandon(
     shared: &Arc<Shared>,
     ext: &Arc<LoadedExtension>,
     id: &str,
     ticket: crate::process::outbound::Ticket,
     written: bool,
-) {
+) -> Option<CancelNotice> {
     let delivered = if written {
         true
     } else {
@@ -281,11 +323,10 @@ async fn abandon(
             }
         }
     };
-    if delivered && ext.has_capability(&Capability::ToolCancel) {
-        let _ = ext
-            .outbound
-            .send(&HostFrame::ToolCancel(ToolCancel { id: id.to_owned() }));
-    }
+    (delivered && ext.has_capability(&Capability::ToolCancel)).then(|| CancelNotice {
+        ext: ext.clone(),
+        id: id.to_owned(),
+    })
 }
 
 /// Converts an extension's result (§7.6, HOST-70/71).

@@ -21,7 +21,7 @@ use crate::session::agent::{ProposedArgs, ToolRequest, ToolRun};
 use crate::session::engine::SessionEngine;
 use crate::session::intercept::{self, ToolCallVerdict};
 use crate::session::script::{Answer, ConfirmPolicy, KeyPress, WaitSpec};
-use crate::session::tools::invoke::{Invocation, ToolOutput};
+use crate::session::tools::invoke::{CancelNotice, Invocation, Invoked, ToolOutput};
 use crate::transcript::Observation;
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -40,7 +40,7 @@ pub(crate) struct WhileRunning {
     pub keys: Vec<KeyPress>,
     /// Cancel the call after the last key.
     pub cancel_after_keys: bool,
-    /// Wait for this frame after the call returned.
+    /// Wait for this frame once the call's result is recorded.
     pub then_wait: Option<WaitSpec>,
 }
 
@@ -82,14 +82,21 @@ impl SessionEngine {
             Ok(args) => args,
             Err(out) => return call.finish(&req.args, out),
         };
-        let output = match call.confirm(&args).await {
+        let then_wait = user.then_wait.clone();
+        let invoked = match call.confirm(&args).await {
             Ok(host_interactive) => {
                 call.execute(target, &args, host_interactive, user, wait_from)
                     .await
             }
-            Err(out) => out,
+            Err(out) => out.into(),
         };
-        call.observe(ProposedArgs::Json(args), output)
+        let run = call.observe(ProposedArgs::Json(args), invoked);
+        // The scripted user waits for the extension's reaction to a cancel,
+        // which the result recorded above comes before.
+        if let Some(w) = &then_wait {
+            self.wait_for(w, wait_from).await;
+        }
+        run
     }
 
     /// The `tool_call` event and observation of a call about to run.
@@ -300,24 +307,20 @@ impl Call<'_> {
         host_interactive: bool,
         user: WhileRunning,
         wait_from: u64,
-    ) -> ToolOutput {
+    ) -> Invoked {
         let cancel = self.req.cancel.child_token();
-        let out = match target {
+        match target {
             Target::Extension(tool) => {
                 self.execute_in_extension(tool, args, host_interactive, &cancel, &user, wait_from)
                     .await
             }
-            Target::Stub => {
-                self.engine
-                    .stub_call(&self.req.name, &cancel, self.req.exec_deadline)
-                    .await
-            }
-            Target::Builtin => return self.execute_builtin(args, &cancel).await,
-        };
-        if let Some(w) = &user.then_wait {
-            self.engine.wait_for(w, wait_from).await;
+            Target::Stub => self
+                .engine
+                .stub_call(&self.req.name, &cancel, self.req.exec_deadline)
+                .await
+                .into(),
+            Target::Builtin => self.execute_builtin(args, &cancel).await.into(),
         }
-        out
     }
 
     async fn execute_in_extension(
@@ -328,14 +331,15 @@ impl Call<'_> {
         cancel: &CancellationToken,
         user: &WhileRunning,
         wait_from: u64,
-    ) -> ToolOutput {
+    ) -> Invoked {
         let (engine, req) = (self.engine, self.req);
         let Some(ext) = engine.mgr.get(&tool.ext) else {
             return ToolOutput::error(
                 format!("extension {} is not loaded", tool.ext),
                 ToolStatus::Failed,
                 false,
-            );
+            )
+            .into();
         };
         let mut chain = req.chain.clone();
         if chain.last() != Some(&req.name) {
@@ -399,7 +403,11 @@ impl Call<'_> {
 
     /// What the run did besides its output: a refusal the tool decided
     /// itself, tools it activated; then the result.
-    fn observe(&self, args: ProposedArgs, mut output: ToolOutput) -> ToolRun {
+    fn observe(&self, args: ProposedArgs, invoked: Invoked) -> ToolRun {
+        let Invoked {
+            mut output,
+            cancel_notice,
+        } = invoked;
         if let Some(reason) = output.local_refusal.clone() {
             self.decision(
                 Decision::Denied,
@@ -412,17 +420,36 @@ impl Call<'_> {
             let names = std::mem::take(&mut output.activate_tools);
             lock(&self.engine.mgr.shared().registry).activate(&names);
         }
-        self.finish(&args, output)
+        self.finish_then(&args, output, cancel_notice)
     }
 
     /// The one `tool_result` event and observation of every call.
     fn finish(&self, args: &ProposedArgs, output: ToolOutput) -> ToolRun {
+        self.finish_then(args, output, None)
+    }
+
+    /// [`Call::finish`], sending the `tool_cancel` owed to the extension
+    /// right after the result is recorded and before the event goes out.
+    fn finish_then(
+        &self,
+        args: &ProposedArgs,
+        output: ToolOutput,
+        cancel_notice: Option<CancelNotice>,
+    ) -> ToolRun {
         let req = self.req;
         let (observed, truncated) = crate::session::observe::observe(&output.content);
         let (tool_args, tool_args_raw) = match args {
             ProposedArgs::Json(j) => (Some(j.clone()), None),
             ProposedArgs::Raw(r) => (None, Some(r.clone())),
         };
+        self.engine.observe(Observation::ToolResult {
+            tool_id: req.tool_id.clone(),
+            name: req.name.clone(),
+            status: output.status.to_string(),
+            is_error: output.is_error,
+            text: crate::util::ellipsize(&output.joined_text(), 2000),
+        });
+        drop(cancel_notice);
         self.engine
             .emit(LifecycleEvent::ToolResult(ToolResultEvent {
                 session_id: String::new(),
@@ -441,13 +468,6 @@ impl Call<'_> {
                 tool_args,
                 tool_args_raw,
             }));
-        self.engine.observe(Observation::ToolResult {
-            tool_id: req.tool_id.clone(),
-            name: req.name.clone(),
-            status: output.status.to_string(),
-            is_error: output.is_error,
-            text: crate::util::ellipsize(&output.joined_text(), 2000),
-        });
         ToolRun { output }
     }
 
@@ -480,10 +500,10 @@ impl Call<'_> {
 /// the invocation is cancelled (so `tool_cancel` / withdrawal still happen)
 /// and the outcome becomes `timed_out`.
 async fn with_deadline(
-    inv: impl std::future::Future<Output = ToolOutput>,
+    inv: impl std::future::Future<Output = Invoked>,
     deadline: Option<Duration>,
     cancel: &CancellationToken,
-) -> ToolOutput {
+) -> Invoked {
     let Some(d) = deadline else {
         return inv.await;
     };
@@ -492,12 +512,13 @@ async fn with_deadline(
         out = &mut inv => out,
         _ = tokio::time::sleep(d) => {
             cancel.cancel();
-            let mut out = inv.await;
+            let mut invoked = inv.await;
+            let out = &mut invoked.output;
             if out.status == ToolStatus::Cancelled {
                 out.status = ToolStatus::TimedOut;
                 out.content = vec![ContentBlock::text(format!("tool call timed out after {d:?}"))];
             }
-            out
+            invoked
         }
     }
 }
