@@ -123,7 +123,10 @@ impl Drop for CancelNotice {
     fn drop(&mut self) {
         let id = std::mem::take(&mut self.id);
         // A closed queue already disconnected the extension.
-        let _ = self.ext.outbound.send(&HostFrame::ToolCancel(ToolCancel { id }));
+        let _ = self
+            .ext
+            .outbound
+            .send(&HostFrame::ToolCancel(ToolCancel { id }));
     }
 }
 
