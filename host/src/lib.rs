@@ -21,6 +21,8 @@
 //!   (`inspect` feature, on by default); [`dev`] is `zot-host dev`.
 //! - [`cli`]: `zot-host ext ...` (list, doctor, install, remove, enable,
 //!   disable, logs, update); [`scaffold`]: `zot-host new`.
+//! - [`embed`]: one extension loaded without a model, its tools and
+//!   commands called by another program (`zot-mcp serve`).
 //! - [`config`], `util`: host configuration and small helpers.
 
 #![warn(missing_docs)]
@@ -28,6 +30,7 @@
 pub mod cli;
 pub mod config;
 pub mod dev;
+pub mod embed;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;

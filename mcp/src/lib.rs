@@ -8,4 +8,5 @@
 pub mod client;
 pub mod content;
 pub mod names;
+pub mod serve;
 pub mod wrap;

@@ -1,9 +1,11 @@
 //! The `zot-mcp` command.
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use zot_mcp::serve::{self, ServeOptions};
 use zot_mcp::wrap::{self, WrapOptions};
 
 /// Bridges zot extensions and MCP servers.
@@ -27,14 +29,29 @@ enum Cmd {
         #[arg(last = true, required = true, value_name = "COMMAND")]
         command: Vec<OsString>,
     },
+    /// Serve a zot extension's tools to MCP clients over stdio: the zot host
+    /// library loads the extension; its commands are offered as prompts.
+    /// For a client's configuration: {"command": "zot-mcp", "args": ["serve", "/path/to/extension"]}
+    Serve {
+        /// The extension's folder (the one holding extension.json).
+        #[arg(value_name = "EXT_DIR")]
+        ext_dir: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    // `serve` runs a zot host (supervision, the extension's queues) beside
+    // the MCP server: two worker threads; `wrap` is one bridge loop.
+    let builder = match cli.command {
+        Cmd::Serve { .. } => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(2);
+            b
+        }
+        Cmd::Wrap { .. } => tokio::runtime::Builder::new_current_thread(),
+    };
+    let runtime = match { builder }.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("zot-mcp: cannot start the async runtime: {e}");
@@ -43,6 +60,7 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Cmd::Wrap { name, command } => runtime.block_on(wrap::run(WrapOptions { name, command })),
+        Cmd::Serve { ext_dir } => runtime.block_on(serve::run(ServeOptions { ext_dir })),
     };
     // Blocked stdin reads must not delay the exit.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
