@@ -8,10 +8,12 @@
 //! `before_agent_start`, `tool_call`, `turn_start`, `assistant_message`
 //! (SDK-10, OP-21), then `ready` exactly once (SDK-11).
 //!
-//! Registering again under the same name replaces the entry in place
-//! (commands compare case-insensitively, as hosts do, §6.1). Registrations
-//! after `ready` are written at once (OP-9: hosts accept them; tools reach
-//! the model after the next registry rebuild).
+//! A command or tool name registered twice is refused (commands compare
+//! case-insensitively, as hosts do, §6.1): hosts keep the first
+//! registration, so a second could never be invoked. Subscribing again to
+//! an event or interceptor changes nothing (SDK-9). Registrations after
+//! `ready` are written at once (OP-9: hosts accept them; tools reach the
+//! model after the next registry rebuild).
 
 use zot_protocol::validate::{command_key, ValueError};
 use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
@@ -55,6 +57,19 @@ pub enum RegisterError {
     /// The tool's output schema is not a JSON object.
     #[error("the output schema of tool {0:?} must be a JSON object")]
     OutputSchemaNotObject(String),
+    /// A tool of this name is already registered (hosts keep the first
+    /// registration of a name, §6.2, so a second one could never run).
+    #[error("duplicate tool name {0:?}: a tool of this name is already registered")]
+    DuplicateTool(String),
+    /// A command whose name differs only by case is already registered
+    /// (hosts keep the first, §6.1).
+    #[error("duplicate command name {name:?}: command {registered:?} is already registered (command names ignore case)")]
+    DuplicateCommand {
+        /// The name given.
+        name: String,
+        /// The name registered before.
+        registered: String,
+    },
     /// The registration frame could not be written.
     #[error("registration not sent: {0}")]
     Write(String),
@@ -153,31 +168,28 @@ impl Engine {
         })
     }
 
-    /// Registers a slash command (replacing one of the same name, compared
-    /// case-insensitively).
+    /// Registers a slash command; a name registered before (compared
+    /// case-insensitively) is refused.
     pub fn register_command(&self, cmd: RegisterCommand) -> Result<(), RegisterError> {
         crate::registration::check_command(&cmd.name)?;
         self.register(|r| {
-            let key = command_key(&cmd.name);
-            match r.commands.iter_mut().find(|c| command_key(&c.name) == key) {
-                Some(c) => *c = cmd.clone(),
-                None => r.commands.push(cmd.clone()),
-            }
+            let names = r.commands.iter().map(|c| c.name.as_str());
+            crate::registration::check_new_command(&cmd.name, names)?;
+            r.commands.push(cmd.clone());
             Ok(Some(ExtFrame::RegisterCommand(cmd)))
         })
     }
 
-    /// Registers a tool (replacing one of the same name). The name, the
+    /// Registers a tool; a name registered before is refused. The name, the
     /// exposure and the schema are checked here, so a mistake fails in the
     /// author's process instead of as a host diagnostic.
     pub fn register_tool(&self, tool: RegisterTool) -> Result<(), RegisterError> {
         let check = crate::registration::compile_tool(&tool)?;
         self.register(|r| {
+            let names = r.tools.iter().map(|t| t.name.as_str());
+            crate::registration::check_new_tool(&tool.name, names)?;
             r.checks.insert(tool.name.clone(), check);
-            match r.tools.iter_mut().find(|t| t.name == tool.name) {
-                Some(t) => *t = tool.clone(),
-                None => r.tools.push(tool.clone()),
-            }
+            r.tools.push(tool.clone());
             Ok(Some(ExtFrame::RegisterTool(tool)))
         })
     }

@@ -8,7 +8,9 @@
 
 use std::sync::Arc;
 
-use zot_protocol::validate::{validate_command_name, validate_exposure, validate_tool_name};
+use zot_protocol::validate::{
+    command_key, validate_command_name, validate_exposure, validate_tool_name,
+};
 use zot_protocol::values::{INTERCEPTABLE_EVENT_NAMES, LIFECYCLE_EVENT_NAMES};
 use zot_protocol::RegisterTool;
 
@@ -42,6 +44,35 @@ pub(crate) fn compile_tool(tool: &RegisterTool) -> Result<Arc<ArgsCheck>, Regist
         name: tool.name.clone(),
         message,
     })
+}
+
+/// Checks that no command in `registered` has `name` (compared
+/// case-insensitively, as hosts do, §6.1). Hosts keep the first
+/// registration of a name, so a second one is a mistake, not a replacement.
+pub fn check_new_command<'a>(
+    name: &str,
+    registered: impl IntoIterator<Item = &'a str>,
+) -> Result<(), RegisterError> {
+    let key = command_key(name);
+    match registered.into_iter().find(|r| command_key(r) == key) {
+        Some(r) => Err(RegisterError::DuplicateCommand {
+            name: name.to_owned(),
+            registered: r.to_owned(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Checks that no tool in `registered` has `name` (§6.2: exact match).
+pub fn check_new_tool<'a>(
+    name: &str,
+    registered: impl IntoIterator<Item = &'a str>,
+) -> Result<(), RegisterError> {
+    if registered.into_iter().any(|r| r == name) {
+        Err(RegisterError::DuplicateTool(name.to_owned()))
+    } else {
+        Ok(())
+    }
 }
 
 /// Checks that `event` is one of the lifecycle events (§12.1). A misspelt
@@ -87,6 +118,22 @@ mod tests {
         let tool = RegisterTool::new("my tool", "", RawJson::object_schema());
         let e = check_tool(&tool).unwrap_err().to_string();
         assert!(e.contains("my tool"), "{e}");
+    }
+
+    #[test]
+    fn a_name_registered_twice_is_refused_naming_both() {
+        let e = check_new_command("Deploy", ["ship", "deploy"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"duplicate command name "Deploy": command "deploy" is already registered (command names ignore case)"#
+        );
+        check_new_command("deploy-all", ["deploy"]).unwrap();
+        let e = check_new_tool("t", ["t"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"duplicate tool name "t": a tool of this name is already registered"#
+        );
+        check_new_tool("T", ["t"]).unwrap();
     }
 
     #[test]

@@ -82,6 +82,19 @@ export class CallToolError extends ZotError {
   }
 }
 
+/**
+ * A command or tool name registered before: hosts keep the first
+ * registration, so a second could never run. The text is the engine's
+ * (`RegisterError::DuplicateCommand` / `DuplicateTool`), as in every SDK.
+ */
+export function duplicateRegistration(kind: "command" | "tool", name: string, registered: string): RegistrationError {
+  return new RegistrationError(
+    kind === "command"
+      ? `duplicate command name ${JSON.stringify(name)}: command ${JSON.stringify(registered)} is already registered (command names ignore case)`
+      : `duplicate tool name ${JSON.stringify(name)}: a tool of this name is already registered`,
+  );
+}
+
 /** The message of anything thrown. */
 export function message(e: unknown): string {
   if (e instanceof Error) {

@@ -2,7 +2,15 @@
 // on-hello hooks) and the spontaneous actions. Running it is the session's
 // (`session.ts`), which dispatches the engine's jobs to these handlers.
 
-import { CallToolError, NotRunningError, RegistrationError, SendError, SessionError, wrapped } from "./errors";
+import {
+  CallToolError,
+  duplicateRegistration,
+  NotRunningError,
+  RegistrationError,
+  SendError,
+  SessionError,
+  wrapped,
+} from "./errors";
 import type { InterceptEventName, LifecycleEventName, NotifyLevel, PanelSpec } from "./generated/protocol";
 import { type EngineOptions, type NativeEngine, native } from "./native";
 import { noteArgs } from "./notify";
@@ -130,14 +138,20 @@ export class Extension {
   }
 
   /**
-   * Registers a slash command (replacing one of the same name). A refused
-   * name throws a {@link RegistrationError}.
+   * Registers a slash command. A refused name, or one registered before
+   * (compared case-insensitively, as hosts do), throws a
+   * {@link RegistrationError}.
    */
   command(name: string, description: string, handler: CommandHandler): this {
     wrapped(
       () => native().checkCommand(name),
       (m, o) => new RegistrationError(m, o),
     );
+    const key = name.toLowerCase();
+    const registered = [...this.commands.keys()].find((c) => c.toLowerCase() === key);
+    if (registered !== undefined) {
+      throw duplicateRegistration("command", name, registered);
+    }
     this.commands.set(name, { description, handler });
     if (this.engine !== undefined) {
       const engine = this.running();
@@ -150,7 +164,7 @@ export class Extension {
   }
 
   /**
-   * Registers a tool (replacing one of the same name): a {@link ToolSpec}
+   * Registers a tool: a {@link ToolSpec}
    * and a handler, or MCP's positional form `tool(name, description?,
    * schema?, handler)`.
    *
@@ -162,7 +176,8 @@ export class Extension {
    * in every SDK; a library schema (or shape) then also parses them, so the
    * handler gets the library's output (defaults, transforms) typed by the
    * schema. With a JSON Schema object, `A` types the arguments. A refused
-   * registration throws a {@link RegistrationError}.
+   * registration, or a name registered before, throws a
+   * {@link RegistrationError}.
    */
   tool<S extends Shape>(spec: ToolSpec & { schema: S }, handler: ToolHandler<ShapeOutput<S>>): this;
   tool<S extends StandardSchema<object>>(spec: ToolSpec & { schema: S }, handler: ToolHandler<SchemaOutput<S>>): this;
@@ -205,6 +220,9 @@ export class Extension {
       () => native().checkTool(json),
       (m, o) => new RegistrationError(m, o),
     );
+    if (this.tools.has(spec.name)) {
+      throw duplicateRegistration("tool", spec.name, spec.name);
+    }
     const run = library === undefined ? (handler as ToolHandler<JsonObject>) : validating(library, handler);
     this.tools.set(spec.name, { spec: json, handler: run });
     if (this.engine !== undefined) {

@@ -124,7 +124,8 @@ def test_registration_follows_the_rules() -> None:
     ext = Extension("reg")
     ext.command("b", "B", lambda: None)
     ext.command("a", "A", lambda: None)
-    ext.command("B", "B again", lambda: None)  # replaces /b in place
+    with pytest.raises(zot_ext.RegistrationError):
+        ext.command("B", "B again", lambda: None)  # /b is registered
     ext.tool("t", "T", lambda args: None, exposure="direct", deferred=True)
     ext.on("turn_end", lambda ev: None)
     ext.on("session_start", lambda ev: None)
@@ -134,7 +135,7 @@ def test_registration_follows_the_rules() -> None:
     with TestHost(ext) as host:
         reg = host.registration
         assert [(c["name"], c.get("description")) for c in reg.commands] == [
-            ("B", "B again"),
+            ("b", "B"),
             ("a", "A"),
         ]
         assert reg.tools == [
@@ -664,6 +665,29 @@ def test_a_name_that_is_no_lifecycle_event_raises_at_once_listing_them() -> None
         ext.on("tool_reslt")
     assert str(e.value).startswith('unknown event "tool_reslt" (events: session_start, ')
     assert "tool_result" in str(e.value)
+
+
+def test_a_command_or_tool_name_registered_twice_raises_at_once_naming_it() -> None:
+    ext = Extension("dup")
+    ext.command("deploy", "", lambda: None)
+    with pytest.raises(zot_ext.RegistrationError) as e:
+        ext.command("Deploy", "", lambda: None)
+    assert e.value.code == "registration"
+    assert str(e.value) == (
+        'duplicate command name "Deploy": command "deploy" is already registered (command names ignore case)'
+    )
+
+    @ext.tool
+    def t() -> str:
+        return ""
+
+    with pytest.raises(zot_ext.RegistrationError) as e:
+
+        @ext.tool("t")
+        def t2() -> str:
+            return ""
+
+    assert str(e.value) == 'duplicate tool name "t": a tool of this name is already registered'
 
 
 def test_an_invalid_tool_name_raises_at_the_decorator() -> None:

@@ -556,6 +556,24 @@ describe("events", () => {
     );
   });
 
+  test("a command or tool name registered twice throws at once, naming it", () => {
+    const ext = new Extension("dup", "1.0.0").command("deploy", "", () => {}).tool("t", "", () => "");
+    assert.throws(
+      () => ext.command("Deploy", "", () => {}),
+      (e) =>
+        e instanceof RegistrationError &&
+        e.code === "registration" &&
+        e.message ===
+          'duplicate command name "Deploy": command "deploy" is already registered (command names ignore case)',
+    );
+    assert.throws(
+      () => ext.tool({ name: "t" }, () => ""),
+      (e) =>
+        e instanceof RegistrationError &&
+        e.message === 'duplicate tool name "t": a tool of this name is already registered',
+    );
+  });
+
   test("registering an event again replaces the handler without moving it", async () => {
     const ext = new Extension("events", "1.0.0")
       .on("turn_end", () => {})

@@ -6,6 +6,7 @@ engine's refusal, the OS error) is kept as ``__cause__``."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import traceback
@@ -45,6 +46,21 @@ class RegistrationError(ZotError, ValueError):
     ``ValueError``, as the registration methods raised before."""
 
     code = "registration"
+
+
+def duplicate_registration(kind: str, name: str, registered: str) -> RegistrationError:
+    """A command or tool name registered before: hosts keep the first
+    registration, so a second could never run. The text is the engine's
+    (``RegisterError::DuplicateCommand`` / ``DuplicateTool``), as in every
+    SDK."""
+    quoted = json.dumps(name, ensure_ascii=False)
+    if kind == "command":
+        first = json.dumps(registered, ensure_ascii=False)
+        return RegistrationError(
+            f"duplicate command name {quoted}: command {first} is already registered"
+            " (command names ignore case)"
+        )
+    return RegistrationError(f"duplicate tool name {quoted}: a tool of this name is already registered")
 
 
 class SendError(ZotError):

@@ -25,7 +25,14 @@ from typing import (
 
 from . import _native
 from ._context import HostInfo
-from ._errors import NotRunningError, RegistrationError, SendError, SessionError, ZotError
+from ._errors import (
+    NotRunningError,
+    RegistrationError,
+    SendError,
+    SessionError,
+    ZotError,
+    duplicate_registration,
+)
 from ._events import EventRegistration
 from ._handlers import HandlerOf
 from ._panels import PanelRegistration
@@ -176,8 +183,8 @@ class Extension(EventRegistration, PanelRegistration):
         user's input (``str``) and a :class:`Ctx`; it returns a
         :class:`Response`, a ``str`` (shown with ``display``) or ``None``
         (``noop``). Raising an exception answers ``noop`` with the message
-        as the error (SDK-16). Registering a name again (compared
-        case-insensitively) replaces the command.
+        as the error (SDK-16). A name registered before (compared
+        case-insensitively, as hosts do) raises :class:`RegistrationError`.
         """
         if callable(name):
             return self.command(None, description, thread=thread)(name)
@@ -188,6 +195,9 @@ class Extension(EventRegistration, PanelRegistration):
             self._check(lambda: _native.check_command(cmd_name))
             cmd = _Command(cmd_name, desc, _Handler.of(fn, thread))
             with self._lock:
+                earlier = self._commands.get(cmd_name.lower())
+                if earlier is not None:
+                    raise duplicate_registration("command", cmd_name, earlier.name)
                 self._commands[cmd_name.lower()] = cmd
             self._register_late(f"command {cmd_name!r}", lambda n: n.register_command(cmd_name, desc))
             return fn
@@ -265,7 +275,8 @@ class Extension(EventRegistration, PanelRegistration):
         ``str``, a list of content blocks, a ``dict`` (structured content)
         or ``None``; raising an exception answers ``is_error`` with the
         message (SDK-21). ``interactive`` tools wait for the user and get
-        cancelled through ``ctx`` (SDK-53).
+        cancelled through ``ctx`` (SDK-53). A name registered before raises
+        :class:`RegistrationError`.
         """
         if callable(name):
             return self.tool(
@@ -317,6 +328,8 @@ class Extension(EventRegistration, PanelRegistration):
             self._check(lambda: _native.check_tool(to_json(frame)))
             spec = _Tool(frame, handler_of, convert)
             with self._lock:
+                if tool_name in self._tools:
+                    raise duplicate_registration("tool", tool_name, tool_name)
                 self._tools[tool_name] = spec
             self._register_late(f"tool {tool_name!r}", lambda n: n.register_tool(to_json(frame)))
             return fn
