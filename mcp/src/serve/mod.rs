@@ -66,6 +66,13 @@ pub async fn run(opts: ServeOptions) -> ExitCode {
 fn log_observation(o: &Observation) {
     match o {
         Observation::Note { ext, level, text } => eprintln!("[{ext}] {level}: {text}"),
+        // In rpc mode, an extension's notes arrive as `ext_notify` events.
+        Observation::Rpc { event } if event["type"] == "ext_notify" => eprintln!(
+            "[{}] {}: {}",
+            event["extension"].as_str().unwrap_or_default(),
+            event["level"].as_str().unwrap_or_default(),
+            event["message"].as_str().unwrap_or_default()
+        ),
         Observation::Warning { text } => eprintln!("zot-mcp: warning: {text}"),
         Observation::Status { level, text } if level == "error" => {
             eprintln!("zot-mcp: {text}")
