@@ -2,7 +2,8 @@
 # npm registry once (the server is cached under target/mcp-servers).
 # zot-mcp wrap against the official MCP test server
 # (@modelcontextprotocol/server-everything): registrations, text, image,
-# structured content, progress notes and a cancellation mid-call.
+# structured content, progress notes and a cancellation mid-call; and
+# zot-mcp serve driven by the Python MCP client (PyPI, cached under target/).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
@@ -21,3 +22,19 @@ fi
 cargo build -p zot-mcp --locked -q
 python3 mcp/tests/everything/drive.py "$ROOT/target/debug/zot-mcp" "$server"
 ok "zot-mcp wrap over server-everything"
+
+# zot-mcp serve against the official Python MCP client (the `mcp` package,
+# pinned), installed in target/mcp-venv: the conformance extension's tools
+# and commands (as prompts).
+client_version="1.22.0"
+venv="$ROOT/target/mcp-venv"
+if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$client_version')" 2>/dev/null; then
+  python3 -m venv "$venv"
+  if ! "$venv/bin/pip" install -q "mcp==$client_version"; then
+    note "skipped mcp serve: PyPI is unreachable (the mcp client not installed)"
+    exit 0
+  fi
+fi
+cargo build -p conformance-rust --locked -q
+"$venv/bin/python" mcp/tests/serve/client.py "$ROOT/target/debug/zot-mcp" tests/conformance/rust
+ok "zot-mcp serve with the Python MCP client"
