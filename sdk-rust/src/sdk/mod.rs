@@ -7,6 +7,7 @@ mod dispatch;
 mod error;
 mod handle;
 mod note;
+mod registrations;
 mod results;
 mod run;
 mod tool_spec;
