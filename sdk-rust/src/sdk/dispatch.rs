@@ -202,19 +202,29 @@ impl Dispatcher {
         }
     }
 
+    /// A job the engine routed to a handler this dispatcher does not have.
+    /// The engine hands out only what was registered with it, and this SDK
+    /// registers exactly its tables, so this is a bug, not a protocol case
+    /// (the engine itself answers requests with no handler, SDK-15/20/38):
+    /// the job is failed, so it is still answered once, and logged.
+    fn unrouted(&self, id: JobId, what: &str, name: &str) -> Option<Result<(), RunError>> {
+        let msg = format!("internal error: no {what} handler for {name:?} in the Rust SDK");
+        self.handle.log(msg.clone());
+        report(
+            &self.handle,
+            what,
+            &name,
+            self.engine.complete(id, Outcome::Failed(msg)),
+        );
+        None
+    }
+
     /// Starts one job; `Some` when the session is over.
     fn dispatch(&self, job: Job) -> Option<Result<(), RunError>> {
         match job {
             Job::Command(c) => {
                 let Some(f) = self.tables.commands.get(&c.name).cloned() else {
-                    report(
-                        &self.handle,
-                        "command",
-                        &c.name,
-                        self.engine
-                            .complete(c.id, Outcome::Failed(format!("no handler for /{}", c.name))),
-                    );
-                    return None;
+                    return self.unrouted(c.id, "command", &c.name);
                 };
                 let ctx = self.ctx(Some(c.id), c.invocation, self.engine.cancel_token(c.id));
                 let (engine, handle) = (self.engine.clone(), self.handle.clone());
@@ -232,16 +242,7 @@ impl Dispatcher {
             }
             Job::Tool(t) => {
                 let Some(f) = self.tables.tools.get(&t.name).cloned() else {
-                    report(
-                        &self.handle,
-                        "tool",
-                        &t.name,
-                        self.engine.complete(
-                            t.id,
-                            Outcome::Failed(format!("no handler for tool {:?}", t.name)),
-                        ),
-                    );
-                    return None;
+                    return self.unrouted(t.id, "tool", &t.name);
                 };
                 let ctx = self.ctx(Some(t.id), t.invocation, self.engine.cancel_token(t.id));
                 let (engine, handle) = (self.engine.clone(), self.handle.clone());
@@ -265,14 +266,7 @@ impl Dispatcher {
                 let name = i.request.name();
                 let idx = INTERCEPTABLE_EVENT_NAMES.iter().position(|e| *e == name);
                 let Some(f) = idx.and_then(|i| self.tables.intercepts[i].clone()) else {
-                    report(
-                        &self.handle,
-                        "interceptor",
-                        &name,
-                        self.engine
-                            .complete(i.id, Outcome::Intercept(Default::default())),
-                    );
-                    return None;
+                    return self.unrouted(i.id, "interceptor", name);
                 };
                 let ctx = self.ctx(
                     Some(i.id),
