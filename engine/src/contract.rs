@@ -354,7 +354,9 @@ impl Job {
             },
             // Written by hand: bindings take events by the hundred thousand
             // (a test keeps it equal to `JobMessage::Event`).
-            Job::Event { id, event } => return write_event_json(id.0, event, out),
+            Job::Event { id, event, frame } => {
+                return write_event_json(id.0, event, frame.as_deref(), out)
+            }
             Job::Intercept(i) => JobMessage::Intercept {
                 id: i.id.0,
                 name: i.request.name(),
@@ -401,7 +403,7 @@ impl Job {
 /// `{"kind":"event","id":…,"name":…,"event":{"type":"event",…}}`: the event
 /// object is the frame as handlers see it, `type` included, so that bindings
 /// need not copy every event to add it.
-fn write_event_json(id: u64, event: &EventData, out: &mut Vec<u8>) {
+fn write_event_json(id: u64, event: &EventData, frame: Option<&str>, out: &mut Vec<u8>) {
     // Written piecewise into `out`: no formatting machinery, no temporary
     // string per event (bindings take events by the hundred thousand).
     out.extend_from_slice(br#"{"kind":"event","id":"#);
@@ -409,8 +411,11 @@ fn write_event_json(id: u64, event: &EventData, out: &mut Vec<u8>) {
     out.extend_from_slice(br#","name":"#);
     serde_json::to_writer(&mut *out, event.name()).expect("strings serialize");
     out.extend_from_slice(br#","event":"#);
-    match event {
-        EventData::Known(e) => {
+    match (frame, event) {
+        // The host's frame as it came: no second encoding (see
+        // `EngineConfig::event_frames`).
+        (Some(text), _) => out.extend_from_slice(text.as_bytes()),
+        (None, EventData::Known(e)) => {
             let start = out.len();
             serde_json::to_writer(&mut *out, e).expect("events always serialize");
             // A known event serializes as `{"event":…}` without `type`.
@@ -418,7 +423,7 @@ fn write_event_json(id: u64, event: &EventData, out: &mut Vec<u8>) {
             out.splice(start + 1..start + 1, TYPE.iter().copied());
         }
         // The host's frame as it came, `type` and all.
-        EventData::Unknown(u) => out.extend_from_slice(u.raw.get().as_bytes()),
+        (None, EventData::Unknown(u)) => out.extend_from_slice(u.raw.get().as_bytes()),
     }
     out.push(b'}');
 }
@@ -848,6 +853,7 @@ mod tests {
         let fast = Job::Event {
             id: JobId(7),
             event: event.clone(),
+            frame: None,
         }
         .to_json();
         let message = JobMessage::Event {

@@ -164,6 +164,10 @@ pub enum Job {
         id: JobId,
         /// The event.
         event: EventData,
+        /// The host's frame as it came (`type` included), kept when
+        /// [`crate::EngineConfig::event_frames`] is set: a binding hands it
+        /// on as is instead of encoding the decoded event again.
+        frame: Option<Box<str>>,
     },
     /// Run an interceptor.
     Intercept(InterceptJob),

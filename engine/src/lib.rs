@@ -116,6 +116,7 @@
 #![warn(missing_docs)]
 
 mod args;
+pub mod binding;
 mod call_error;
 mod call_tool;
 mod cancel;
@@ -238,6 +239,12 @@ pub struct EngineConfig {
     /// oversize line, an unknown frame type...) is written verbatim before
     /// the rest are counted (10 per kind every 10 s by default).
     pub repeat_limit: RepeatLimit,
+    /// Keep each event's frame text in [`Job::Event`] (`frame`). The
+    /// bindings set it: the event then crosses into JavaScript or Python
+    /// as the host wrote it, parsed once there, instead of being encoded
+    /// again from its decoded form. Off by default (the Rust SDK uses the
+    /// decoded event and would only pay for the copy).
+    pub event_frames: bool,
 }
 
 impl EngineConfig {
@@ -256,6 +263,7 @@ impl EngineConfig {
             exit_watchdog: Some(Duration::from_millis(1500)),
             deferred_flush: false,
             repeat_limit: RepeatLimit::default(),
+            event_frames: false,
         }
     }
 }

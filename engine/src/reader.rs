@@ -376,6 +376,8 @@ impl Lines {
         next: Result<&[u8], CodecError>,
         batch: &mut Vec<Job>,
     ) -> Flow {
+        // The line as read, kept for events (see `handle`).
+        let text = next.as_ref().map_or(&[][..], |line| *line);
         let frame = match next {
             // Bounded before anything parses it: see `reject`.
             Ok(line) if exceeds_depth(line, MAX_FRAME_DEPTH) => {
@@ -440,14 +442,16 @@ impl Lines {
             };
         }
         match frame {
-            Ok(frame) => handle(inner, frame, batch),
+            Ok(frame) => handle(inner, frame, text, batch),
             // Answered above.
             Err(_) => Flow::Continue,
         }
     }
 }
 
-fn handle(inner: &Arc<Inner>, frame: HostFrame, batch: &mut Vec<Job>) -> Flow {
+/// `line` is the frame's text (kept for events, see
+/// [`super::EngineConfig::event_frames`]).
+fn handle(inner: &Arc<Inner>, frame: HostFrame, line: &[u8], batch: &mut Vec<Job>) -> Flow {
     match frame {
         // SDK-5.
         HostFrame::HelloAck(_) => inner.diag_repeated(Repeated::DuplicateHelloAck, || {
@@ -475,8 +479,8 @@ fn handle(inner: &Arc<Inner>, frame: HostFrame, batch: &mut Vec<Job>) -> Flow {
             }
         }
         HostFrame::ToolResult(r) => inner.on_host_result(r),
-        HostFrame::Event(ev) => on_event(inner, EventData::Known(ev), batch),
-        HostFrame::UnknownEvent(u) => on_event(inner, EventData::Unknown(u), batch),
+        HostFrame::Event(ev) => on_event(inner, EventData::Known(ev), line, batch),
+        HostFrame::UnknownEvent(u) => on_event(inner, EventData::Unknown(u), line, batch),
         HostFrame::EventIntercept(req) => on_intercept(inner, req, batch),
         HostFrame::UnknownIntercept(u) => allow_unknown_intercept(inner, &u),
         HostFrame::PanelKey(key) => {
@@ -539,7 +543,7 @@ fn serial(inner: &Inner, what: SerialWhat) -> JobId {
     JobId(id)
 }
 
-fn on_event(inner: &Inner, event: EventData, batch: &mut Vec<Job>) {
+fn on_event(inner: &Inner, event: EventData, line: &[u8], batch: &mut Vec<Job>) {
     // SDK-37: events without a handler are ignored.
     if !lock(&inner.state).registry.subscribed(event.name()) {
         return;
@@ -548,8 +552,16 @@ fn on_event(inner: &Inner, event: EventData, batch: &mut Vec<Job>) {
         EventData::Known(e) => Cow::Borrowed(e.name()),
         EventData::Unknown(u) => Cow::Owned(u.event.clone()),
     };
+    // The line decoded as a frame, so it is JSON; only its bytes outside
+    // strings were not checked to be UTF-8 (a non-ASCII byte there fails
+    // decoding), hence the check is cheap and never fails in practice.
+    let frame = if inner.config.event_frames {
+        std::str::from_utf8(line.trim_ascii()).ok().map(Box::from)
+    } else {
+        None
+    };
     let id = serial(inner, SerialWhat::Event(what));
-    batch.push(Job::Event { id, event });
+    batch.push(Job::Event { id, event, frame });
 }
 
 fn on_command(inner: &Arc<Inner>, c: zot_protocol::CommandInvoked, batch: &mut Vec<Job>) {

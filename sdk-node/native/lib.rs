@@ -2,22 +2,24 @@
 //! `zot-ext`.
 //!
 //! This module is private to the package: users import the TypeScript facade
-//! (`sdk-node/src/*.ts`), never these classes. It is a thin layer over
-//! [`zot_ext_engine::Engine`] and keeps the engine's pull model:
+//! (`sdk-node/src/*.ts`), never these classes. [`NativeEngine`] wraps the
+//! engine's binding core ([`zot_ext_engine::binding::BindingEngine`]) method
+//! for method, as the Python binding does, and keeps the engine's pull
+//! model:
 //!
 //! - The engine reads the host's pipe itself (the one read path).
 //! - [`NativeEngine::on_jobs`] sets the readiness signal: a thread-safe
 //!   function the engine calls from the thread that queued jobs (once per
 //!   batch), so that JavaScript takes every queued job with
-//!   [`NativeEngine::take_jobs`] (a JSON array of [`Job::to_json`]
-//!   objects) on its own thread: one hop from the engine's reader to the
+//!   [`NativeEngine::take_jobs`] (a JSON array of
+//!   [`zot_ext_engine::Job::to_json`] objects) on its own thread: one hop from the engine's reader to the
 //!   JavaScript thread. While it is set it keeps Node's event loop alive;
 //!   once a batch ends with `finished` the dispatcher removes it and the
 //!   process can exit on its own.
 //! - Jobs are answered in batches with [`NativeEngine::complete`] (a JSON
 //!   array of the contract's answers, see
 //!   [`zot_ext_engine::contract::complete_json`]; a failure is one of them).
-//! - `call_tool` uses the job form ([`Engine::start_call`]): the result comes
+//! - `call_tool` uses the job form ([`zot_ext_engine::Engine::start_call`]): the result comes
 //!   back as a `call_result` job, so the readiness callback is the only
 //!   JavaScript function Rust ever calls.
 //!
@@ -36,16 +38,11 @@ use napi::bindgen_prelude::{within_runtime_if_available, Function};
 use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
-use zot_ext_engine::contract::{CallStart, CallStarted};
+use zot_ext_engine::binding::{BindingEngine, BindingError, Options};
 use zot_ext_engine::registration;
 use zot_ext_engine::testing::{default_hello_ack, HostHarness, TestError};
-use zot_ext_engine::{
-    CallId, CallRequest, Engine, EngineConfig, Job, JobId, MemoryHost, Transport,
-};
-use zot_protocol::{
-    ExtFrame, Frame, HelloAck, NotifyLevel, PanelRender, PanelSpec, RawJson, RegisterCommand,
-    RegisterTool,
-};
+use zot_ext_engine::{JobId, MemoryHost, Transport};
+use zot_protocol::{ExtFrame, Frame, HelloAck, RawJson, RegisterTool};
 
 fn err(msg: impl std::fmt::Display) -> Error {
     Error::new(Status::GenericFailure, msg.to_string())
@@ -69,9 +66,8 @@ fn millis(ms: Option<f64>) -> Option<Duration> {
         .map(|m| Duration::from_secs_f64(m / 1000.0))
 }
 
-/// A batch of jobs as one JSON array.
-fn batch_json(jobs: &[Job]) -> String {
-    Job::batch_to_json(jobs)
+fn binding_err(e: BindingError) -> Error {
+    err(e)
 }
 
 /// Engine settings that tests may shorten; every field defaults to the
@@ -88,35 +84,37 @@ pub struct EngineOptions {
     pub exit_watchdog_ms: Option<f64>,
 }
 
-fn config(name: String, version: String, opts: Option<EngineOptions>) -> EngineConfig {
-    let mut c = EngineConfig::new(name, version);
+fn options(opts: Option<EngineOptions>) -> Options {
     let opts = opts.unwrap_or_default();
-    if let Some(d) = millis(opts.shutdown_grace_ms) {
-        c.shutdown_grace = d;
+    Options {
+        shutdown_grace: millis(opts.shutdown_grace_ms),
+        intercept_timeout: millis(opts.intercept_timeout_ms),
+        exit_watchdog: match opts.exit_watchdog_ms {
+            Some(ms) if ms < 0.0 => Some(None),
+            other => millis(other).map(Some),
+        },
     }
-    if let Some(d) = millis(opts.intercept_timeout_ms) {
-        c.intercept_timeout = d;
-    }
-    match opts.exit_watchdog_ms {
-        Some(ms) if ms < 0.0 => c.exit_watchdog = None,
-        other => {
-            if let Some(d) = millis(other) {
-                c.exit_watchdog = Some(d);
-            }
-        }
-    }
-    c
 }
 
 /// Starts an engine on napi-rs's tokio runtime.
-fn start(config: EngineConfig, transport: Transport) -> Result<Engine> {
-    within_runtime_if_available(|| Engine::start(config, transport)).map_err(err)
+fn start(
+    name: &str,
+    version: &str,
+    opts: Option<EngineOptions>,
+    transport: Transport,
+) -> Result<BindingEngine> {
+    within_runtime_if_available(|| {
+        let rt = tokio::runtime::Handle::try_current().map_err(err)?;
+        BindingEngine::start(&rt, name, version, options(opts), transport).map_err(binding_err)
+    })
 }
 
-/// One running engine (one extension session).
+/// One running engine (one extension session): the engine's binding core
+/// (`zot_ext_engine::binding`), method for method, plus Node's readiness
+/// signal (`onJobs`).
 #[napi]
 pub struct NativeEngine {
-    engine: Engine,
+    core: BindingEngine,
     /// The host side of the memory transport, until a test host takes it.
     memory: Mutex<Option<MemoryHost>>,
 }
@@ -128,30 +126,30 @@ impl NativeEngine {
     #[napi(factory, catch_unwind)]
     pub fn stdio(name: String, version: String, options: Option<EngineOptions>) -> Result<Self> {
         let transport = Transport::stdio().map_err(err)?;
-        let engine = start(config(name, version, options), transport)?;
         Ok(Self {
-            engine,
+            core: start(&name, &version, options, transport)?,
             memory: Mutex::new(None),
         })
     }
 
     /// Calls `callback` (with no arguments, on the JavaScript thread) when
     /// jobs are queued and it was not called since the last `takeJobs`:
-    /// the readiness signal. Take them with `takeJobs` (a JSON array of job
-    /// objects, see `Job::to_json`), in the order taken. While a callback is
-    /// set it keeps Node's event loop alive; `null` removes it (after the
-    /// `finished` job), so the process can exit on its own.
+    /// the readiness signal. Take them with `takeJobs`, in the order taken.
+    /// While a callback is set it keeps Node's event loop alive; `null`
+    /// removes it (after the `finished` job), so the process can exit on
+    /// its own.
     #[napi(catch_unwind, ts_args_type = "callback: (() => void) | null")]
     pub fn on_jobs(&self, callback: Option<Function<'_, (), ()>>) -> Result<()> {
+        let engine = self.core.engine();
         let Some(callback) = callback else {
-            self.engine.on_jobs(None);
+            engine.on_jobs(None);
             return Ok(());
         };
         let wake = callback
             .build_threadsafe_function::<()>()
             .callee_handled::<false>()
             .build()?;
-        self.engine.on_jobs(Some(Box::new(move || {
+        engine.on_jobs(Some(Box::new(move || {
             // Fails only while Node is shutting down: nobody is waiting.
             let _ = wake.call((), ThreadsafeFunctionCallMode::NonBlocking);
         })));
@@ -163,9 +161,8 @@ impl NativeEngine {
     #[napi(factory, catch_unwind)]
     pub fn memory(name: String, version: String, options: Option<EngineOptions>) -> Result<Self> {
         let (transport, host) = Transport::memory();
-        let engine = start(config(name, version, options), transport)?;
         Ok(Self {
-            engine,
+            core: start(&name, &version, options, transport)?,
             memory: Mutex::new(Some(host)),
         })
     }
@@ -173,13 +170,14 @@ impl NativeEngine {
     /// The extension name.
     #[napi(getter, catch_unwind)]
     pub fn name(&self) -> String {
-        self.engine.name().to_owned()
+        self.core.name().to_owned()
     }
 
-    /// Everything queued right now (possibly `[]`), without waiting.
+    /// Everything queued right now (possibly `[]`), without waiting: a JSON
+    /// array of the contract's jobs (events as the host wrote them).
     #[napi(catch_unwind)]
     pub fn take_jobs(&self) -> String {
-        batch_json(&self.engine.take_jobs())
+        self.core.take_jobs()
     }
 
     /// Answers a batch of jobs: a JSON array of the contract's `Answer`s
@@ -191,55 +189,52 @@ impl NativeEngine {
     /// a JSON array.
     #[napi(catch_unwind)]
     pub fn complete(&self, batch: String) -> Result<String> {
-        zot_ext_engine::contract::complete_json(&self.engine, &batch).map_err(err)
+        self.core.complete(&batch).map_err(binding_err)
     }
 
     /// Whether a job was cancelled (or is not open any more).
     #[napi(catch_unwind)]
     pub fn is_cancelled(&self, job: f64) -> Result<bool> {
-        Ok(self.engine.is_cancelled(job_id(job)?))
+        Ok(self.core.is_cancelled(job_id(job)?.0))
     }
 
-    /// The host's `hello_ack` as JSON, once received.
+    /// The host's `hello_ack` frame (`type` included) as JSON, once received.
     #[napi(catch_unwind)]
     pub fn hello_ack(&self) -> Option<String> {
-        self.engine
-            .hello_ack()
-            .map(|a| serde_json::to_string(&*a).unwrap_or_default())
+        self.core.hello_ack()
     }
 
     /// Registers a slash command.
     #[napi(catch_unwind)]
     pub fn register_command(&self, name: String, description: String) -> Result<()> {
-        self.engine
-            .register_command(RegisterCommand { name, description })
-            .map_err(err)
+        self.core
+            .register_command(&name, &description)
+            .map_err(binding_err)
     }
 
     /// Registers a tool given as the fields of `register_tool` (JSON; key
     /// order of the schemas is kept byte for byte).
     #[napi(catch_unwind)]
     pub fn register_tool(&self, spec: String) -> Result<()> {
-        let tool: RegisterTool = serde_json::from_str(&spec).map_err(err)?;
-        self.engine.register_tool(tool).map_err(err)
+        self.core.register_tool(&spec).map_err(binding_err)
     }
 
     /// Subscribes to a lifecycle event by name.
     #[napi(catch_unwind)]
     pub fn subscribe(&self, event: String) -> Result<()> {
-        self.engine.subscribe(&event).map_err(err)
+        self.core.subscribe(&event).map_err(binding_err)
     }
 
     /// Registers an interceptor for one of the four interceptable events.
     #[napi(catch_unwind)]
     pub fn intercept(&self, event: String) -> Result<()> {
-        self.engine.intercept(&event).map_err(err)
+        self.core.intercept(&event).map_err(binding_err)
     }
 
     /// Ends the on-hello phase: every registration, `subscribe`, `ready`.
     #[napi(catch_unwind)]
     pub fn hello_done(&self) -> Result<()> {
-        self.engine.hello_done().map_err(err)
+        self.core.hello_done().map_err(binding_err)
     }
 
     /// Sends a spontaneous frame given as JSON (`notify`, `clear_notes`,
@@ -247,47 +242,7 @@ impl NativeEngine {
     /// `panel_close`).
     #[napi(catch_unwind)]
     pub fn send(&self, frame: String) -> Result<()> {
-        self.engine.send_json(&frame).map_err(err)
-    }
-
-    /// Sends `notify`.
-    #[napi(catch_unwind)]
-    pub fn notify(&self, level: String, message: String) -> Result<()> {
-        self.engine
-            .notify(NotifyLevel::from(level), message)
-            .map_err(err)
-    }
-
-    /// Sends `clear_notes`.
-    #[napi(catch_unwind)]
-    pub fn clear_notes(&self) -> Result<()> {
-        self.engine.clear_notes().map_err(err)
-    }
-
-    /// Sends `submit`.
-    #[napi(catch_unwind)]
-    pub fn submit(&self, text: String) -> Result<()> {
-        self.engine.submit(text).map_err(err)
-    }
-
-    /// Sends the spontaneous `open_panel` (the panel spec as JSON).
-    #[napi(catch_unwind)]
-    pub fn open_panel(&self, panel: String) -> Result<()> {
-        let panel: PanelSpec = serde_json::from_str(&panel).map_err(err)?;
-        self.engine.open_panel(panel).map_err(err)
-    }
-
-    /// Sends `panel_render` (its fields as JSON).
-    #[napi(catch_unwind)]
-    pub fn render_panel(&self, render: String) -> Result<()> {
-        let render: PanelRender = serde_json::from_str(&render).map_err(err)?;
-        self.engine.render_panel(render).map_err(err)
-    }
-
-    /// Sends `panel_close`.
-    #[napi(catch_unwind)]
-    pub fn close_panel(&self, panel_id: String) -> Result<()> {
-        self.engine.close_panel(panel_id).map_err(err)
+        self.core.send(&frame).map_err(binding_err)
     }
 
     /// Starts a `call_tool` given as a `CallStart` (JSON). Returns a
@@ -296,22 +251,14 @@ impl NativeEngine {
     /// sent; throws only when `request` is not a `CallStart`.
     #[napi(catch_unwind)]
     pub fn start_call(&self, request: String) -> Result<String> {
-        let req: CallStart = serde_json::from_str(&request).map_err(err)?;
-        let call = CallRequest {
-            parent: req.parent.map(JobId),
-            name: req.name,
-            args: req.args.unwrap_or_else(RawJson::empty_object),
-            key: req.key,
-            timeout: millis(req.timeout_ms),
-        };
-        Ok(CallStarted::of(self.engine.start_call(call)).to_json())
+        self.core.start_call(&request).map_err(binding_err)
     }
 
     /// Gives up on a call: `call_tool_cancel` is sent and its `call_result`
     /// carries the `cancelled` error. Unknown or finished calls are ignored.
     #[napi(catch_unwind)]
     pub fn cancel_call(&self, call: f64) -> Result<()> {
-        self.engine.cancel_call(CallId(job_id(call)?.0));
+        self.core.cancel_call(job_id(call)?.0);
         Ok(())
     }
 
@@ -319,13 +266,13 @@ impl NativeEngine {
     /// `shutdown_ack`).
     #[napi(catch_unwind)]
     pub fn close(&self) {
-        self.engine.close();
+        self.core.close();
     }
 
     /// Writes `[<name>] message` to stderr.
     #[napi(catch_unwind)]
     pub fn log(&self, message: String) {
-        self.engine.log(&message);
+        self.core.log(&message);
     }
 }
 

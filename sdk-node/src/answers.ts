@@ -9,11 +9,8 @@
 import type { Answer, Answered } from "./generated/contract";
 import type { NativeEngine } from "./native";
 
-/** The outcomes an `Answer` may carry (one at most; none: done). */
-type AnswerKey = Exclude<keyof Answer, "job"> & string;
-
 export class Answers {
-  private parts: string[] = [];
+  private answers: Answer[] = [];
   /** What each answer is for, to name it when the engine refuses it. */
   private labels: string[] = [];
   private scheduled = false;
@@ -24,13 +21,11 @@ export class Answers {
   ) {}
 
   /**
-   * Queues one answer: `value` under `key`, one of the outcomes of the
-   * contract's `Answer` (no key: an event or panel job is done). Throws
-   * when the value does not serialize (the caller fails the job instead).
+   * Queues one answer, the contract's `Answer`: the job and at most one
+   * outcome (none: an event or panel job is done).
    */
-  add(job: number, key: AnswerKey | undefined, value: unknown, label: string): void {
-    const part = key === undefined ? `{"job":${job}}` : `{"job":${job},"${key}":${JSON.stringify(value) ?? "null"}}`;
-    this.parts.push(part);
+  add(answer: Answer, label: string): void {
+    this.answers.push(answer);
     this.labels.push(label);
     if (!this.scheduled) {
       this.scheduled = true;
@@ -40,22 +35,22 @@ export class Answers {
 
   /** A failed handler's answer (never throws). */
   fail(job: number, error: string, label: string): void {
-    this.add(job, "error", error, label);
+    this.add({ job, error }, label);
   }
 
   /** Hands every queued answer to the engine. */
   flush(): void {
     this.scheduled = false;
-    if (this.parts.length === 0) {
+    if (this.answers.length === 0) {
       return;
     }
-    const batch = this.parts.length === 1 ? `[${this.parts[0]}]` : `[${this.parts.join(",")}]`;
+    const answers = this.answers;
     const labels = this.labels;
-    this.parts = [];
+    this.answers = [];
     this.labels = [];
     let result: string;
     try {
-      result = this.engine.complete(batch);
+      result = this.engine.complete(serialized(answers));
     } catch (e) {
       this.log(`answers not completed: ${e instanceof Error ? e.message : String(e)}`);
       return;
@@ -68,5 +63,26 @@ export class Answers {
         }
       });
     }
+  }
+}
+
+/**
+ * The batch as JSON. An outcome that does not serialize (a cycle, a BigInt)
+ * fails its own job with the reason, not the batch.
+ */
+function serialized(answers: Answer[]): string {
+  try {
+    return JSON.stringify(answers);
+  } catch {
+    return JSON.stringify(
+      answers.map((a) => {
+        try {
+          JSON.stringify(a);
+          return a;
+        } catch (e) {
+          return { job: a.job, error: e instanceof Error ? e.message : String(e) };
+        }
+      }),
+    );
   }
 }

@@ -358,7 +358,7 @@ export class Extension {
     const [message, level] = noteArgs(first, second);
     const engine = this.running();
     wrapped(
-      () => engine.notify(level, message),
+      () => engine.send(JSON.stringify({ type: "notify", level, message })),
       (m, o) => new SendError(m, o),
     );
   }
@@ -367,7 +367,7 @@ export class Extension {
   clearNotes(): void {
     const engine = this.running();
     wrapped(
-      () => engine.clearNotes(),
+      () => engine.send('{"type":"clear_notes"}'),
       (m, o) => new SendError(m, o),
     );
   }
@@ -376,7 +376,7 @@ export class Extension {
   submit(text: string): void {
     const engine = this.running();
     wrapped(
-      () => engine.submit(text),
+      () => engine.send(JSON.stringify({ type: "submit", text })),
       (m, o) => new SendError(m, o),
     );
   }
@@ -394,7 +394,7 @@ export class Extension {
   openPanel(panel: PanelSpec): void {
     const engine = this.running();
     wrapped(
-      () => engine.openPanel(JSON.stringify(panel)),
+      () => engine.send(JSON.stringify({ type: "open_panel", panel })),
       (m, o) => new SendError(m, o),
     );
   }
@@ -406,7 +406,7 @@ export class Extension {
       : (update as PanelUpdate);
     const engine = this.running();
     wrapped(
-      () => engine.renderPanel(JSON.stringify({ panel_id: panelId, ...fields })),
+      () => engine.send(JSON.stringify({ type: "panel_render", panel_id: panelId, ...fields })),
       (m, o) => new SendError(m, o),
     );
   }
@@ -416,7 +416,7 @@ export class Extension {
     this.forgetPanel(panelId);
     const engine = this.running();
     wrapped(
-      () => engine.closePanel(panelId),
+      () => engine.send(JSON.stringify({ type: "panel_close", panel_id: panelId })),
       (m, o) => new SendError(m, o),
     );
   }

@@ -1,8 +1,8 @@
-// What handlers return, as the engine's outcomes (the contract's answer
-// payloads): the one place where the facade's result types meet the
-// generated contract types.
+// What handlers return, as the engine's answers (the generated contract's
+// `Answer` and its outcomes): the one place where the facade's result types
+// meet the generated contract types.
 
-import type { CommandOutcome, InterceptOutcome, ToolOutcome } from "./generated/contract";
+import type { Answer, CommandOutcome, InterceptOutcome, ToolOutcome } from "./generated/contract";
 import { type CommandReply, Response, ToolOutput, type ToolReply, type Verdict } from "./results";
 
 /** The engine's outcome for what a command handler returned. */
@@ -37,4 +37,20 @@ export function interceptOutcome(event: string, v: Verdict | void): InterceptOut
     default:
       return {};
   }
+}
+
+/** The answer to command job `job`. */
+export function commandAnswer(job: number, r: Response | CommandReply | void): Answer {
+  return { job, command: commandOutcome(r) };
+}
+
+/** The answer to tool job `job`: one text block as `text` (no outcome object). */
+export function toolAnswer(job: number, r: ToolOutput | ToolReply | string | void): Answer {
+  const text = typeof r === "string" ? r : r instanceof ToolOutput ? r.onlyText() : undefined;
+  return text !== undefined ? { job, text } : { job, tool: toolOutcome(r) };
+}
+
+/** The answer to interception job `job` of `event`. */
+export function interceptAnswer(job: number, event: string, v: Verdict | void): Answer {
+  return { job, intercept: interceptOutcome(event, v) };
 }

@@ -73,13 +73,13 @@ export class SerialJobs {
         continue;
       }
       if (!isThenable(r)) {
-        answers.add(job.id, undefined, undefined, label);
+        answers.add({ job: job.id }, label);
         continue;
       }
       this.busy = true;
       Promise.resolve(r)
         .then(
-          () => answers.add(job.id, undefined, undefined, label),
+          () => answers.add({ job: job.id }, label),
           (e: unknown) => answers.fail(job.id, message(e), label),
         )
         .then(() => {

@@ -23,7 +23,7 @@
 
 import { Answers } from "./answers";
 import { CallToolError, message, SessionError } from "./errors";
-import type { CallStart, CallStarted, CommandOutcome, InterceptOutcome, Job, ToolOutcome } from "./generated/contract";
+import type { Answer, CallStart, CallStarted, Job } from "./generated/contract";
 import type {
   AssistantMessageIntercept,
   BeforeAgentStartIntercept,
@@ -32,8 +32,8 @@ import type {
   TurnStartIntercept,
 } from "./generated/protocol";
 import type { NativeEngine } from "./native";
-import { commandOutcome, interceptOutcome, toolOutcome } from "./outcomes";
-import { type CallToolResult, type JsonObject, ToolOutput, type Verdict } from "./results";
+import { commandAnswer, interceptAnswer, toolAnswer } from "./outcomes";
+import type { CallToolResult, JsonObject, Verdict } from "./results";
 import { type PanelHandlers, SerialJobs } from "./serial";
 import type { Awaitable, CallOptions, CommandHandler, Context, EventHandler, HostInfo, ToolHandler } from "./types";
 
@@ -211,21 +211,12 @@ export class Session {
     switch (job.kind) {
       case "command": {
         const c = this.reg.commands.get(job.name) as { handler: CommandHandler };
-        this.runJob(job, job.invocation, "command", `/${job.name}`, (ctx) => c.handler(job.args, ctx), commandOutcome);
+        this.runJob(job, job.invocation, "command", `/${job.name}`, (ctx) => c.handler(job.args, ctx), commandAnswer);
         return;
       }
       case "tool": {
         const t = this.reg.tools.get(job.name) as { handler: ToolHandler<JsonObject> };
-        this.runJob(
-          job,
-          job.invocation,
-          "tool",
-          job.name,
-          (ctx) => t.handler(job.args, ctx),
-          toolOutcome,
-          // One text block, the common result: no JSON round trip.
-          (r) => (typeof r === "string" ? r : r instanceof ToolOutput ? r.onlyText() : undefined),
-        );
+        this.runJob(job, job.invocation, "tool", job.name, (ctx) => t.handler(job.args, ctx), toolAnswer);
         return;
       }
       case "intercept": {
@@ -245,7 +236,7 @@ export class Session {
           "interceptor",
           job.name,
           (ctx) => handler(request, ctx),
-          (v) => interceptOutcome(job.name, v),
+          (id, v) => interceptAnswer(id, job.name, v),
         );
         return;
       }
@@ -293,8 +284,7 @@ export class Session {
     what: "command" | "tool" | "interceptor",
     name: string,
     call: (ctx: Context) => Awaitable<R>,
-    toOutcome: (r: R) => CommandOutcome | ToolOutcome | InterceptOutcome,
-    textOf?: (r: R) => string | undefined,
+    toAnswer: (job: number, r: R) => Answer,
   ): void {
     const id = job.id;
     const cancel = new LazyAbort();
@@ -312,13 +302,8 @@ export class Session {
         this.controllers.delete(id);
         const answers = this.answer();
         const label = `${what} ${name}`;
-        const text = textOf?.(r);
         try {
-          if (text !== undefined) {
-            answers.add(id, "text", text, label);
-          } else {
-            answers.add(id, what === "interceptor" ? "intercept" : what, toOutcome(r), label);
-          }
+          answers.add(toAnswer(id, r), label);
         } catch (e) {
           answers.fail(id, message(e), label);
         }

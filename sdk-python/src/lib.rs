@@ -45,10 +45,10 @@ use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyTimeoutError, P
 use pyo3::prelude::*;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
-use zot_ext_engine::contract::{CallStart, CallStarted};
+use zot_ext_engine::binding::{BindingEngine, BindingError, Options};
 use zot_ext_engine::testing::{default_hello_ack, HostHarness, TestError};
-use zot_ext_engine::{CallId, CallRequest, Engine, EngineConfig, Job, JobId, Transport};
-use zot_protocol::{CallTool, ExtFrame, HelloAck, RawJson, RegisterCommand, RegisterTool};
+use zot_ext_engine::Transport;
+use zot_protocol::{CallTool, ExtFrame, HelloAck, RawJson, RegisterTool};
 
 create_exception!(
     _native,
@@ -235,21 +235,20 @@ fn seconds(timeout: Option<f64>) -> PyResult<Option<Duration>> {
     }
 }
 
-fn batch_json(jobs: &[Job]) -> String {
-    Job::batch_to_json(jobs)
-}
-
 // ---------------------------------------------------------------------------
 // The engine
 
-/// One engine session (a running [`zot_ext_engine::Engine`]).
+/// One engine session: the engine's binding core
+/// ([`zot_ext_engine::binding::BindingEngine`]), method for method as the
+/// Node binding wraps it, plus the readiness signals of Python's event
+/// loops (`wake_fd`, `wait_jobs`).
 ///
 /// Created with `Engine.stdio(name, version)` (the real stdin/stdout, stdout
 /// protected) or `Engine.memory(name, version, hello_ack_json)` (in-process,
 /// with the test harness as its host).
 #[pyclass(frozen, name = "Engine", module = "zot_ext._native")]
 pub struct NativeEngine {
-    engine: Engine,
+    core: BindingEngine,
     handle: Handle,
     pid: u32,
 }
@@ -263,11 +262,10 @@ impl NativeEngine {
     }
 
     fn start(name: &str, version: &str, transport: Transport, handle: Handle) -> PyResult<Self> {
-        let config = EngineConfig::new(name, version);
-        let engine = Engine::start_on(&handle, config, transport)
-            .map_err(|e| EngineError::new_err(e.to_string()))?;
+        let core = BindingEngine::start(&handle, name, version, Options::default(), transport)
+            .map_err(binding_err)?;
         Ok(Self {
-            engine,
+            core,
             handle,
             pid: std::process::id(),
         })
@@ -276,6 +274,15 @@ impl NativeEngine {
 
 fn register_err(e: impl std::fmt::Display) -> PyErr {
     EngineError::new_err(e.to_string())
+}
+
+/// Input that does not decode is the facade's bug (`ValueError`); a refusal
+/// is the author's (`EngineError`).
+fn binding_err(e: BindingError) -> PyErr {
+    match e {
+        BindingError::Invalid(m) => PyValueError::new_err(m),
+        BindingError::Refused(m) => EngineError::new_err(m),
+    }
 }
 
 #[pymethods]
@@ -322,20 +329,14 @@ impl NativeEngine {
     /// The extension name.
     #[getter]
     fn name(&self) -> String {
-        self.engine.name().to_owned()
+        self.core.name().to_owned()
     }
 
     /// The host's `hello_ack` frame as JSON, once received.
     fn hello_ack(&self) -> PyResult<Option<String>> {
         guard(|| {
             self.check()?;
-            self.engine
-                .hello_ack()
-                .map(|a| {
-                    serde_json::to_string(&zot_protocol::HostFrame::HelloAck((*a).clone()))
-                        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
-                })
-                .transpose()
+            Ok(self.core.hello_ack())
         })
     }
 
@@ -344,12 +345,9 @@ impl NativeEngine {
     fn register_command(&self, py: Python<'_>, name: &str, description: &str) -> PyResult<()> {
         detached(py, || {
             self.check()?;
-            self.engine
-                .register_command(RegisterCommand {
-                    name: name.to_owned(),
-                    description: description.to_owned(),
-                })
-                .map_err(register_err)
+            self.core
+                .register_command(name, description)
+                .map_err(binding_err)
         })
     }
 
@@ -358,9 +356,7 @@ impl NativeEngine {
     fn register_tool(&self, py: Python<'_>, tool_json: &str) -> PyResult<()> {
         detached(py, || {
             self.check()?;
-            let tool: RegisterTool = serde_json::from_str(tool_json)
-                .map_err(|e| PyValueError::new_err(format!("register_tool: {e}")))?;
-            self.engine.register_tool(tool).map_err(register_err)
+            self.core.register_tool(tool_json).map_err(binding_err)
         })
     }
 
@@ -368,7 +364,7 @@ impl NativeEngine {
     fn subscribe(&self, py: Python<'_>, event: &str) -> PyResult<()> {
         detached(py, || {
             self.check()?;
-            self.engine.subscribe(event).map_err(register_err)
+            self.core.subscribe(event).map_err(binding_err)
         })
     }
 
@@ -376,7 +372,7 @@ impl NativeEngine {
     fn intercept(&self, py: Python<'_>, event: &str) -> PyResult<()> {
         detached(py, || {
             self.check()?;
-            self.engine.intercept(event).map_err(register_err)
+            self.core.intercept(event).map_err(binding_err)
         })
     }
 
@@ -385,16 +381,17 @@ impl NativeEngine {
     fn hello_done(&self, py: Python<'_>) -> PyResult<()> {
         detached(py, || {
             self.check()?;
-            self.engine.hello_done().map_err(register_err)
+            self.core.hello_done().map_err(binding_err)
         })
     }
 
     /// Every queued job, as a JSON array (possibly `[]`), without waiting:
-    /// the one pull. Also re-arms `wake_fd`.
+    /// the one pull (events as the host wrote them). Also re-arms
+    /// `wake_fd`.
     fn take_jobs(&self) -> PyResult<String> {
         guard(|| {
             self.check()?;
-            Ok(batch_json(&self.engine.take_jobs()))
+            Ok(self.core.take_jobs())
         })
     }
 
@@ -407,7 +404,7 @@ impl NativeEngine {
         guard(|| {
             self.check()?;
             let limit = seconds(timeout)?;
-            let engine = self.engine.clone();
+            let engine = self.core.engine().clone();
             let handle = self.handle.clone();
             py.detach(move || {
                 guard(|| {
@@ -433,7 +430,8 @@ impl NativeEngine {
             self.check()?;
             #[cfg(unix)]
             {
-                self.engine
+                self.core
+                    .engine()
                     .wake_fd()
                     .map_err(|e| EngineError::new_err(format!("wake_fd: {e}")))
             }
@@ -456,8 +454,7 @@ impl NativeEngine {
     fn complete(&self, py: Python<'_>, batch: &str) -> PyResult<String> {
         detached(py, || {
             self.check()?;
-            zot_ext_engine::contract::complete_json(&self.engine, batch)
-                .map_err(PyValueError::new_err)
+            self.core.complete(batch).map_err(binding_err)
         })
     }
 
@@ -465,7 +462,7 @@ impl NativeEngine {
     fn is_cancelled(&self, job: u64) -> PyResult<bool> {
         guard(|| {
             self.check()?;
-            Ok(self.engine.is_cancelled(JobId(job)))
+            Ok(self.core.is_cancelled(job))
         })
     }
 
@@ -475,9 +472,7 @@ impl NativeEngine {
     fn send(&self, py: Python<'_>, frame_json: &str) -> PyResult<()> {
         detached(py, || {
             self.check()?;
-            self.engine
-                .send_json(frame_json)
-                .map_err(|e| EngineError::new_err(e.to_string()))
+            self.core.send(frame_json).map_err(register_err)
         })
     }
 
@@ -490,17 +485,7 @@ impl NativeEngine {
     fn start_call(&self, py: Python<'_>, request: &str) -> PyResult<String> {
         detached(py, || {
             self.check()?;
-            let req: CallStart = serde_json::from_str(request)
-                .map_err(|e| PyValueError::new_err(format!("invalid call request: {e}")))?;
-            let timeout = seconds(req.timeout_ms.map(|ms| ms / 1000.0))?;
-            let call = CallRequest {
-                parent: req.parent.map(JobId),
-                name: req.name,
-                args: req.args.unwrap_or_else(RawJson::empty_object),
-                key: req.key,
-                timeout,
-            };
-            Ok(CallStarted::of(self.engine.start_call(call)).to_json())
+            self.core.start_call(request).map_err(binding_err)
         })
     }
 
@@ -509,7 +494,7 @@ impl NativeEngine {
     fn cancel_call(&self, py: Python<'_>, call: u64) -> PyResult<()> {
         detached(py, || {
             self.check()?;
-            self.engine.cancel_call(CallId(call));
+            self.core.cancel_call(call);
             Ok(())
         })
     }
@@ -519,7 +504,7 @@ impl NativeEngine {
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         detached(py, || {
             self.check()?;
-            self.engine.close();
+            self.core.close();
             Ok(())
         })
     }
@@ -527,7 +512,7 @@ impl NativeEngine {
     /// Writes `[<name>] message` to stderr.
     fn log(&self, message: &str) -> PyResult<()> {
         guard(|| {
-            self.engine.log(message);
+            self.core.log(message);
             Ok(())
         })
     }

@@ -352,7 +352,7 @@ impl Serial {
     fn start(&self, job: Job, target: Option<PanelTarget>) -> Option<(JobId, BoxFut<()>)> {
         let ready = |r: Result<(), String>| -> BoxFut<()> { Box::pin(std::future::ready(r)) };
         Some(match job {
-            Job::Event { id, event } => match self.tables.events.get(event.name()).cloned() {
+            Job::Event { id, event, .. } => match self.tables.events.get(event.name()).cloned() {
                 Some(f) => {
                     let ctx = Ctx {
                         ext: self.handle.clone(),

@@ -1,0 +1,224 @@
+//! The one binding core: the surface the Node (napi) and Python (pyo3)
+//! bindings wrap, method for method, with the same names and the same set
+//! (camelCase in TypeScript, snake_case in Python). Everything crosses as
+//! JSON text, plain strings or numbers; every rule stays in the engine.
+//!
+//! [`METHODS`] lists the set; a test (`engine/tests/binding_surface.rs`)
+//! holds `sdk-node/src/binding.d.ts` and `sdk-python/.../_native.pyi` to
+//! it. The only methods a binding adds are its runtime's readiness signal
+//! ([`READINESS`]): a thread-safe callback for Node, a descriptor or a
+//! waiting call for Python's event loops.
+
+use std::time::Duration;
+
+use tokio::runtime::Handle;
+use zot_protocol::{HostFrame, RawJson, RegisterCommand, RegisterTool};
+
+use crate::contract::{complete_json, CallStart, CallStarted};
+use crate::{CallId, CallRequest, Engine, EngineConfig, Job, JobId, Transport};
+
+/// The methods of the engine object every binding exposes, in snake_case
+/// (the constructors `stdio` and `memory` included).
+pub const METHODS: &[&str] = &[
+    "stdio",
+    "memory",
+    "name",
+    "hello_ack",
+    "register_command",
+    "register_tool",
+    "subscribe",
+    "intercept",
+    "hello_done",
+    "take_jobs",
+    "complete",
+    "is_cancelled",
+    "send",
+    "start_call",
+    "cancel_call",
+    "close",
+    "log",
+];
+
+/// The readiness signals, one binding each: `(binding, methods)`.
+pub const READINESS: &[(&str, &[&str])] = &[
+    ("node", &["on_jobs"]),
+    ("python", &["wake_fd", "wait_jobs"]),
+];
+
+/// Why a call was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BindingError {
+    /// The input is not what the method takes (JSON that does not decode):
+    /// a bug of the facade (`ValueError` in Python).
+    #[error("{0}")]
+    Invalid(String),
+    /// The engine refused it (a registration, a frame): the author's error.
+    #[error("{0}")]
+    Refused(String),
+}
+
+fn refused(e: impl std::fmt::Display) -> BindingError {
+    BindingError::Refused(e.to_string())
+}
+
+/// Engine settings a binding may shorten (tests do); `None` keeps the
+/// engine's (the spec's) value.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// How long handlers get after shutdown/EOF to send their last frames.
+    pub shutdown_grace: Option<Duration>,
+    /// The interception deadline.
+    pub intercept_timeout: Option<Duration>,
+    /// With stdio only: exit this long after shutdown/EOF began; `Some(None)`
+    /// disables the watchdog.
+    pub exit_watchdog: Option<Option<Duration>>,
+}
+
+/// The engine's configuration for a binding: events cross as the host
+/// wrote them ([`EngineConfig::event_frames`]).
+pub fn config(name: &str, version: &str, options: Options) -> EngineConfig {
+    let mut c = EngineConfig::new(name, version);
+    c.event_frames = true;
+    if let Some(d) = options.shutdown_grace {
+        c.shutdown_grace = d;
+    }
+    if let Some(d) = options.intercept_timeout {
+        c.intercept_timeout = d;
+    }
+    if let Some(w) = options.exit_watchdog {
+        c.exit_watchdog = w;
+    }
+    c
+}
+
+/// One engine session as the bindings see it.
+#[derive(Debug, Clone)]
+pub struct BindingEngine {
+    engine: Engine,
+}
+
+impl BindingEngine {
+    /// Starts a session on `rt` over `transport` (`stdio` or `memory`; the
+    /// binding builds the transport, whose host side it may keep).
+    pub fn start(
+        rt: &Handle,
+        name: &str,
+        version: &str,
+        options: Options,
+        transport: Transport,
+    ) -> Result<Self, BindingError> {
+        let engine =
+            Engine::start_on(rt, config(name, version, options), transport).map_err(refused)?;
+        Ok(Self { engine })
+    }
+
+    /// The engine, for what only one binding does (its readiness signal).
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The extension name.
+    pub fn name(&self) -> &str {
+        self.engine.name()
+    }
+
+    /// The host's `hello_ack` frame (`type` included) as JSON, once received.
+    pub fn hello_ack(&self) -> Option<String> {
+        let ack = self.engine.hello_ack()?;
+        serde_json::to_string(&HostFrame::HelloAck((*ack).clone())).ok()
+    }
+
+    /// Registers a slash command.
+    pub fn register_command(&self, name: &str, description: &str) -> Result<(), BindingError> {
+        self.engine
+            .register_command(RegisterCommand {
+                name: name.to_owned(),
+                description: description.to_owned(),
+            })
+            .map_err(refused)
+    }
+
+    /// Registers a tool given as the fields of `register_tool` (JSON, the
+    /// `type` key optional; the schemas' bytes are kept).
+    pub fn register_tool(&self, spec: &str) -> Result<(), BindingError> {
+        let tool: RegisterTool = serde_json::from_str(spec)
+            .map_err(|e| BindingError::Invalid(format!("register_tool: {e}")))?;
+        self.engine.register_tool(tool).map_err(refused)
+    }
+
+    /// Subscribes to a lifecycle event by name.
+    pub fn subscribe(&self, event: &str) -> Result<(), BindingError> {
+        self.engine.subscribe(event).map_err(refused)
+    }
+
+    /// Registers an interceptor for one of the interceptable events.
+    pub fn intercept(&self, event: &str) -> Result<(), BindingError> {
+        self.engine.intercept(event).map_err(refused)
+    }
+
+    /// Ends the on-hello phase: the registrations, `subscribe`, `ready`.
+    pub fn hello_done(&self) -> Result<(), BindingError> {
+        self.engine.hello_done().map_err(refused)
+    }
+
+    /// Everything queued right now as a JSON array of the contract's job
+    /// messages (possibly `[]`), without waiting: the one pull.
+    pub fn take_jobs(&self) -> String {
+        Job::batch_to_json(&self.engine.take_jobs())
+    }
+
+    /// Answers a batch of jobs (a JSON array of the contract's `Answer`s);
+    /// returns what became of each (a JSON array of `Answered`).
+    pub fn complete(&self, batch: &str) -> Result<String, BindingError> {
+        complete_json(&self.engine, batch).map_err(BindingError::Invalid)
+    }
+
+    /// Whether a job was cancelled (or is not open any more).
+    pub fn is_cancelled(&self, job: u64) -> bool {
+        self.engine.is_cancelled(JobId(job))
+    }
+
+    /// Sends a spontaneous frame given as JSON (`notify`, `clear_notes`,
+    /// `submit`, `submit_slash`, `open_panel`, `panel_render`,
+    /// `panel_close`).
+    pub fn send(&self, frame: &str) -> Result<(), BindingError> {
+        self.engine.send_json(frame).map_err(refused)
+    }
+
+    /// Starts a `call_tool` given as a `CallStart` (JSON); returns a
+    /// `CallStarted` (JSON): the call's handle, or why nothing was sent.
+    pub fn start_call(&self, request: &str) -> Result<String, BindingError> {
+        let req: CallStart = serde_json::from_str(request)
+            .map_err(|e| BindingError::Invalid(format!("invalid call request: {e}")))?;
+        let timeout = match req.timeout_ms {
+            Some(ms) if ms.is_finite() && ms >= 0.0 => Some(Duration::from_secs_f64(ms / 1000.0)),
+            Some(ms) => return Err(BindingError::Invalid(format!("invalid timeout {ms} ms"))),
+            None => None,
+        };
+        let call = CallRequest {
+            parent: req.parent.map(JobId),
+            name: req.name,
+            args: req.args.unwrap_or_else(RawJson::empty_object),
+            key: req.key,
+            timeout,
+        };
+        Ok(CallStarted::of(self.engine.start_call(call)).to_json())
+    }
+
+    /// Gives up on a call (`call_tool_cancel`; its `call_result` carries the
+    /// `cancelled` error). Unknown or finished calls are ignored.
+    pub fn cancel_call(&self, call: u64) {
+        self.engine.cancel_call(CallId(call));
+    }
+
+    /// Ends the session from the extension's side (like EOF, without
+    /// `shutdown_ack`).
+    pub fn close(&self) {
+        self.engine.close();
+    }
+
+    /// Writes `[<name>] message` to stderr.
+    pub fn log(&self, message: &str) {
+        self.engine.log(message);
+    }
+}
