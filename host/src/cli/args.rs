@@ -63,6 +63,8 @@ pub enum ExtCommand {
     Logs(LogsArgs),
     /// Fast-forward git-installed extensions (same as `zot-host update`).
     Update(UpdateArgs),
+    /// Install an MCP server (its command line after `--`) as an extension run by zot-mcp.
+    AddMcp(crate::cli::add_mcp::AddMcpArgs),
 }
 
 /// Which `--ext` paths to add to discovery, for list and doctor.

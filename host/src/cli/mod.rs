@@ -12,6 +12,7 @@
 //! and [`lock`] for installs that cannot collide or leave debris,
 //! [`json_edit`] for the `enabled` edit, [`git`], [`style`], [`test_hook`]).
 
+pub mod add_mcp;
 pub mod args;
 pub mod doctor;
 pub mod doctor_fix;
@@ -122,6 +123,7 @@ pub fn run_ext(args: ExtArgs, out: &mut dyn Write) -> Result<Outcome, CliError> 
         ExtCommand::Disable(a) => manage::set_enabled(&ctx, &a, false, out),
         ExtCommand::Logs(a) => logs::run(&ctx, &a, out),
         ExtCommand::Update(a) => update::run(&ctx, &a, out),
+        ExtCommand::AddMcp(a) => add_mcp::run(&ctx, &a, out),
     }
 }
 

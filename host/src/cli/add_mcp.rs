@@ -1,0 +1,57 @@
+//! `zot-host ext add-mcp NAME -- COMMAND…`: installs an MCP server as an
+//! extension. The manifest runs `zot-mcp wrap -- COMMAND…` (zot-mcp on
+//! `PATH`); it is written into a fresh folder and installed like any folder
+//! (`ext install`), under NAME.
+
+use std::io::Write;
+
+use clap::Args;
+
+use crate::cli::args::InstallArgs;
+use crate::cli::{install, CliError, Context, Outcome};
+
+/// `ext add-mcp`.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Example: zot-host ext add-mcp everything -- npx -y @modelcontextprotocol/server-everything\n\
+    The extension runs `zot-mcp wrap -- COMMAND…` (install it with `cargo install zot-mcp`)."
+)]
+pub struct AddMcpArgs {
+    /// The extension's name (its folder and manifest name).
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Replace an existing install of the same name.
+    #[arg(long)]
+    pub force: bool,
+    /// The MCP server's command line (stdio), after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// The manifest of an MCP server run through `zot-mcp wrap`.
+pub fn manifest(name: &str, command: &[String]) -> serde_json::Value {
+    let mut args = vec!["wrap".to_owned(), "--".to_owned()];
+    args.extend(command.iter().cloned());
+    serde_json::json!({
+        "name": name,
+        "description": format!("MCP server: {}", command.join(" ")),
+        "exec": "zot-mcp",
+        "args": args,
+    })
+}
+
+/// Writes the manifest into a temporary folder and installs that folder.
+pub fn run(ctx: &Context, args: &AddMcpArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+    let staging = tempfile::Builder::new().prefix("zot-add-mcp-").tempdir()?;
+    let dir = staging.path().join(&args.name);
+    std::fs::create_dir(&dir)?;
+    let text = serde_json::to_string_pretty(&manifest(&args.name, &args.command))
+        .map_err(std::io::Error::other)?;
+    std::fs::write(dir.join("extension.json"), text + "\n")?;
+    let install_args = InstallArgs {
+        source: dir.to_string_lossy().into_owned(),
+        name: Some(args.name.clone()),
+        force: args.force,
+    };
+    install::run(ctx, &install_args, out)
+}
