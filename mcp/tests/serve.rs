@@ -225,6 +225,9 @@ fn block_on<F: std::future::Future<Output = ()>>(f: fn() -> F) -> impl Fn() {
     }
 }
 
+/// A named test: each runs in its own runtime.
+type Test = Box<dyn Fn()>;
+
 fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some("--extension") {
         return match conformance_rust::extension().run_blocking() {
@@ -235,7 +238,7 @@ fn main() -> ExitCode {
             }
         };
     }
-    let tests: Vec<(&str, Box<dyn Fn()>)> = vec![
+    let tests: Vec<(&str, Test)> = vec![
         (
             "lists_tools_with_schemas_and_commands_as_prompts",
             Box::new(block_on(lists_tools_with_schemas_and_commands_as_prompts)),
