@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::session::engine::Message;
+use crate::session::message::Message;
 use crate::session::script::{ToolCallSpec, Turn};
 
 /// A tool as the model is told about it.

@@ -46,7 +46,7 @@ pub use http::Timeouts;
 
 use failure::Failure;
 
-use crate::session::engine::Message;
+use crate::session::message::Message;
 
 /// The environment variable the API key is read from by default (with
 /// `--model-url` and no `--provider`).

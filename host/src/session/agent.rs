@@ -10,7 +10,6 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 use zot_protocol::{
@@ -18,75 +17,16 @@ use zot_protocol::{
 };
 
 use crate::process::extension::LoadedExtension;
-use crate::session::engine::{Message, SessionEngine};
+use crate::session::engine::SessionEngine;
 use crate::session::intercept::{self, MessageVerdict, PromptPass};
-use crate::session::script::{Answer, CancelOn, Turn};
-use crate::session::tools::invoke::ToolOutput;
-use crate::session::tools::pipeline::WhileRunning;
+use crate::session::message::Message;
+use crate::session::script::{Answer, Turn};
+use crate::session::tools::request::WhileRunning;
+pub(crate) use crate::session::tools::request::{ProposedArgs, ToolRequest};
 use crate::transcript::Observation;
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Arguments as proposed: a JSON object, or malformed text.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ProposedArgs {
-    /// Valid arguments.
-    Json(RawJson),
-    /// Malformed argument text (reported as `tool_args_raw`, HOST-135).
-    Raw(String),
-}
-
-/// The arguments of a scripted call: `args_raw` when given (malformed text
-/// stays raw), else `args` (a non-object is raw), else `{}`.
-pub(crate) fn proposed_args(c: &crate::session::script::ToolCallSpec) -> ProposedArgs {
-    match (&c.args_raw, &c.args) {
-        (Some(raw), _) => match serde_json::from_str::<serde_json::Value>(raw) {
-            Ok(v) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
-            _ => ProposedArgs::Raw(raw.clone()),
-        },
-        (None, Some(v)) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
-        (None, Some(v)) => ProposedArgs::Raw(v.to_string()),
-        (None, None) => ProposedArgs::Json(RawJson::empty_object()),
-    }
-}
-
-/// One tool call entering the pipeline.
-pub struct ToolRequest {
-    /// Transcript tool id.
-    pub tool_id: String,
-    /// Tool name.
-    pub name: String,
-    /// Arguments as proposed.
-    pub args: ProposedArgs,
-    /// Extension whose `call_tool` / `tool_prompt` started it.
-    pub origin_extension: String,
-    /// The `call_tool` chain (empty for model calls).
-    pub chain: Vec<String>,
-    /// Cancels the call.
-    pub cancel: CancellationToken,
-    /// Scripted confirmation answer.
-    pub confirm: Option<Answer>,
-    /// Cancel right after the `tool_call` frame was written.
-    pub cancel_on_delivery: bool,
-    /// Execution deadline (`call_tool`: 60 s, execution only, OP-1).
-    pub exec_deadline: Option<Duration>,
-    /// Emit the `tool_call` event and observation here (calls that are not
-    /// part of a model turn).
-    pub announce: bool,
-    /// Came through `call_tool`: resolved in the whole agent registry, not
-    /// only among model-advertised tools.
-    pub via_call_tool: bool,
-    /// Durable identity (continuous mode); empty: `<session>/<tool_id>`.
-    pub durable_scope: String,
-}
-
-/// What the pipeline produced.
-#[derive(Debug, Clone)]
-pub struct ToolRun {
-    /// The model-facing output.
-    pub output: ToolOutput,
 }
 
 impl SessionEngine {
@@ -318,7 +258,7 @@ impl SessionEngine {
                     let id =
                         c.id.clone()
                             .unwrap_or_else(|| format!("toolu_{}", self.next_n()));
-                    (id, c.clone(), proposed_args(c))
+                    (id, c.clone(), ProposedArgs::of(c))
                 })
                 .collect();
             for (id, c, args) in &calls {
@@ -331,13 +271,7 @@ impl SessionEngine {
                 text: turn.text.clone(),
                 tool_calls: calls
                     .iter()
-                    .map(|(id, c, a)| {
-                        let a = match a {
-                            ProposedArgs::Json(j) => j.get().to_owned(),
-                            ProposedArgs::Raw(r) => r.clone(),
-                        };
-                        (id.clone(), c.name.clone(), a, String::new())
-                    })
+                    .map(|(id, c, a)| (id.clone(), c.name.clone(), a.text(), String::new()))
                     .collect(),
             });
             let stop = turn.stop.clone().unwrap_or_else(|| {
@@ -360,17 +294,7 @@ impl SessionEngine {
             }
             for (id, c, args) in calls {
                 let cancel = CancellationToken::new();
-                let keys = c.keys.clone();
-                let (on_delivery, then_wait) = match &c.cancel {
-                    Some(cs) => {
-                        if cs.on == CancelOn::Before {
-                            cancel.cancel();
-                        }
-                        (cs.on == CancelOn::Delivered, cs.then_wait.clone())
-                    }
-                    None => (false, None),
-                };
-                let after_keys = c.cancel.as_ref().is_some_and(|cs| cs.on == CancelOn::Keys);
+                let (user, on_delivery) = WhileRunning::of(&c, &cancel);
                 let run = self
                     .run_tool_while(
                         ToolRequest {
@@ -387,11 +311,7 @@ impl SessionEngine {
                             via_call_tool: false,
                             durable_scope: String::new(),
                         },
-                        WhileRunning {
-                            keys,
-                            cancel_after_keys: after_keys,
-                            then_wait,
-                        },
+                        user,
                     )
                     .await;
                 lock(&self.st).converse(Message::ToolResult {
@@ -536,26 +456,10 @@ impl SessionEngine {
                 )),
             });
         }
-        let args = match &c.args {
-            Some(v) if v.is_object() => ProposedArgs::Json(RawJson::from(v)),
-            Some(v) => ProposedArgs::Raw(v.to_string()),
-            None => ProposedArgs::Json(RawJson::empty_object()),
-        };
+        let args = ProposedArgs::of_value(c.args.as_ref());
+        let tool_id = format!("code_{}", self.next_n());
         let run = self
-            .run_tool(ToolRequest {
-                tool_id: format!("code_{}", self.next_n()),
-                name: c.name.clone(),
-                args,
-                origin_extension: String::new(),
-                chain: Vec::new(),
-                cancel: CancellationToken::new(),
-                confirm: None,
-                cancel_on_delivery: false,
-                exec_deadline: None,
-                announce: true,
-                via_call_tool: true,
-                durable_scope: String::new(),
-            })
+            .run_tool(ToolRequest::announced(tool_id, c.name.clone(), args))
             .await;
         let declared = reg.is_some_and(|t| t.def.output_schema.is_some());
         let (value, error) = match (&run.output.structured_content, declared) {

@@ -6,108 +6,24 @@
 //! the tool pipeline of [`crate::session::agent`], [`crate::session::events::emit`] and the
 //! chains of [`crate::session::intercept`].
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
-use zot_protocol::{
-    Frame, HostFrame, InterceptRequest, LifecycleEvent, RawJson, ToolResult, ToolStatus,
-};
+use zot_protocol::{InterceptRequest, RawJson, ToolResult, ToolStatus};
 
-use crate::session::agent::{ToolRequest, ToolRun};
 use crate::session::engine::SessionEngine;
 use crate::session::intercept::{self, MessageVerdict, PromptPass, ToolCallVerdict};
-use crate::session::script::{CancelOn, StubAnswer, ToolCallSpec};
+use crate::session::payload::{decode_event, decode_intercept, Verdict};
+use crate::session::script::{StubAnswer, ToolCallSpec};
 use crate::session::tools::invoke::ToolOutput;
-use crate::session::tools::pipeline::WhileRunning;
+use crate::session::tools::request::{ProposedArgs, ToolRequest, ToolRun, WhileRunning};
 use crate::transcript::Observation;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Decodes the payload of an `emit` step (an `event` frame without `type`)
-/// with the protocol's own decoder; errors say what is wrong.
-pub fn decode_event(payload: &Map<String, Value>) -> Result<LifecycleEvent, String> {
-    match decode_host_frame("event", payload, "emit")? {
-        HostFrame::Event(ev) => Ok(ev),
-        _ => Err(format!(
-            "emit: unknown event {}; one of {}",
-            payload.get("event").unwrap_or(&Value::Null),
-            zot_protocol::values::LIFECYCLE_EVENT_NAMES.join(", ")
-        )),
-    }
-}
-
-/// Decodes the payload of an `intercept` step (an `event_intercept` frame
-/// without `type` and `id`, which the host assigns).
-pub fn decode_intercept(payload: &Map<String, Value>) -> Result<InterceptRequest, String> {
-    let mut payload = payload.clone();
-    payload
-        .entry("id")
-        .or_insert_with(|| Value::String("0".into()));
-    match decode_host_frame("event_intercept", &payload, "intercept")? {
-        HostFrame::EventIntercept(InterceptRequest::ToolCall(r)) if !r.tool_args.is_object() => {
-            Err("intercept: tool_args must be a JSON object".into())
-        }
-        HostFrame::EventIntercept(r) => Ok(r),
-        _ => Err(format!(
-            "intercept: unknown event {}; one of {}",
-            payload.get("event").unwrap_or(&Value::Null),
-            InterceptRequest::EVENTS.join(", ")
-        )),
-    }
-}
-
-fn decode_host_frame(
-    ty: &str,
-    payload: &Map<String, Value>,
-    step: &str,
-) -> Result<HostFrame, String> {
-    let mut frame = Map::new();
-    frame.insert("type".into(), Value::String(ty.into()));
-    for (k, v) in payload {
-        if k != "type" {
-            frame.insert(k.clone(), v.clone());
-        }
-    }
-    let line = serde_json::to_string(&frame).map_err(|e| format!("{step}: {e}"))?;
-    HostFrame::decode_str(&line).map_err(|e| format!("{step}: {e}"))
-}
-
-/// Stub tools and the hand-typed answers waiting for their calls, and the
-/// cancel handles of direct calls in flight.
-#[derive(Debug, Default)]
-pub struct Direct {
-    stubs: Mutex<BTreeSet<String>>,
-    answers: Mutex<HashMap<String, VecDeque<StubAnswer>>>,
-    running: Mutex<HashMap<u64, CancellationToken>>,
-    next_running: std::sync::atomic::AtomicU64,
-}
-
-impl Direct {
-    /// Whether calls of `name` are answered by hand.
-    pub fn is_stub(&self, name: &str) -> bool {
-        lock(&self.stubs).contains(name)
-    }
-
-    /// The stub tool names.
-    pub fn stubs(&self) -> Vec<String> {
-        lock(&self.stubs).iter().cloned().collect()
-    }
-}
-
-/// The outcome of an `intercept` step.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
-    /// The intercepted event.
-    pub event: String,
-    /// The block reason, when the chain blocked.
-    pub blocked: Option<String>,
-    /// What the chain let through (arguments, text or system prompt).
-    pub result: Option<Value>,
 }
 
 impl SessionEngine {
@@ -120,15 +36,7 @@ impl SessionEngine {
             .clone()
             .unwrap_or_else(|| format!("toolu_{}", self.next_n()));
         let cancel = CancellationToken::new();
-        let (on_delivery, then_wait) = match &spec.cancel {
-            Some(c) => {
-                if c.on == CancelOn::Before {
-                    cancel.cancel();
-                }
-                (c.on == CancelOn::Delivered, c.then_wait.clone())
-            }
-            None => (false, None),
-        };
+        let (user, on_delivery) = WhileRunning::of(spec, &cancel);
         let key = self
             .direct
             .next_running
@@ -139,7 +47,7 @@ impl SessionEngine {
                 ToolRequest {
                     tool_id,
                     name: spec.name.clone(),
-                    args: crate::session::agent::proposed_args(spec),
+                    args: ProposedArgs::of(spec),
                     origin_extension: String::new(),
                     chain: Vec::new(),
                     cancel: cancel.clone(),
@@ -153,11 +61,7 @@ impl SessionEngine {
                     via_call_tool: true,
                     durable_scope: String::new(),
                 },
-                WhileRunning {
-                    keys: spec.keys.clone(),
-                    cancel_after_keys: spec.cancel.as_ref().is_some_and(|c| c.on == CancelOn::Keys),
-                    then_wait,
-                },
+                user,
             )
             .await;
         lock(&self.direct.running).remove(&key);

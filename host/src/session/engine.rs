@@ -14,15 +14,16 @@ use std::sync::{Arc, Mutex, Weak};
 
 use tokio::sync::Notify;
 use zot_protocol::{
-    CommandAction, CommandResponse, ExtFrame, HostFrame, LifecycleEvent, NotifyLevel, PanelClose,
-    PanelKey, PanelKeyName, PostCompactEvent, PreCompactEvent, RunStatus, SessionEndEvent,
-    SessionEndReason, SessionStartEvent, SubagentStartEvent, SubagentStopEvent,
+    CommandAction, CommandResponse, HostFrame, LifecycleEvent, NotifyLevel, PanelClose, PanelKey,
+    PanelKeyName, PostCompactEvent, PreCompactEvent, RunStatus, SessionEndEvent, SessionEndReason,
+    SessionStartEvent, SubagentStartEvent, SubagentStopEvent,
 };
 
 use crate::config::{HostConfig, HostMode, QueueLimits, Timeouts};
 use crate::process::extension::LoadedExtension;
 use crate::process::manager::{FrameHandler, Manager};
 use crate::process::registry::BUILTIN_COMMANDS;
+use crate::session::message::{Conversation, Message};
 use crate::session::notes::Notes;
 use crate::session::panels::Panels;
 use crate::session::script::{Answer, ConfirmPolicy, Script, Step, Turn, WaitSpec};
@@ -33,80 +34,6 @@ use crate::wire::WireLog;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// One conversation entry (what the model would see).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Message {
-    /// A user message.
-    User(String),
-    /// An assistant message with its tool calls `(tool_id, name, args, origin_extension)`.
-    Assistant {
-        /// The model's original text.
-        text: String,
-        /// Tool calls.
-        tool_calls: Vec<(String, String, String, String)>,
-    },
-    /// A tool result.
-    ToolResult {
-        /// Tool id.
-        tool_id: String,
-        /// Full text (never shortened).
-        text: String,
-        /// Error result.
-        is_error: bool,
-    },
-    /// A compaction summary.
-    Summary(String),
-}
-
-impl Message {
-    /// Its serialized text bytes as HOST-143 counts them: the texts, and
-    /// the argument text of each tool call.
-    pub fn text_bytes(&self) -> usize {
-        match self {
-            Message::User(t) | Message::Summary(t) => t.len(),
-            Message::Assistant { text, tool_calls } => {
-                text.len() + tool_calls.iter().map(|c| c.2.len()).sum::<usize>()
-            }
-            Message::ToolResult { text, .. } => text.len(),
-        }
-    }
-}
-
-/// The conversation as `pre_compact` / `post_compact` report it: the
-/// message count and the token estimate (HOST-143). The reference host has
-/// no model that would read the messages, so it keeps their count and text
-/// bytes instead of the texts: a session of any length holds the same.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Conversation {
-    /// Messages.
-    pub messages: u64,
-    /// Their serialized text bytes ([`Message::text_bytes`]).
-    pub text_bytes: u64,
-}
-
-impl Conversation {
-    /// Adds a message.
-    pub fn push(&mut self, m: Message) {
-        self.count(&m);
-    }
-
-    /// Counts a message kept elsewhere.
-    pub fn count(&mut self, m: &Message) {
-        self.messages += 1;
-        self.text_bytes += m.text_bytes() as u64;
-    }
-
-    /// Empties the conversation.
-    pub fn clear(&mut self) {
-        *self = Self::default();
-    }
-
-    /// Serialized text bytes ÷ 4 (HOST-143).
-    pub fn token_estimate(&self) -> u64 {
-        self.text_bytes / zot_protocol::limits::TOKEN_ESTIMATE_DIVISOR
-    }
 }
 
 impl State {
@@ -191,7 +118,7 @@ pub enum StepOutput {
     /// The outcome of a `call` step.
     Tool(crate::session::tools::invoke::ToolOutput),
     /// The verdict of an `intercept` step.
-    Verdict(crate::session::by_hand::Verdict),
+    Verdict(crate::session::payload::Verdict),
 }
 
 /// The session engine.
@@ -204,12 +131,12 @@ pub struct SessionEngine {
     pub(crate) answers: Mutex<VecDeque<Answer>>,
     /// Woken when answers are queued or shutdown begins.
     pub(crate) answers_notify: Notify,
-    panels: Mutex<Panels>,
-    notes: Mutex<Notes>,
+    pub(crate) panels: Mutex<Panels>,
+    pub(crate) notes: Mutex<Notes>,
     editor: Mutex<String>,
     pub(crate) inbox: Mutex<VecDeque<Inbox>>,
-    seen: Mutex<WaitFrames>,
-    seen_notify: Notify,
+    pub(crate) seen: Mutex<WaitFrames>,
+    pub(crate) seen_notify: Notify,
     pub(crate) counter: AtomicU64,
     pub(crate) busy: AtomicBool,
     pub(crate) followups: Mutex<VecDeque<(String, String)>>,
@@ -222,7 +149,7 @@ pub struct SessionEngine {
     /// Durable `call_tool` results (continuous mode).
     pub durable: Option<crate::store::durable::DurableStore>,
     /// Stub tools, their hand-typed answers, direct calls in flight.
-    pub(crate) direct: crate::session::by_hand::Direct,
+    pub(crate) direct: crate::session::tools::stubs::Direct,
     /// The live model answering turns instead of the script's replies.
     pub(crate) live_model: std::sync::OnceLock<Arc<crate::model::LiveModel>>,
     /// Told each live model turn (a live session records it as `replies`).
@@ -491,7 +418,7 @@ impl SessionEngine {
             failures: AtomicUsize::new(0),
             exit: AtomicBool::new(false),
             durable,
-            direct: crate::session::by_hand::Direct::default(),
+            direct: crate::session::tools::stubs::Direct::default(),
             live_model: std::sync::OnceLock::new(),
             on_model_turn: Mutex::default(),
         })
@@ -880,7 +807,7 @@ impl SessionEngine {
         }
     }
 
-    fn open_panel(&self, ext: &Arc<LoadedExtension>, spec: zot_protocol::PanelSpec) {
+    pub(crate) fn open_panel(&self, ext: &Arc<LoadedExtension>, spec: zot_protocol::PanelSpec) {
         let (displaced, shown) = {
             let mut p = lock(&self.panels);
             let d = p.open(&ext.name, spec);
@@ -1165,7 +1092,7 @@ impl SessionEngine {
     /// Queues a `submit` / `submit_slash`, unless [`MAX_QUEUED_PROMPTS`]
     /// wait already: then it is refused (the first refusal is a diagnostic
     /// of `ext`, the count a warning once the queue has run empty).
-    fn queue_prompt(&self, ext: &Arc<LoadedExtension>, item: Inbox) {
+    pub(crate) fn queue_prompt(&self, ext: &Arc<LoadedExtension>, item: Inbox) {
         let queued = lock(&self.followups).len() + lock(&self.inbox).len();
         if queued >= MAX_QUEUED_PROMPTS {
             if self.refused_submits.fetch_add(1, Ordering::SeqCst) == 0 {
@@ -1179,7 +1106,7 @@ impl SessionEngine {
         lock(&self.inbox).push_back(item);
     }
 
-    fn notify(&self, ext: &Arc<LoadedExtension>, level: &NotifyLevel, message: &str) {
+    pub(crate) fn notify(&self, ext: &Arc<LoadedExtension>, level: &NotifyLevel, message: &str) {
         match self.mode() {
             HostMode::Interactive => {
                 lock(&self.notes).push(&ext.name, message);
@@ -1196,113 +1123,5 @@ impl SessionEngine {
                 event: serde_json::json!({"type": "ext_notify", "extension": ext.name, "level": level, "message": message}),
             }),
         }
-    }
-}
-
-impl FrameHandler for SessionEngine {
-    fn on_frame(&self, ext: &Arc<LoadedExtension>, frame: ExtFrame) {
-        let mode = self.mode();
-        let interactive = mode.is_interactive();
-        match frame {
-            ExtFrame::Notify(n) => self.notify(ext, &n.level, &n.message),
-            ExtFrame::ClearNotes => match mode {
-                HostMode::Interactive => {
-                    let dropped = lock(&self.notes).clear_ext(&ext.name);
-                    if dropped > 0 {
-                        self.observe(Observation::NotesDropped {
-                            ext: ext.name.clone(),
-                            count: dropped,
-                        });
-                    }
-                    self.observe(Observation::NotesCleared {
-                        ext: ext.name.clone(),
-                    });
-                }
-                HostMode::Rpc => self.observe(Observation::Rpc {
-                    event: serde_json::json!({"type": "ext_clear_notes", "extension": ext.name}),
-                }),
-                _ => {}
-            },
-            ExtFrame::Submit(s) => {
-                let text = s.text.trim().to_owned();
-                if !interactive {
-                    ext.log
-                        .line(&format!("submit ignored in {} mode", mode.as_str()));
-                } else if !text.is_empty() {
-                    self.queue_prompt(
-                        ext,
-                        Inbox::Submit {
-                            ext: ext.name.clone(),
-                            text,
-                        },
-                    );
-                }
-            }
-            ExtFrame::SubmitSlash(s) => {
-                let text = s.text.trim().to_owned();
-                if !interactive {
-                    ext.log
-                        .line(&format!("submit_slash ignored in {} mode", mode.as_str()));
-                } else if !text.starts_with('/') {
-                    ext.log.line("submit_slash refused (not a slash command)");
-                } else {
-                    self.queue_prompt(ext, Inbox::SubmitSlash { text });
-                }
-            }
-            ExtFrame::OpenPanel(p) => {
-                if interactive {
-                    self.open_panel(ext, p.panel);
-                }
-            }
-            ExtFrame::PanelRender(r) => {
-                if interactive {
-                    let shown = lock(&self.panels).render(&ext.name, r).cloned();
-                    if let Some(p) = shown {
-                        self.observe(Observation::Panel {
-                            ext: p.ext.clone(),
-                            id: p.id.clone(),
-                            title: p.shown_title(),
-                            lines: p.lines.clone(),
-                            footer: p.footer.clone(),
-                            event: "render".into(),
-                        });
-                    }
-                }
-            }
-            ExtFrame::PanelClose(c) => {
-                if let Some(p) = lock(&self.panels).close_from_ext(&ext.name, &c.panel_id) {
-                    self.observe(Observation::PanelClosed {
-                        ext: p.ext,
-                        id: p.id,
-                        by: "extension".into(),
-                    });
-                }
-            }
-            ExtFrame::CallTool(c) => {
-                if let Some(me) = self.arc() {
-                    crate::session::tools::call_tool::accept(me, ext.clone(), c);
-                }
-            }
-            ExtFrame::CallToolCancel(c) => {
-                if let Some(tok) = ext
-                    .ext_calls
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get(&c.id)
-                {
-                    tok.cancel();
-                }
-            }
-            other => tracing::debug!("unhandled frame {} from {}", other.type_name(), ext.name),
-        }
-    }
-
-    fn on_disconnect(&self, ext: &Arc<LoadedExtension>) {
-        lock(&self.panels).drop_ext(&ext.name);
-    }
-
-    fn on_line(&self, ext: &Arc<LoadedExtension>, line: &[u8]) {
-        lock(&self.seen).offer(&ext.name, line);
-        self.seen_notify.notify_waiters();
     }
 }

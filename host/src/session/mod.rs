@@ -1,7 +1,10 @@
 //! The session: the conversation and everything that happens in it.
 //!
-//! Owns the session engine and its state (`engine`), the agent loop
-//! (`agent`), the tool pipeline and the tools themselves (`tools`),
+//! Owns the session engine and its state (`engine`), what extension
+//! frames do to it (`frames`), the conversation's messages (`message`,
+//! a leaf the live model builds on too), the agent loop (`agent`), the
+//! tool pipeline and the tools themselves (`tools`), the payloads of
+//! `emit` / `intercept` steps (`payload`),
 //! interception chains (`intercept`), lifecycle events (`events`),
 //! slash commands (`commands`), panels and notes (`panels`, [`notes`]),
 //! the observation budget (`observe`), what a person does by hand
@@ -19,10 +22,13 @@ pub(crate) mod by_hand;
 pub(crate) mod commands;
 pub(crate) mod engine;
 pub(crate) mod events;
+pub(crate) mod frames;
 pub(crate) mod intercept;
+pub(crate) mod message;
 pub mod notes;
 pub(crate) mod observe;
 pub(crate) mod panels;
+pub(crate) mod payload;
 pub mod script;
 pub(crate) mod tools;
 pub mod waits;

@@ -505,8 +505,8 @@ impl Script {
                 });
             }
             let checked = match (&step.emit, &step.intercept) {
-                (Some(e), _) => crate::session::by_hand::decode_event(e).map(drop),
-                (_, Some(r)) => crate::session::by_hand::decode_intercept(r).map(drop),
+                (Some(e), _) => crate::session::payload::decode_event(e).map(drop),
+                (_, Some(r)) => crate::session::payload::decode_intercept(r).map(drop),
                 _ => Ok(()),
             };
             if let Err(e) = checked {

@@ -14,8 +14,8 @@ use zot_protocol::{
 };
 
 use crate::process::extension::{HostCall, LoadedExtension};
-use crate::session::agent::{ProposedArgs, ToolRequest};
 use crate::session::engine::SessionEngine;
+use crate::session::tools::request::{ProposedArgs, ToolRequest};
 
 /// Error texts of the validation rules (§9.1).
 pub mod errors {

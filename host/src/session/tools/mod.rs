@@ -1,5 +1,8 @@
 //! Tools: one call from the model, a person or an extension to its answer.
 //!
+//! - `request`: a call as it enters the pipeline and what comes out (what
+//!   every caller speaks; it uses none of them).
+//! - `stubs`: tools a person answers by hand, and direct calls in flight.
 //! - [`pipeline`]: one tool call through the host's steps in order
 //!   (validate → resolve → intercept → confirm → execute → observe).
 //! - [`invoke`]: sending a call to the extension that registered the tool
@@ -17,3 +20,5 @@ pub mod builtin;
 pub mod call_tool;
 pub mod invoke;
 pub mod pipeline;
+pub(crate) mod request;
+pub(crate) mod stubs;

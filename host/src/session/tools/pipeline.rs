@@ -17,11 +17,11 @@ use zot_protocol::{
 };
 
 use crate::process::registry::ToolReg;
-use crate::session::agent::{ProposedArgs, ToolRequest, ToolRun};
 use crate::session::engine::SessionEngine;
 use crate::session::intercept::{self, ToolCallVerdict};
-use crate::session::script::{Answer, ConfirmPolicy, KeyPress, WaitSpec};
+use crate::session::script::{Answer, ConfirmPolicy};
 use crate::session::tools::invoke::{CancelNotice, Invocation, Invoked, ToolOutput};
+use crate::session::tools::request::{ProposedArgs, ToolRequest, ToolRun, WhileRunning};
 use crate::transcript::Observation;
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -30,19 +30,6 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// A step either lets the call go on with a value or ends it with an output.
 type Step<T> = Result<T, ToolOutput>;
-
-/// What the scripted user does while the tool runs: keys pressed in the
-/// panel it opens (then, maybe, a cancel), and a frame to wait for before
-/// the call counts as done.
-#[derive(Default)]
-pub(crate) struct WhileRunning {
-    /// Keys pressed once the extension opened a panel.
-    pub keys: Vec<KeyPress>,
-    /// Cancel the call after the last key.
-    pub cancel_after_keys: bool,
-    /// Wait for this frame once the call's result is recorded.
-    pub then_wait: Option<WaitSpec>,
-}
 
 /// Who answers the call.
 enum Target {

@@ -1,0 +1,125 @@
+//! What extension frames outside any request do to the session (§14.4):
+//! notes, `submit`s, panels, `call_tool` and its cancel, each by host
+//! mode; and every line read, offered to the script's waits.
+
+use std::sync::Arc;
+
+use zot_protocol::ExtFrame;
+
+use crate::config::HostMode;
+use crate::process::extension::LoadedExtension;
+use crate::process::manager::FrameHandler;
+use crate::session::engine::{Inbox, SessionEngine};
+use crate::transcript::Observation;
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl FrameHandler for SessionEngine {
+    fn on_frame(&self, ext: &Arc<LoadedExtension>, frame: ExtFrame) {
+        let mode = self.mode();
+        let interactive = mode.is_interactive();
+        match frame {
+            ExtFrame::Notify(n) => self.notify(ext, &n.level, &n.message),
+            ExtFrame::ClearNotes => match mode {
+                HostMode::Interactive => {
+                    let dropped = lock(&self.notes).clear_ext(&ext.name);
+                    if dropped > 0 {
+                        self.observe(Observation::NotesDropped {
+                            ext: ext.name.clone(),
+                            count: dropped,
+                        });
+                    }
+                    self.observe(Observation::NotesCleared {
+                        ext: ext.name.clone(),
+                    });
+                }
+                HostMode::Rpc => self.observe(Observation::Rpc {
+                    event: serde_json::json!({"type": "ext_clear_notes", "extension": ext.name}),
+                }),
+                _ => {}
+            },
+            ExtFrame::Submit(s) => {
+                let text = s.text.trim().to_owned();
+                if !interactive {
+                    ext.log
+                        .line(&format!("submit ignored in {} mode", mode.as_str()));
+                } else if !text.is_empty() {
+                    self.queue_prompt(
+                        ext,
+                        Inbox::Submit {
+                            ext: ext.name.clone(),
+                            text,
+                        },
+                    );
+                }
+            }
+            ExtFrame::SubmitSlash(s) => {
+                let text = s.text.trim().to_owned();
+                if !interactive {
+                    ext.log
+                        .line(&format!("submit_slash ignored in {} mode", mode.as_str()));
+                } else if !text.starts_with('/') {
+                    ext.log.line("submit_slash refused (not a slash command)");
+                } else {
+                    self.queue_prompt(ext, Inbox::SubmitSlash { text });
+                }
+            }
+            ExtFrame::OpenPanel(p) => {
+                if interactive {
+                    self.open_panel(ext, p.panel);
+                }
+            }
+            ExtFrame::PanelRender(r) => {
+                if interactive {
+                    let shown = lock(&self.panels).render(&ext.name, r).cloned();
+                    if let Some(p) = shown {
+                        self.observe(Observation::Panel {
+                            ext: p.ext.clone(),
+                            id: p.id.clone(),
+                            title: p.shown_title(),
+                            lines: p.lines.clone(),
+                            footer: p.footer.clone(),
+                            event: "render".into(),
+                        });
+                    }
+                }
+            }
+            ExtFrame::PanelClose(c) => {
+                if let Some(p) = lock(&self.panels).close_from_ext(&ext.name, &c.panel_id) {
+                    self.observe(Observation::PanelClosed {
+                        ext: p.ext,
+                        id: p.id,
+                        by: "extension".into(),
+                    });
+                }
+            }
+            ExtFrame::CallTool(c) => {
+                if let Some(me) = self.arc() {
+                    crate::session::tools::call_tool::accept(me, ext.clone(), c);
+                }
+            }
+            ExtFrame::CallToolCancel(c) => {
+                if let Some(tok) = ext
+                    .ext_calls
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&c.id)
+                {
+                    tok.cancel();
+                }
+            }
+            other => tracing::debug!("unhandled frame {} from {}", other.type_name(), ext.name),
+        }
+    }
+
+    fn on_disconnect(&self, ext: &Arc<LoadedExtension>) {
+        lock(&self.panels).drop_ext(&ext.name);
+    }
+
+    fn on_line(&self, ext: &Arc<LoadedExtension>, line: &[u8]) {
+        lock(&self.seen).offer(&ext.name, line);
+        self.seen_notify.notify_waiters();
+    }
+}
