@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use zot_ext::events::{ToolResultEvent, TurnStartEvent};
 use zot_ext::testing::TestHost;
-use zot_ext::{Ctx, Error, Extension, NotifyLevel, Response, RunError, ToolOutput};
+use zot_ext::{Ctx, Error, Extension, NotifyLevel, Response, RunError, ToolOutput, ToolSpec};
 
 #[tokio::test]
 async fn typed_event_handlers_get_their_payload_and_share_the_name_with_on() {
@@ -120,6 +120,33 @@ async fn run_errors_are_an_enum_with_sources_and_codes() {
         .unwrap_err();
     assert!(matches!(err, RunError::Register(_)), "{err:?}");
     assert_eq!(err.code(), "registration");
+}
+
+#[tokio::test]
+async fn a_command_or_tool_name_registered_twice_fails_the_run_naming_it() {
+    // The same texts TypeScript's and Python's RegistrationError carry.
+    let (transport, _host) = zot_ext::engine::Transport::memory();
+    let err = Extension::new("dup", "1.0.0")
+        .command("deploy", "", |_a, _c| async { Response::noop() })
+        .command("Deploy", "", |_a, _c| async { Response::noop() })
+        .tool_raw(ToolSpec::new("t", ""), |_a, _c| async {
+            ToolOutput::text("")
+        })
+        .tool_raw(ToolSpec::new("t", ""), |_a, _c| async {
+            ToolOutput::text("")
+        })
+        .run_with(transport)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, RunError::Register(_)), "{err:?}");
+    assert_eq!(err.code(), "registration");
+    assert_eq!(
+        err.to_string(),
+        "invalid registration: \
+         duplicate command name \"Deploy\": command \"deploy\" is already registered \
+         (command names ignore case); \
+         duplicate tool name \"t\": a tool of this name is already registered"
+    );
 }
 
 #[tokio::test]

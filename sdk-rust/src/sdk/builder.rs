@@ -47,10 +47,24 @@ impl Handlers {
         if let Err(e) = registration::check_tool(&spec.reg) {
             return self.errors.push(e.to_string());
         }
-        match self.tools.iter_mut().find(|(s, _)| s.name() == spec.name()) {
-            Some(slot) => *slot = (spec, f),
-            None => self.tools.push((spec, f)),
+        // Hosts keep the first tool of a name, so a second is a mistake.
+        let names = self.tools.iter().map(|(s, _)| s.name());
+        if let Err(e) = registration::check_new_tool(spec.name(), names) {
+            return self.errors.push(e.to_string());
         }
+        self.tools.push((spec, f));
+    }
+
+    pub(crate) fn add_command(&mut self, reg: RegisterCommand, f: CommandFn) {
+        if let Err(e) = registration::check_command(&reg.name) {
+            return self.errors.push(e.to_string());
+        }
+        // Hosts keep the first command of a name (ignoring case).
+        let names = self.commands.iter().map(|(r, _)| r.name.as_str());
+        if let Err(e) = registration::check_new_command(&reg.name, names) {
+            return self.errors.push(e.to_string());
+        }
+        self.commands.push((reg, f));
     }
 
     pub(crate) fn add_event<F, Fut, R>(&mut self, event: String, handler: F)

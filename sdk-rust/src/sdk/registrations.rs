@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use zot_protocol::validate::command_key;
 use zot_protocol::{
     AssistantMessageIntercept, BeforeAgentStartIntercept, EventPayload, InterceptRequest, RawJson,
     RegisterCommand, ToolCallIntercept, TurnStartIntercept,
@@ -20,7 +19,6 @@ use super::results::{
     TurnVerdict,
 };
 use super::tool_spec::{schema_of, ToolSpec};
-use crate::engine::registration;
 use crate::engine::EventData;
 
 /// Gives each registration method to [`Extension`] (`fn m(self, …) ->
@@ -73,6 +71,8 @@ macro_rules! registrations {
 registrations! {
     /// Registers a slash command. The handler gets the text after the
     /// command name and returns a [`Response`]. Commands run concurrently.
+    /// An invalid name, or one registered before (ignoring case), makes
+    /// [`Extension::run`] return [`RunError::Register`](crate::RunError::Register).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -92,27 +92,19 @@ registrations! {
         R: HandlerResult<Response>,
     }
     {
-        let (name, description) = (name.into(), description.into());
-        if let Err(e) = registration::check_command(&name) {
-            h.errors.push(e.to_string());
-        } else {
-            let f: CommandFn = Arc::new(move |args, ctx| {
-                let fut = handler(args, ctx);
-                Box::pin(async move { fut.await.into_result() })
-            });
-            let reg = RegisterCommand { name, description };
-            let key = command_key(&reg.name);
-            match h.commands.iter_mut().find(|(r, _)| command_key(&r.name) == key) {
-                Some(slot) => *slot = (reg, f),
-                None => h.commands.push((reg, f)),
-            }
-        }
+        let f: CommandFn = Arc::new(move |args, ctx| {
+            let fut = handler(args, ctx);
+            Box::pin(async move { fut.await.into_result() })
+        });
+        let reg = RegisterCommand { name: name.into(), description: description.into() };
+        h.add_command(reg, f);
     }
 
     /// Registers a tool with typed arguments: the input schema is derived
     /// from `T` (schemars), and arguments that do not decode into `T` are
     /// answered with an error result naming the field. Tools run
-    /// concurrently.
+    /// concurrently. An invalid name, or one registered before, makes
+    /// [`Extension::run`] return [`RunError::Register`](crate::RunError::Register).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
