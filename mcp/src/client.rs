@@ -2,6 +2,7 @@
 //! log messages, list changes) and who it goes to.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::model::{
@@ -19,6 +20,8 @@ pub struct Shared {
     pub ext: OnceLock<ExtHandle>,
     /// Calls running now, by the progress token sent with their request.
     calls: Mutex<HashMap<ProgressToken, Ctx>>,
+    /// A list changed before the extension was built: list again.
+    changed_at_start: AtomicBool,
 }
 
 impl Shared {
@@ -104,11 +107,50 @@ impl ClientHandler for Client {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.0.log(
-            "the MCP server's tool list changed; zot keeps the tools registered at start \
-             (restart the extension to pick up the change)",
-        );
+        self.0.list_changed("tool");
     }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.0.list_changed("prompt");
+    }
+}
+
+impl Shared {
+    /// The server's list of `what` changed: zot keeps what was registered
+    /// at start (an extension registers before `ready`), so the user is
+    /// told, in a note and in the log, to restart the extension.
+    fn list_changed(&self, what: &str) {
+        let Some(ext) = self.ext.get() else {
+            // Nothing is registered yet (servers often add tools once
+            // initialised): the set-up lists again.
+            self.changed_at_start.store(true, Ordering::SeqCst);
+            return;
+        };
+        let text = kept_note(what, &format!("{what}s"));
+        self.log(&text);
+        // Best effort: the note fails only once the session is over.
+        let _ = ext.notify(text, NotifyLevel::Warn);
+    }
+
+    /// Whether a list changed during the set-up since the last call.
+    pub fn take_changed_at_start(&self) -> bool {
+        self.changed_at_start.swap(false, Ordering::SeqCst)
+    }
+
+    /// Once the extension is built: a change that came after the last
+    /// listing is logged (before the handshake there is no note to show).
+    pub fn log_late_change(&self) {
+        if self.take_changed_at_start() {
+            self.log(kept_note("tool or prompt", "tools and prompts"));
+        }
+    }
+}
+
+fn kept_note(what: &str, plural: &str) -> String {
+    format!(
+        "the MCP server's {what} list changed; zot keeps the {plural} registered at start \
+         (restart the extension to pick up the change)"
+    )
 }
 
 /// `progress 3/10: message`, as a note.

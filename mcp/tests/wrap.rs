@@ -34,7 +34,8 @@ fn registers_every_page_of_tools_with_valid_unique_names() {
             "wait_cancelled",
             "die",
             "odd_name",
-            "odd_name_2"
+            "odd_name_2",
+            "change_tools"
         ],
     );
     for t in &tools {
@@ -52,6 +53,87 @@ fn registers_every_page_of_tools_with_valid_unique_names() {
         "the title stands in"
     );
     host.log_until(r#"MCP tool "odd.name" is zot tool "odd_name_2""#);
+    assert!(host.shutdown().success());
+}
+
+fn prompts_and_resources_become_prefixed_commands() {
+    let mut host = Host::start();
+    let commands = host.seen("register_command");
+    let names: Vec<&str> = commands
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "fixture:resources",
+            "fixture:greet",
+            "fixture:talk",
+            "fixture:Odd_Prompt"
+        ]
+    );
+    assert_eq!(
+        commands[1]["description"],
+        "Greets someone (usage: /fixture:greet name [greeting])"
+    );
+    assert_eq!(commands[2]["description"], "A short talk");
+    host.log_until(r#"MCP prompt "Odd Prompt" is /fixture:Odd_Prompt"#);
+    assert!(host.shutdown().success());
+}
+
+fn a_prompt_command_submits_the_rendered_prompt() {
+    let mut host = Host::start();
+    let r = host.command("k1", "fixture:greet", "Ada");
+    assert_eq!(
+        (&r["action"], &r["prompt"]),
+        (&json!("prompt"), &json!("Hello, Ada!"))
+    );
+    let r = host.command("k2", "fixture:greet", "greeting=Hi name=Ada");
+    assert_eq!(r["prompt"], "Hi, Ada!");
+    let r = host.command("k3", "fixture:talk", "");
+    assert_eq!(r["prompt"], "User: Tell me a joke\n\nAssistant: Why?");
+    let r = host.command("k4", "fixture:greet", "");
+    assert_eq!(
+        r["error"],
+        "missing name (usage: /fixture:greet name [greeting])"
+    );
+    assert_ne!(r["action"], "prompt");
+    assert!(host.shutdown().success());
+}
+
+fn the_resources_command_lists_and_reads() {
+    let mut host = Host::start();
+    let r = host.command("r1", "fixture:resources", "");
+    assert_eq!(
+        r["display"],
+        "file:///notes.txt — notes: Some notes\n\
+         templates (fill in the {…} parts):\nnote://{id} — note"
+    );
+    let r = host.command("r2", "fixture:resources", "file:///notes.txt");
+    assert_eq!(
+        (&r["action"], &r["insert"]),
+        (&json!("insert"), &json!("resource text"))
+    );
+    let r = host.command("r3", "fixture:resources", "file:///missing");
+    let error = r["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("MCP resources/read file:///missing: "),
+        "{error}"
+    );
+    assert!(host.shutdown().success());
+}
+
+fn a_changed_tool_list_is_a_note_and_a_log_line() {
+    let mut host = Host::start();
+    host.start_call("t1", "change_tools", json!({}));
+    let note = host.until("notify", |_| true);
+    assert_eq!(note["level"], "warn");
+    assert_eq!(
+        note["message"],
+        "the MCP server's tool list changed; zot keeps the tools registered at start \
+         (restart the extension to pick up the change)"
+    );
+    host.log_until("the MCP server's tool list changed");
     assert!(host.shutdown().success());
 }
 
@@ -134,10 +216,26 @@ fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some("--fixture") {
         return fixture::run();
     }
-    let tests: [(&str, fn()); 6] = [
+    let tests: [(&str, fn()); 10] = [
         (
             "registers_every_page_of_tools_with_valid_unique_names",
             registers_every_page_of_tools_with_valid_unique_names,
+        ),
+        (
+            "prompts_and_resources_become_prefixed_commands",
+            prompts_and_resources_become_prefixed_commands,
+        ),
+        (
+            "a_prompt_command_submits_the_rendered_prompt",
+            a_prompt_command_submits_the_rendered_prompt,
+        ),
+        (
+            "the_resources_command_lists_and_reads",
+            the_resources_command_lists_and_reads,
+        ),
+        (
+            "a_changed_tool_list_is_a_note_and_a_log_line",
+            a_changed_tool_list_is_a_note_and_a_log_line,
         ),
         (
             "results_map_text_structured_content_errors_images_and_resources",

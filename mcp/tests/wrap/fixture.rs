@@ -4,8 +4,10 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParam, CallToolResult, ErrorData, ListToolsResult, LoggingLevel,
-    LoggingMessageNotificationParam, PaginatedRequestParam, ProgressNotificationParam, ServerInfo,
+    CallToolRequestParam, CallToolResult, ErrorData, GetPromptRequestParam, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParam,
+    ProgressNotificationParam, ReadResourceRequestParam, ReadResourceResult, ServerInfo,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
@@ -39,7 +41,23 @@ fn tools() -> Vec<Value> {
         json!({"name": "die", "description": "Exits the server", "inputSchema": object}),
         json!({"name": "odd_name", "description": "A valid name", "inputSchema": object}),
         json!({"name": "odd.name", "description": "A name zot must change", "inputSchema": object}),
+        json!({"name": "change_tools", "description": "Announces a new tool list", "inputSchema": object}),
     ]
+}
+
+/// The prompts: one with arguments, one with an assistant turn, one whose
+/// name has a space (not allowed in a command name).
+fn prompts() -> Value {
+    json!({"prompts": [
+        {"name": "greet", "description": "Greets someone", "arguments": [
+            {"name": "name", "required": true}, {"name": "greeting"}]},
+        {"name": "talk", "title": "A short talk"},
+        {"name": "Odd Prompt", "description": "Renamed"},
+    ]})
+}
+
+fn decode<T: zot_ext::serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+    Ok(serde_json::from_value(value).expect("fixture values are valid"))
 }
 
 fn result(value: Value) -> Result<CallToolResult, ErrorData> {
@@ -50,7 +68,7 @@ impl ServerHandler for Fixture {
     fn get_info(&self) -> ServerInfo {
         serde_json::from_value(json!({
             "protocolVersion": "2025-06-18",
-            "capabilities": {"tools": {}, "logging": {}},
+            "capabilities": {"tools": {}, "logging": {}, "prompts": {"listChanged": true}, "resources": {}},
             "serverInfo": {"name": "fixture", "version": "1.0.0"},
             "instructions": "Tools for tests."
         }))
@@ -73,6 +91,77 @@ impl ServerHandler for Fixture {
             page["nextCursor"] = json!(end.to_string());
         }
         Ok(serde_json::from_value(page).expect("valid page"))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParam>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        decode(prompts())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParam,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResult, ErrorData> {
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let user =
+            |text: String| json!({"role": "user", "content": {"type": "text", "text": text}});
+        let messages = match request.name.as_str() {
+            "greet" => {
+                let greeting = args["greeting"].as_str().unwrap_or("Hello");
+                vec![user(format!(
+                    "{greeting}, {}!",
+                    args["name"].as_str().unwrap_or("?")
+                ))]
+            }
+            "talk" => vec![
+                user("Tell me a joke".into()),
+                json!({"role": "assistant", "content": {"type": "text", "text": "Why?"}}),
+            ],
+            "Odd Prompt" => vec![user("odd".into())],
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("no prompt {other}"),
+                    None,
+                ))
+            }
+        };
+        decode(json!({"messages": messages}))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParam>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        decode(json!({"resources": [
+            {"uri": "file:///notes.txt", "name": "notes", "description": "Some notes"}]}))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParam>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        decode(json!({"resourceTemplates": [{"uriTemplate": "note://{id}", "name": "note"}]}))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParam,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResult, ErrorData> {
+        match request.uri.as_str() {
+            "file:///notes.txt" => decode(json!({"contents": [
+                {"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "resource text"}]})),
+            other => Err(ErrorData::resource_not_found(
+                format!("no resource {other}"),
+                None,
+            )),
+        }
     }
 
     async fn call_tool(
@@ -135,6 +224,10 @@ impl ServerHandler for Fixture {
                     "slow was not cancelled"
                 };
                 result(json!({"content": [{"type": "text", "text": text}]}))
+            }
+            "change_tools" => {
+                let _ = context.peer.notify_tool_list_changed().await;
+                result(json!({"content": [{"type": "text", "text": "changed"}]}))
             }
             #[allow(clippy::exit)] // the point: the server dies mid-session
             "die" => std::process::exit(3),

@@ -94,6 +94,12 @@ impl Host {
         self.until("tool_result", |f| f["id"] == id)
     }
 
+    /// Sends `command_invoked` and waits for its `command_response`.
+    pub fn command(&mut self, id: &str, name: &str, args: &str) -> Value {
+        self.send(json!({"type": "command_invoked", "id": id, "name": name, "args": args}));
+        self.until("command_response", |f| f["id"] == id)
+    }
+
     pub fn start_call(&mut self, id: &str, name: &str, args: Value) {
         self.send(json!({"type": "tool_call", "id": id, "name": name, "args": args}));
     }
