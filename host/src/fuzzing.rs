@@ -17,9 +17,9 @@ use tokio::sync::oneshot::error::TryRecvError;
 use zot_protocol::{Hello, LineReader};
 
 use crate::config::{HostConfig, HostMode};
-use crate::process::extension::{LoadedExtension, NewExtension, ReplyKind};
+use crate::process::extension::{FrameHandler, LoadedExtension, NewExtension, ReplyKind};
 use crate::process::handshake::{first_line, HandshakeError};
-use crate::process::manager::{FrameHandler, Manager};
+use crate::process::manager::Manager;
 use crate::process::outbound::Outbound;
 use crate::process::shutdown::StopBy;
 use crate::process::spawn::ExtLog;
@@ -159,6 +159,7 @@ pub async fn ext_output(stdout: &[u8], opts: &IntakeOptions) -> Intake {
         log: Arc::new(ExtLog::discard(&cfg.log_path(&name))),
         outbound,
         process: None,
+        handler: mgr.handler_slot(),
     });
     mgr.adopt(ext.clone());
     let waiting: Vec<_> = [ReplyKind::Command, ReplyKind::Tool, ReplyKind::Intercept]

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use tokio::io::AsyncBufRead;
 use tokio::sync::{oneshot, watch};
@@ -16,16 +16,49 @@ use zot_protocol::{
     Hello, LineReader, ToolResult,
 };
 
-use crate::process::manager::Shared;
 use crate::process::outbound::Outbound;
 use crate::process::ready::ReadyState;
+use crate::process::shared::Shared;
 use crate::process::spawn::ExtLog;
+use crate::process::stop::stop_process;
 use crate::process::supervise::Supervised;
 use crate::store::discovery::Source;
 use crate::store::manifest::Manifest;
 use crate::transcript::Observation;
 use crate::util::printable;
 use crate::wire::Dir;
+
+/// Receives the frames the read loop does not handle itself: spontaneous UI
+/// frames, `call_tool`, `call_tool_cancel`; and disconnect notices.
+pub trait FrameHandler: Send + Sync {
+    /// A frame from `ext` (called on its read loop, in arrival order).
+    fn on_frame(&self, ext: &Arc<LoadedExtension>, frame: ExtFrame);
+    /// `ext` disconnected.
+    fn on_disconnect(&self, ext: &Arc<LoadedExtension>);
+    /// Every line read from `ext` after the handshake (for scripted waits).
+    fn on_line(&self, _ext: &Arc<LoadedExtension>, _line: &[u8]) {}
+}
+
+/// Where the read loops find the frame handler (the session engine), which
+/// is installed after the manager is made and held weakly.
+#[derive(Clone, Default)]
+pub struct HandlerSlot(Arc<RwLock<Option<Weak<dyn FrameHandler>>>>);
+
+impl HandlerSlot {
+    /// Installs the handler.
+    pub fn set(&self, h: Weak<dyn FrameHandler>) {
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Some(h);
+    }
+
+    /// The handler, if one is installed and alive.
+    pub fn get(&self) -> Option<Arc<dyn FrameHandler>> {
+        self.0
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .and_then(Weak::upgrade)
+    }
+}
 
 /// A reply routed to a waiting request by `id`.
 #[derive(Debug, Clone)]
@@ -114,6 +147,7 @@ pub struct LoadedExtension {
     child: tokio::sync::Mutex<Option<Supervised>>,
     diagnostics: Mutex<Diagnostics>,
     registrations: std::sync::atomic::AtomicUsize,
+    handler: HandlerSlot,
 }
 
 /// Diagnostics kept for `ext doctor` per extension at most; later ones are
@@ -180,6 +214,8 @@ pub struct NewExtension {
     pub outbound: Outbound,
     /// The process (`None` for a peer without one: the fuzzing hook's).
     pub process: Option<Supervised>,
+    /// Where its read loop finds the frame handler.
+    pub handler: HandlerSlot,
 }
 
 impl LoadedExtension {
@@ -207,6 +243,7 @@ impl LoadedExtension {
             process: n.process,
             diagnostics: Mutex::default(),
             registrations: Default::default(),
+            handler: n.handler,
         })
     }
 
@@ -404,7 +441,7 @@ impl LoadedExtension {
                 log: self.log.path().display().to_string(),
             });
         }
-        if let Some(h) = shared.handler() {
+        if let Some(h) = self.handler.get() {
             h.on_disconnect(self);
         }
         lock(&self.pending).clear();
@@ -420,8 +457,7 @@ impl LoadedExtension {
             shared.add_reaper(tokio::spawn(async move {
                 if let Some(child) = me.take_child().await {
                     let grace = t.shutdown_grace;
-                    let _ = crate::process::shutdown::stop_process(&me, &child, &t, grace, &hurry)
-                        .await;
+                    let _ = stop_process(&me.name, &me.log, &child, &t, grace, &hurry).await;
                 }
             }));
         }
@@ -464,7 +500,7 @@ impl LoadedExtension {
                         }
                         let line = line.to_vec();
                         self.handle_line(&shared, &line);
-                        if let Some(h) = shared.handler() {
+                        if let Some(h) = self.handler.get() {
                             h.on_line(&self, &line);
                         }
                     }
@@ -637,7 +673,7 @@ impl LoadedExtension {
                 self.diagnose(shared, &format!("unknown frame type {:?}", u.type_name));
             }
             other => {
-                if let Some(h) = shared.handler() {
+                if let Some(h) = self.handler.get() {
                     h.on_frame(self, other);
                 }
             }

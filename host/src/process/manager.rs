@@ -3,105 +3,24 @@
 //! lifecycle notifications with one sequence (see [`crate::session::events`]),
 //! shutdown and reload.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use tokio::io::BufReader;
 use zot_protocol::limits::PROTOCOL_VERSION;
-use zot_protocol::{Capability, ExtFrame, HelloAck, HostFrame, LineReader};
+use zot_protocol::{Capability, HelloAck, HostFrame, LineReader};
 
 use crate::config::HostConfig;
-use crate::process::extension::{LoadedExtension, NewExtension};
+use crate::process::extension::{FrameHandler, HandlerSlot, LoadedExtension, NewExtension};
 use crate::process::handshake::{read_hello, LoadError};
 use crate::process::outbound::Outbound;
 use crate::process::ready::ReadyState;
-use crate::process::registry::Registry;
+use crate::process::shared::Shared;
 use crate::process::spawn::{spawn, ExtLog};
+use crate::process::stop::Ending;
 use crate::store::discovery::{discover, Discovery, DiscoveryOptions, Entry};
 use crate::store::manifest::ManifestKind;
 use crate::transcript::{Observation, Transcript};
 use crate::wire::WireLog;
-
-/// Receives the frames the manager does not handle itself: spontaneous UI
-/// frames, `call_tool`, `call_tool_cancel`; and disconnect notices.
-pub trait FrameHandler: Send + Sync {
-    /// A frame from `ext` (called on its read loop, in arrival order).
-    fn on_frame(&self, ext: &Arc<LoadedExtension>, frame: ExtFrame);
-    /// `ext` disconnected.
-    fn on_disconnect(&self, ext: &Arc<LoadedExtension>);
-    /// Every line read from `ext` after the handshake (for scripted waits).
-    fn on_line(&self, _ext: &Arc<LoadedExtension>, _line: &[u8]) {}
-}
-
-/// State shared by the manager, the read loops and the session engine.
-pub struct Shared {
-    /// Configuration.
-    pub cfg: HostConfig,
-    /// Command and tool registries.
-    pub registry: Mutex<Registry>,
-    /// Wire log, if any.
-    pub wire: Option<WireLog>,
-    /// Host-observable steps.
-    pub transcript: Transcript,
-    ids: AtomicU64,
-    sequence: AtomicU64,
-    shutting_down: AtomicBool,
-    handler: RwLock<Option<Weak<dyn FrameHandler>>>,
-    reapers: Mutex<Vec<tokio::task::JoinHandle<()>>>,
-    hurry: Mutex<tokio_util::sync::CancellationToken>,
-}
-
-impl Shared {
-    /// The frame handler, if one is installed and alive.
-    pub fn handler(&self) -> Option<Arc<dyn FrameHandler>> {
-        self.handler
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            .and_then(Weak::upgrade)
-    }
-
-    /// Whether shutdown (or a reload's stop phase) is in progress.
-    pub fn is_shutting_down(&self) -> bool {
-        self.shutting_down.load(Ordering::SeqCst)
-    }
-
-    /// Tracks a background reaper of a disconnected extension; shutdown
-    /// hurries and awaits it, so no process outlives the host.
-    pub fn add_reaper(&self, h: tokio::task::JoinHandle<()>) {
-        let mut reapers = self.reapers.lock().unwrap_or_else(|e| e.into_inner());
-        // Finished ones have nothing left to await (a long session with
-        // many reloads would otherwise keep every handle).
-        reapers.retain(|r| !r.is_finished());
-        reapers.push(h);
-    }
-
-    /// Cancelled when shutdown wants lingering disconnected processes gone now.
-    pub fn hurry_token(&self) -> tokio_util::sync::CancellationToken {
-        self.hurry.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// Hurries every background reaper and waits for them to finish.
-    async fn finish_reapers(&self) {
-        let token = std::mem::take(&mut *self.hurry.lock().unwrap_or_else(|e| e.into_inner()));
-        token.cancel();
-        let handles: Vec<_> =
-            std::mem::take(&mut *self.reapers.lock().unwrap_or_else(|e| e.into_inner()));
-        for h in handles {
-            let _ = h.await;
-        }
-    }
-
-    /// A new correlation id, unique in the host process (HOST-45).
-    pub fn next_id(&self) -> String {
-        (self.ids.fetch_add(1, Ordering::SeqCst) + 1).to_string()
-    }
-
-    /// The next notification sequence number (starts at 1, HOST-126).
-    pub fn next_sequence(&self) -> u64 {
-        self.sequence.fetch_add(1, Ordering::SeqCst) + zot_protocol::limits::FIRST_SEQUENCE
-    }
-}
 
 /// Counts of a load or reload.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -119,6 +38,7 @@ pub struct LoadStats {
 /// The extension manager.
 pub struct Manager {
     shared: Arc<Shared>,
+    handler: HandlerSlot,
     exts: RwLock<Vec<Arc<LoadedExtension>>>,
     discovery: Mutex<DiscoveryOptions>,
     load_errors: Mutex<Vec<LoadError>>,
@@ -135,18 +55,8 @@ impl Manager {
         transcript: Transcript,
     ) -> Arc<Self> {
         Arc::new(Self {
-            shared: Arc::new(Shared {
-                cfg,
-                registry: Mutex::default(),
-                wire,
-                transcript,
-                ids: AtomicU64::new(0),
-                sequence: AtomicU64::new(0),
-                shutting_down: AtomicBool::new(false),
-                handler: RwLock::new(None),
-                reapers: Mutex::default(),
-                hurry: Mutex::default(),
-            }),
+            shared: Arc::new(Shared::new(cfg, wire, transcript)),
+            handler: HandlerSlot::default(),
             exts: RwLock::default(),
             discovery: Mutex::new(discovery),
             load_errors: Mutex::default(),
@@ -157,11 +67,14 @@ impl Manager {
 
     /// Installs the frame handler (the session engine).
     pub fn set_handler(&self, h: Weak<dyn FrameHandler>) {
-        *self
-            .shared
-            .handler
-            .write()
-            .unwrap_or_else(|e| e.into_inner()) = Some(h);
+        self.handler.set(h);
+    }
+
+    /// Where the read loops find the frame handler (the fuzzing hook's
+    /// extension is built outside [`Manager::load`]).
+    #[cfg(feature = "fuzzing")]
+    pub(crate) fn handler_slot(&self) -> HandlerSlot {
+        self.handler.clone()
     }
 
     /// Shared state.
@@ -269,10 +182,11 @@ impl Manager {
                 continue;
             }
             let shared = self.shared.clone();
+            let handler = self.handler.clone();
             let entry = entry.clone();
-            tasks.push(tokio::spawn(
-                async move { load_one(shared, entry, rank).await },
-            ));
+            tasks.push(tokio::spawn(async move {
+                load_one(shared, handler, entry, rank).await
+            }));
         }
         let mut loaded = Vec::new();
         for t in tasks {
@@ -298,7 +212,7 @@ impl Manager {
         }
         stats.loaded = loaded.len() + passive.len();
         stats.errors = errors.len();
-        crate::process::ready::wait_all(&loaded, grace).await;
+        wait_ready(&loaded, grace).await;
         for e in &loaded {
             if e.ready_state() == ReadyState::TimedOut {
                 e.diagnose(&self.shared, "timed out waiting for ready frame");
@@ -333,8 +247,8 @@ impl Manager {
         &self,
         grace: std::time::Duration,
         how: crate::process::shutdown::StopBy,
-    ) -> Vec<crate::process::shutdown::Ending> {
-        self.shared.shutting_down.store(true, Ordering::SeqCst);
+    ) -> Vec<Ending> {
+        self.shared.set_shutting_down(true);
         let exts = self.extensions();
         let endings =
             crate::process::shutdown::shutdown_all(&exts, &self.shared.cfg.timeouts, grace, how)
@@ -391,11 +305,11 @@ impl Manager {
             stopped: endings.len(),
             ..LoadStats::default()
         };
-        match load_one(self.shared.clone(), entry, old.rank).await {
+        match load_one(self.shared.clone(), self.handler.clone(), entry, old.rank).await {
             Ok(ext) => {
                 self.shared.transcript.push(loaded_observation(&ext));
                 let grace = t.reload_ready_grace.max(t.ready_grace);
-                crate::process::ready::wait_all(std::slice::from_ref(&ext), grace).await;
+                wait_ready(std::slice::from_ref(&ext), grace).await;
                 if ext.ready_state() == ReadyState::TimedOut {
                     ext.diagnose(&self.shared, "timed out waiting for ready frame");
                 } else {
@@ -432,7 +346,7 @@ impl Manager {
     }
 
     /// How each stopped process ended, into the transcript.
-    fn report_endings(&self, endings: &[crate::process::shutdown::Ending]) {
+    fn report_endings(&self, endings: &[Ending]) {
         for e in endings {
             self.shared.transcript.push(Observation::Exited {
                 ext: e.ext.clone(),
@@ -453,7 +367,7 @@ impl Manager {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
-        self.shared.shutting_down.store(false, Ordering::SeqCst);
+        self.shared.set_shutting_down(false);
         let grace = t.reload_ready_grace.max(t.ready_grace);
         let mut stats = self.load(grace).await;
         stats.stopped = stopped;
@@ -501,6 +415,7 @@ const STDERR_TAIL_LINES: usize = 10;
 
 async fn load_one(
     shared: Arc<Shared>,
+    handler: HandlerSlot,
     entry: Entry,
     rank: usize,
 ) -> Result<Arc<LoadedExtension>, LoadError> {
@@ -533,26 +448,7 @@ async fn load_one(
             le
         })?;
     let outbound = Outbound::start(&name, sp.stdin, shared.cfg.queue, shared.wire.clone());
-    let mut caps = vec![Capability::CallTool];
-    if shared.cfg.continuous {
-        caps.push(Capability::CallToolDurable);
-    }
-    let dir = entry.dir.display().to_string();
-    let ack = HostFrame::HelloAck(HelloAck {
-        protocol_version: PROTOCOL_VERSION,
-        capabilities: caps,
-        zot_version: shared.cfg.zot_version.clone(),
-        provider: shared.cfg.provider.clone(),
-        model: shared.cfg.model.clone(),
-        cwd: shared.cfg.cwd.display().to_string(),
-        extension_dir: dir.clone(),
-        data_dir: dir,
-    });
-    let written = match outbound.request(&ack) {
-        Ok(t) => tokio::time::timeout(shared.cfg.timeouts.write, t.written).await,
-        Err(e) => Ok(Ok(Err(e))),
-    };
-    if !matches!(written, Ok(Ok(Ok(())))) {
+    if !write_hello_ack(&shared.cfg, &outbound, &entry.dir).await {
         outbound.close("hello_ack write failed");
         sp.process.kill_and_wait().await;
         return Err(err("could not write hello_ack".into()));
@@ -567,6 +463,7 @@ async fn load_one(
         log,
         outbound,
         process: Some(sp.process),
+        handler,
     });
     if ext.hello.name != name {
         // OP-6: the manifest name is the identity; the mismatch is a diagnostic.
@@ -578,4 +475,40 @@ async fn load_one(
     }
     tokio::spawn(ext.clone().read_loop(shared.clone(), lines));
     Ok(ext)
+}
+
+/// Writes `hello_ack` (within the write bound); false when it could not be.
+async fn write_hello_ack(cfg: &HostConfig, outbound: &Outbound, dir: &std::path::Path) -> bool {
+    let mut caps = vec![Capability::CallTool];
+    if cfg.continuous {
+        caps.push(Capability::CallToolDurable);
+    }
+    let dir = dir.display().to_string();
+    let ack = HostFrame::HelloAck(HelloAck {
+        protocol_version: PROTOCOL_VERSION,
+        capabilities: caps,
+        zot_version: cfg.zot_version.clone(),
+        provider: cfg.provider.clone(),
+        model: cfg.model.clone(),
+        cwd: cfg.cwd.display().to_string(),
+        extension_dir: dir.clone(),
+        data_dir: dir,
+    });
+    let written = match outbound.request(&ack) {
+        Ok(t) => tokio::time::timeout(cfg.timeouts.write, t.written).await,
+        Err(e) => Ok(Ok(Err(e))),
+    };
+    matches!(written, Ok(Ok(Ok(()))))
+}
+
+/// Waits for every extension to be ready, at most `grace`; laggards are
+/// marked [`ReadyState::TimedOut`] (HOST-32).
+async fn wait_ready(exts: &[Arc<LoadedExtension>], grace: std::time::Duration) {
+    let watches = exts.iter().map(|e| e.ready_watch()).collect();
+    crate::process::ready::wait_all(watches, grace).await;
+    for e in exts {
+        if e.mark_ready(ReadyState::TimedOut) {
+            e.log.line("timed out waiting for ready frame; proceeding");
+        }
+    }
 }

@@ -4,8 +4,9 @@
 //! ([`supervise`], `sweep`), the host's own signals ([`signals`]), the
 //! handshake (`handshake`), the outbound queue (`outbound`), one loaded
 //! extension and its read loop ([`extension`]), readiness (`ready`), the
-//! command and tool registries (`registry`), the manager of the loaded
-//! set (`manager`) and stopping it (`shutdown`).
+//! command and tool registries (`registry`), the state the read loops and
+//! the session share (`shared`), the manager of the loaded set (`manager`),
+//! stopping one process (`stop`) and the whole set (`shutdown`).
 //!
 //! It may read the store (manifests, log paths) but never touches the
 //! session: what a frame means for the conversation is the session's
@@ -16,8 +17,10 @@ pub(crate) mod manager;
 pub(crate) mod outbound;
 pub(crate) mod ready;
 pub(crate) mod registry;
+pub(crate) mod shared;
 pub(crate) mod shutdown;
 pub mod signals;
 pub(crate) mod spawn;
+pub(crate) mod stop;
 pub mod supervise;
 pub(crate) mod sweep;

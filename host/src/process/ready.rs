@@ -2,13 +2,12 @@
 //! 3 s startup grace, and "the read loop ended".
 //!
 //! The `ready` frame and the idle rule are applied by the read loop
-//! ([`crate::process::extension::LoadedExtension::read_loop`]); this module holds the states
+//! (the extension's read loop); this module holds the states
 //! and the parallel wait with its grace.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use crate::process::extension::LoadedExtension;
+use tokio::sync::watch;
 
 /// How an extension became ready.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -26,23 +25,15 @@ pub enum ReadyState {
     Exited,
 }
 
-/// Waits, in parallel, for every extension to leave [`ReadyState::Pending`],
-/// at most `grace`; laggards are marked [`ReadyState::TimedOut`] (HOST-32).
-pub async fn wait_all(exts: &[Arc<LoadedExtension>], grace: Duration) {
+/// Waits, in parallel, for every watched extension to leave
+/// [`ReadyState::Pending`], at most `grace` (the caller marks laggards
+/// [`ReadyState::TimedOut`], HOST-32).
+pub async fn wait_all(watches: Vec<watch::Receiver<ReadyState>>, grace: Duration) {
     let deadline = tokio::time::Instant::now() + grace;
-    let waits = exts.iter().map(|e| {
-        let mut rx = e.ready_watch();
-        async move {
-            let _ =
-                tokio::time::timeout_at(deadline, rx.wait_for(|s| *s != ReadyState::Pending)).await;
-        }
+    let waits = watches.into_iter().map(|mut rx| async move {
+        let _ = tokio::time::timeout_at(deadline, rx.wait_for(|s| *s != ReadyState::Pending)).await;
     });
     futures_join_all(waits).await;
-    for e in exts {
-        if e.mark_ready(ReadyState::TimedOut) {
-            e.log.line("timed out waiting for ready frame; proceeding");
-        }
-    }
 }
 
 /// Joins futures without an extra dependency.

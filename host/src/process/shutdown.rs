@@ -2,7 +2,7 @@
 //! frames, stdin closed, a shared grace for the processes to exit, then
 //! SIGTERM to the process group and SIGKILL a second later. Every child is
 //! reaped: no zombies; and once it exited, whatever it left running is
-//! killed before its ending is reported (see [`crate::process::supervise`]).
+//! killed before its ending is reported (see [`crate::process::stop`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +12,7 @@ use zot_protocol::HostFrame;
 
 use crate::config::Timeouts;
 use crate::process::extension::LoadedExtension;
-use crate::process::supervise::{Supervised, SIGKILL, SIGTERM};
+use crate::process::stop::{stop_process, Ending};
 
 /// How the host tells extensions to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -24,18 +24,6 @@ pub enum StopBy {
     /// Only stdin is closed after the queued frames: the extension sees EOF
     /// (what a host that dies or a broken pipe looks like; SDK-49).
     Eof,
-}
-
-/// How one extension process ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ending {
-    /// Manifest name.
-    pub ext: String,
-    /// `exit status N` or `signal: ...`.
-    pub status: String,
-    /// `SIGTERM` / `SIGKILL` when the grace ran out and the host had to
-    /// signal it; `None` when it exited by itself in time.
-    pub escalated: Option<&'static str>,
 }
 
 /// Stops every extension with one shared `grace` deadline and reports how
@@ -89,49 +77,11 @@ async fn stop_one(
     if let Some(child) = child {
         let remaining = deadline.saturating_duration_since(Instant::now());
         let never = tokio_util::sync::CancellationToken::new();
-        ending = stop_process(ext, &child, t, remaining, &never).await;
+        ending = stop_process(&ext.name, &ext.log, &child, t, remaining, &never).await;
     }
     // Let the read loop see EOF so the wire log holds the last frames.
     let _ = tokio::time::timeout(t.sigterm_to_sigkill, ext.reader_done().cancelled()).await;
     ext.outbound.close("shutdown");
     ext.log.close();
     ending
-}
-
-/// Waits for the process to exit within `grace` (at least the minimum exit
-/// wait; cut short by `hurry`), then SIGTERM, then SIGKILL, to its group;
-/// always reaped, its leftovers killed. Returns how it ended (`None` only if
-/// the exit status could not be read).
-pub async fn stop_process(
-    ext: &LoadedExtension,
-    child: &Supervised,
-    t: &Timeouts,
-    grace: Duration,
-    hurry: &tokio_util::sync::CancellationToken,
-) -> Option<Ending> {
-    let ended = |status: std::process::ExitStatus, escalated| {
-        let status = crate::util::describe_exit(status);
-        ext.log.line(&format!("exited: {status}"));
-        Some(Ending {
-            ext: ext.name.clone(),
-            status,
-            escalated,
-        })
-    };
-    let wait = grace.max(t.min_exit_wait);
-    let exited = tokio::select! {
-        r = tokio::time::timeout(wait, child.exited()) => r.ok().flatten(),
-        _ = hurry.cancelled() => child.try_exited(),
-    };
-    if let Some(status) = exited {
-        return ended(status, None);
-    }
-    ext.log.line("did not exit in time; sending SIGTERM");
-    child.signal(SIGTERM);
-    if let Ok(Some(status)) = tokio::time::timeout(t.sigterm_to_sigkill, child.exited()).await {
-        return ended(status, Some("SIGTERM"));
-    }
-    ext.log.line("still running; sending SIGKILL");
-    child.signal(SIGKILL);
-    child.exited().await.and_then(|s| ended(s, Some("SIGKILL")))
 }

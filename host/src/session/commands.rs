@@ -7,8 +7,8 @@ use std::sync::Arc;
 use zot_protocol::{CommandInvoked, CommandResponse, HostFrame};
 
 use crate::process::extension::{LoadedExtension, Reply};
-use crate::process::manager::Shared;
 use crate::process::outbound::Expired;
+use crate::process::shared::Shared;
 
 /// Splits `/name rest` into the name and the trimmed rest (HOST-44).
 pub fn split_command(input: &str) -> (String, String) {

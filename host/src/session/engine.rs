@@ -20,8 +20,8 @@ use zot_protocol::{
 };
 
 use crate::config::{HostConfig, HostMode, QueueLimits, Timeouts};
-use crate::process::extension::LoadedExtension;
-use crate::process::manager::{FrameHandler, Manager};
+use crate::process::extension::{FrameHandler, LoadedExtension};
+use crate::process::manager::Manager;
 use crate::process::registry::BUILTIN_COMMANDS;
 use crate::session::message::{Conversation, Message};
 use crate::session::notes::Notes;

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use zot_protocol::ExtFrame;
 
 use crate::config::HostMode;
+use crate::process::extension::FrameHandler;
 use crate::process::extension::LoadedExtension;
-use crate::process::manager::FrameHandler;
 use crate::session::engine::{Inbox, SessionEngine};
 use crate::transcript::Observation;
 

@@ -12,8 +12,8 @@ use zot_protocol::{
 };
 
 use crate::process::extension::{HostCall, LoadedExtension, Reply};
-use crate::process::manager::Shared;
 use crate::process::outbound::{Expired, Withdraw};
+use crate::process::shared::Shared;
 
 /// The outcome of running any tool (built-in or extension).
 #[derive(Debug, Clone, PartialEq)]
