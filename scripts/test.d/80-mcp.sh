@@ -1,40 +1,65 @@
-# opt-in: not part of `./dev test`; run it with `./dev test mcp`. Needs the
-# npm registry once (the server is cached under target/mcp-servers).
-# zot-mcp wrap against the official MCP test server
-# (@modelcontextprotocol/server-everything): registrations, text, image,
-# structured content, progress notes and a cancellation mid-call; and
-# zot-mcp serve driven by the Python MCP client (PyPI, cached under target/).
+# zot-mcp against MCP code nobody here wrote. wrap: the official MCP test
+# server (@modelcontextprotocol/server-everything: every tool it registers,
+# progress, cancellation, prompts, resources), the official filesystem
+# server on a temporary directory, and a FastMCP server written with the
+# `mcp` Python package. serve: the Python `mcp` client. The packages are
+# pinned and installed once under target/ (target/mcp-servers,
+# target/mcp-venv); without a registry the part needing it is skipped,
+# saying so.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
-# Pinned so the tool names the driver asserts stay put.
-server_version="2026.8.31"
-prefix="$ROOT/target/mcp-servers/everything-$server_version"
-server="$prefix/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-if [ ! -f "$server" ]; then
-  mkdir -p "$prefix"
-  if ! npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error \
-      "@modelcontextprotocol/server-everything@$server_version"; then
-    note "skipped mcp: the npm registry is unreachable (server-everything not installed)"
-    exit 0
-  fi
-fi
-cargo build -p zot-mcp --locked -q
-python3 mcp/tests/everything/drive.py "$ROOT/target/debug/zot-mcp" "$server"
-ok "zot-mcp wrap over server-everything"
-
-# zot-mcp serve against the official Python MCP client (the `mcp` package,
-# pinned), installed in target/mcp-venv: the conformance extension's tools
-# and commands (as prompts).
+# Pinned so the tool names the drivers assert stay put.
+servers_version="2026.8.31"
+inspector_version="2.12.0"
 client_version="1.22.0"
+drivers=mcp/tests/servers
+
+# npm_install DIR SPEC ENTRY: installs the npm package SPEC once under
+# target/mcp-servers/DIR and prints the path of ENTRY in it; fails when npm
+# cannot install it.
+npm_install() {
+  local prefix="$ROOT/target/mcp-servers/$1"
+  local entry="$prefix/node_modules/$3"
+  if [ ! -e "$entry" ]; then
+    mkdir -p "$prefix"
+    npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "$2" >&2 || return 1
+  fi
+  echo "$entry"
+}
+
+cargo build -p zot-mcp -p conformance-rust --locked -q
+zot_mcp="$ROOT/target/debug/zot-mcp"
+
+for server in everything filesystem; do
+  pkg="@modelcontextprotocol/server-$server"
+  if entry="$(npm_install "$server-$servers_version" "$pkg@$servers_version" "$pkg/dist/index.js")"; then
+    python3 "$drivers/$server.py" "$zot_mcp" "$entry"
+    ok "zot-mcp wrap over server-$server"
+  else
+    note "skipped server-$server: the npm registry is unreachable (not installed)"
+  fi
+done
+
+# serve under the official MCP Inspector's CLI: tools/list and tools/call.
+if inspector="$(npm_install "inspector-$inspector_version" \
+    "@modelcontextprotocol/inspector@$inspector_version" .bin/mcp-inspector)"; then
+  python3 mcp/tests/serve/inspector.py "$inspector" "$zot_mcp" tests/conformance/rust
+  ok "zot-mcp serve with the MCP Inspector CLI"
+else
+  note "skipped the MCP Inspector: the npm registry is unreachable (not installed)"
+fi
+
+# The Python MCP SDK: a FastMCP server under wrap, and the client of serve.
 venv="$ROOT/target/mcp-venv"
 if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$client_version')" 2>/dev/null; then
   python3 -m venv "$venv"
   if ! "$venv/bin/pip" install -q "mcp==$client_version"; then
-    note "skipped mcp serve: PyPI is unreachable (the mcp client not installed)"
+    note "skipped the Python MCP SDK parts: PyPI is unreachable (mcp not installed)"
     exit 0
   fi
 fi
-cargo build -p conformance-rust --locked -q
-"$venv/bin/python" mcp/tests/serve/client.py "$ROOT/target/debug/zot-mcp" tests/conformance/rust
+python3 "$drivers/fastmcp.py" "$zot_mcp" "$venv/bin/python"
+ok "zot-mcp wrap over a FastMCP server"
+"$venv/bin/python" mcp/tests/serve/client.py "$zot_mcp" tests/conformance/rust
 ok "zot-mcp serve with the Python MCP client"
