@@ -758,6 +758,71 @@ fn doctor_says_what_to_run_for_a_python_without_the_sdk() {
 }
 
 #[test]
+fn doctor_shows_registrations_refused_after_start_as_problems() {
+    let env = Env::new();
+    // The lines an SDK writes when a registration it held is refused.
+    let refused = [
+        r#"tool "my tool" not registered: invalid tool name "my tool""#,
+        r#"registration refused: duplicate tool name "t": a tool of this name is already registered"#,
+    ];
+    env.ext_in(
+        &global(&env),
+        "sloppy",
+        "sloppy",
+        json!({"on_ack": [
+            cmd("fine"),
+            {"stderr": format!("[sloppy] {}", refused[0])},
+            {"stderr": format!("[sloppy] {}", refused[1])},
+            {"stderr": "[sloppy] a line that only mentions: not registered: here"},
+            ready()
+        ]}),
+    );
+    // A refusal left in the log by an earlier run does not count.
+    env.ext_in(&global(&env), "tidy", "tidy", quiet());
+    let logs = env.zot_home.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::write(
+        logs.join("ext-tidy.log"),
+        format!("[tidy] {}\n", refused[0]),
+    )
+    .unwrap();
+
+    let v = json_out(&zot(&env, &["ext", "doctor", "--json"]));
+    assert_eq!(v["ok"], false, "{v:#}");
+    let ext = |name: &str| {
+        v["extensions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let sloppy = ext("sloppy");
+    assert_eq!(sloppy["state"], "ready");
+    assert_eq!(sloppy["health"], "problem");
+    assert_eq!(sloppy["refused"], json!(refused));
+    assert_eq!(ext("tidy")["health"], "ok");
+    assert_eq!(
+        v["summary"],
+        json!({"healthy": 1, "warnings": 0, "problems": 2})
+    );
+
+    let o = zot(&env, &["ext", "doctor"]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    for want in [
+        "✗ sloppy 1.0.0 (global): ready",
+        &format!("refused: {}", refused[0]),
+        &format!("refused: {}", refused[1]),
+        "✓ tidy 1.0.0 (global): ready",
+        "2 problems",
+    ] {
+        assert!(text.contains(want), "{want:?} in\n{text}");
+    }
+}
+
+#[test]
 fn run_takes_repeatable_ext_paths_and_no_ext() {
     let env = Env::new();
     env.ext_in(&global(&env), "installed", "installed", quiet());

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use zot_protocol::validate::{command_key, validate_command_name, validate_tool_name};
 
 use crate::cli::args::DoctorArgs;
+use crate::cli::doctor_refused::{self, LogMarks};
 use crate::cli::doctor_report::{
     render, Conflict, ConflictKind, ExtReport, Health, Registration, Report, Summary, Winner,
 };
@@ -69,6 +70,7 @@ pub async fn diagnose(ctx: &Context, opts: &crate::store::discovery::DiscoveryOp
     let cleaned = sweep(&ctx.zot_home, &[ctx.global_root(), ctx.project_root()]);
     let cfg = HostConfig::new(ctx.cwd.clone(), ctx.zot_home.clone());
     let transcript = Transcript::new();
+    let marks = LogMarks::take(&cfg.log_dir());
     let mgr = Manager::new(cfg.clone(), opts.clone(), None, transcript.clone());
     mgr.load(cfg.timeouts.ready_grace).await;
     let found = mgr.last_discovery();
@@ -82,12 +84,14 @@ pub async fn diagnose(ctx: &Context, opts: &crate::store::discovery::DiscoveryOp
             .unwrap_or_else(|e| e.into_inner());
         (reg.records().to_vec(), conflicts(&reg))
     };
-    let extensions: Vec<ExtReport> = found
+    let mut extensions: Vec<ExtReport> = found
         .entries
         .iter()
         .map(|e| ext_report(&cfg, e, &exts, &errors, &records))
         .collect();
     mgr.shutdown(cfg.timeouts.shutdown_grace).await;
+    // Read once every process is gone: all it wrote is in its log.
+    let refused = doctor_refused::apply(&marks, &mut extensions);
     let warnings: Vec<String> = transcript
         .snapshot()
         .into_iter()
@@ -100,11 +104,11 @@ pub async fn diagnose(ctx: &Context, opts: &crate::store::discovery::DiscoveryOp
     let unclean = cleaned.iter().filter(|c| c.error.is_some()).count();
     let mut summary = Summary {
         warnings: warnings.len() + unclean,
-        problems: conflicts.len(),
+        problems: conflicts.len() + refused,
         ..Summary::default()
     };
     for e in &extensions {
-        // Conflicts are counted once each, above; here the broken states.
+        // Conflicts and refusals are counted once each, above.
         summary.healthy += usize::from(e.health == Health::Ok);
         summary.problems += usize::from(is_broken_state(e.state));
         summary.warnings += e.warnings.len() + usize::from(e.state == "auto_ready");
@@ -181,6 +185,7 @@ fn ext_report(
         commands: Vec::new(),
         tools: Vec::new(),
         warnings: Vec::new(),
+        refused: Vec::new(),
     };
     match &e.state {
         EntryState::Invalid(err) => {

@@ -78,6 +78,10 @@ pub struct ExtReport {
     pub tools: Vec<Registration>,
     /// Diagnostics recorded by the host (malformed frames, name mismatch, ...).
     pub warnings: Vec<String>,
+    /// Registrations refused after start-up, as its log says
+    /// ([`crate::cli::doctor_refused`]): each one is a problem.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
 }
 
 /// What kind of registration conflict.
@@ -259,6 +263,9 @@ fn write_ext(e: &ExtReport, style: Style, out: &mut dyn Write) -> io::Result<()>
             line
         };
         writeln!(out, "{ind}{line}")?;
+    }
+    for r in &e.refused {
+        writeln!(out, "{ind}{}", style.bad(&format!("refused: {r}")))?;
     }
     for w in &e.warnings {
         writeln!(out, "{ind}{}", style.warn(&format!("warning: {w}")))?;

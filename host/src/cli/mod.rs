@@ -16,6 +16,7 @@ pub mod add_mcp;
 pub mod args;
 pub mod doctor;
 pub mod doctor_fix;
+pub mod doctor_refused;
 pub mod doctor_report;
 pub mod error;
 pub mod git;
