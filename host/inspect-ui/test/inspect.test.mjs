@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, request } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { after, before, test } from "node:test";
+import { after, before, test as nodeTest } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
@@ -102,6 +102,30 @@ async function api(path) {
   const res = await fetch(new URL(path, base), { headers: { "x-zot-token": token } });
   assert.equal(res.status, 200, `${path}: ${res.status}`);
   return res.json();
+}
+
+/**
+ * A test that, when it fails, prints what the host printed and the last
+ * frames on its wire: a failure seen only in CI can then be read from the
+ * log instead of guessed at.
+ */
+function test(name, body) {
+  nodeTest(name, async (t) => {
+    try {
+      await body(t);
+    } catch (e) {
+      console.error(`--- ${name}: zot-host output (last 60 lines) ---`);
+      console.error(serverOutput.join("").split("\n").slice(-60).join("\n"));
+      try {
+        const frames = await api("/api/frames?from=0");
+        console.error(`--- the last 30 of ${frames.length} frames ---`);
+        for (const f of frames.slice(-30)) console.error(`${f.dir} ${f.type} ${String(f.preview).slice(0, 200)}`);
+      } catch (fe) {
+        console.error(`(the frames could not be read: ${fe})`);
+      }
+      throw e;
+    }
+  });
 }
 
 before(async () => {
