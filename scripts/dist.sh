@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ./dev dist [PLATFORM...]: builds every release artifact into target/dist/
 # (RELEASING.md): for each platform of scripts/dist/platforms.tsv (or the
-# ones named) the npm packages zot-ext-<platform> and zot-host-<platform>,
-# the PyPI wheels zot-ext (abi3) and zot-host (the binary); then the main npm
-# packages zot-ext and zot-host, the sdists, the crates, and
+# ones named) the npm packages zot-ext-<platform>, zot-host-<platform> and
+# zot-mcp-<platform>, the PyPI wheels zot-ext (abi3), zot-host and zot-mcp
+# (the binaries); then the main npm packages zot-ext, zot-host and zot-mcp,
+# the sdists, the crates, and
 # target/dist/ARTIFACTS.md (every file with its size and sha256).
 #
 # Everything is cross-compiled on this machine with zig (target/tools): gnu
@@ -35,7 +36,7 @@ fi
 ensure_node_modules
 ensure_dist_tools
 version="$(workspace_version)"
-for f in sdk-node/package.json npm/zot-host/package.json; do
+for f in sdk-node/package.json npm/zot-host/package.json mcp/npm/package.json; do
   v="$(node -p "require('./$f').version")"
   if [ "$v" != "$version" ]; then
     fail "$f has version $v, the Cargo workspace $version: make them equal"
@@ -77,8 +78,8 @@ for suffix in "${platforms[@]}"; do
   node scripts/dist/npm-packages.mjs platform zot-ext "$suffix" "$build/zot-ext.$suffix.node" "$stage/npm"
   ok "zot-ext-$suffix"
 
-  # The wheels: the SDK (abi3) and the host (bindings = "bin").
-  for manifest in sdk-python/Cargo.toml host/Cargo.toml; do
+  # The wheels: the SDK (abi3), the host and zot-mcp (bindings = "bin").
+  for manifest in sdk-python/Cargo.toml host/Cargo.toml mcp/Cargo.toml; do
     CARGO_TARGET_DIR="$builds/pypi" nice -n 10 maturin build --quiet --release --locked --strip --zig --target "$rust" "${compat[@]}" \
       -m "$manifest" -o "$build/wheels"
   done
@@ -87,11 +88,13 @@ for suffix in "${platforms[@]}"; do
   mv "$build"/wheels/*.whl "$out/pypi/"
   ok "$(cd "$out/pypi" && ls -- *"${host_wheel##*-}" | tr '\n' ' ')"
 
-  # The host's npm package carries the very binary of its wheel.
-  host_wheel="$out/pypi/$(basename "$host_wheel")"
-  unzip -p "$host_wheel" "zot_host-$version.data/scripts/zot-host" > "$build/zot-host"
-  node scripts/dist/npm-packages.mjs platform zot-host "$suffix" "$build/zot-host" "$stage/npm"
-  ok "zot-host-$suffix"
+  # Each binary's npm package carries the very binary of its wheel.
+  for bin in zot-host zot-mcp; do
+    wheel="$out/pypi/$(basename "$host_wheel" | sed "s/^zot_host-/${bin//-/_}-/")"
+    unzip -p "$wheel" "${bin//-/_}-$version.data/scripts/$bin" > "$build/$bin"
+    node scripts/dist/npm-packages.mjs platform "$bin" "$suffix" "$build/$bin" "$stage/npm"
+    ok "$bin-$suffix"
+  done
 done
 
 section "main packages, sdists, crates"
@@ -100,11 +103,12 @@ section "main packages, sdists, crates"
 read -ra extra <<< "${ZOT_DIST_EXTRA_PLATFORMS:-}"
 node scripts/dist/npm-packages.mjs main zot-ext "$stage/npm" "${platforms[@]}" "${extra[@]}"
 node scripts/dist/npm-packages.mjs main zot-host "$stage/npm" "${platforms[@]}" "${extra[@]}"
+node scripts/dist/npm-packages.mjs main zot-mcp "$stage/npm" "${platforms[@]}" "${extra[@]}"
 for dir in "$stage"/npm/*/; do
   (cd "$dir" && npm pack --silent --pack-destination "$out/npm" >/dev/null)
 done
 ok "npm: $(cd "$out/npm" && ls | wc -l) tarballs"
-for manifest in sdk-python/Cargo.toml host/Cargo.toml; do
+for manifest in sdk-python/Cargo.toml host/Cargo.toml mcp/Cargo.toml; do
   CARGO_TARGET_DIR="$builds/pypi" maturin sdist -m "$manifest" -o "$out/pypi" >/dev/null
 done
 ok "sdists"

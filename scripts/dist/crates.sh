@@ -5,7 +5,7 @@
 # publishes them in this order.
 #
 # usage: package_crates OUT_DIR   (copies the .crate files there)
-CRATES=(zot-protocol zot-ext-engine zot-ext zot-host)
+CRATES=(zot-protocol zot-ext-engine zot-ext zot-host zot-mcp)
 
 package_crates() {
   local out="$1" version c args=()

@@ -3,17 +3,18 @@
 // binary, listed in the main package's optionalDependencies and carrying
 // os / cpu / libc, so that npm installs only the one the machine can run.
 //
-//   node npm-packages.mjs platform <zot-ext|zot-host> <suffix> <binary> <stage>
+//   node npm-packages.mjs platform <zot-ext|zot-host|zot-mcp> <suffix> <binary> <stage>
 //       zot-ext-<suffix>/  zot-ext.<suffix>.node, package.json, README, licences
-//       zot-host-<suffix>/ bin/zot-host, package.json, README, licences
-//   node npm-packages.mjs main <zot-ext|zot-host> <stage> <suffix>...
+//       zot-host-<suffix>/ bin/zot-host, package.json, README, licences (zot-mcp alike)
+//   node npm-packages.mjs main <zot-ext|zot-host|zot-mcp> <stage> <suffix>...
 //       zot-ext/  sdk-node's package (dist/, README) with optionalDependencies
 //       zot-host/ npm/zot-host (the launcher) with optionalDependencies
+//       zot-mcp/  mcp/npm (the launcher) with optionalDependencies
 //
 // Every package gets the workspace version (scripts/dist.sh checks that the
 // committed package.json files agree with it) and LICENSE-MIT/-APACHE.
 
-import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -49,14 +50,23 @@ function sdkPackage() {
   return readJson(join(root, "sdk-node", "package.json"));
 }
 
-function hostPackage() {
-  return readJson(join(root, "npm", "zot-host", "package.json"));
+/** The launcher package of a binary: npm/zot-host, mcp/npm. */
+const launchers = { "zot-host": join(root, "npm", "zot-host"), "zot-mcp": join(root, "mcp", "npm") };
+
+function launcherDir(kind) {
+  const dir = launchers[kind];
+  if (dir === undefined) throw new Error(`unknown package ${kind} (zot-ext, ${Object.keys(launchers).join(", ")})`);
+  return dir;
+}
+
+function launcherPackage(kind) {
+  return readJson(join(launcherDir(kind), "package.json"));
 }
 
 function platformPackage(kind, suffix, binary, stage) {
   const p = platforms().get(suffix);
   if (p === undefined) throw new Error(`unknown platform ${suffix} (scripts/dist/platforms.tsv)`);
-  const main = kind === "zot-ext" ? sdkPackage() : hostPackage();
+  const main = kind === "zot-ext" ? sdkPackage() : launcherPackage(kind);
   const name = `${kind}-${suffix}`;
   const dir = fresh(join(stage, name));
   let files;
@@ -67,7 +77,7 @@ function platformPackage(kind, suffix, binary, stage) {
     files = [file];
     entry = { main: file };
   } else {
-    const exe = p.os === "win32" ? "zot-host.exe" : "zot-host";
+    const exe = p.os === "win32" ? `${kind}.exe` : kind;
     mkdirSync(join(dir, "bin"));
     copyFileSync(binary, join(dir, "bin", exe));
     chmodSync(join(dir, "bin", exe), 0o755);
@@ -110,8 +120,10 @@ function mainPackage(kind, stage, suffixes) {
     // The binaries are in the platform packages, not in this one.
     pkg.files = pkg.files.filter((f) => !f.endsWith(".node"));
   } else {
-    pkg = hostPackage();
-    cpSync(join(root, "npm", "zot-host"), dir, { recursive: true });
+    pkg = launcherPackage(kind);
+    cpSync(launcherDir(kind), dir, { recursive: true });
+    // mcp/npm has no README of its own: the crate's (mcp/README.md) is it.
+    if (!existsSync(join(dir, "README.md"))) copyFileSync(join(launcherDir(kind), "..", "README.md"), join(dir, "README.md"));
   }
   pkg.optionalDependencies = Object.fromEntries(suffixes.map((s) => [`${kind}-${s}`, pkg.version]));
   writePackage(dir, pkg);
@@ -124,7 +136,7 @@ if (cmd === "platform" && args.length === 4) {
   const [kind, stage, ...suffixes] = args;
   mainPackage(kind, stage, suffixes);
 } else {
-  console.error("usage: npm-packages.mjs platform <zot-ext|zot-host> <suffix> <binary> <stage>");
-  console.error("       npm-packages.mjs main <zot-ext|zot-host> <stage> <suffix>...");
+  console.error("usage: npm-packages.mjs platform <zot-ext|zot-host|zot-mcp> <suffix> <binary> <stage>");
+  console.error("       npm-packages.mjs main <zot-ext|zot-host|zot-mcp> <stage> <suffix>...");
   process.exit(2);
 }
