@@ -162,6 +162,14 @@ pub fn catalog(opts: &Options) -> Vec<Target> {
             go_build: None,
         },
         Target {
+            name: "mcp-wrap",
+            what: "hand-rolled Python MCP server through zot-mcp wrap (bench/mcp-wrap)",
+            role: Role::Raw,
+            raw_baseline: Some("raw-python"),
+            launch: ext("bench/mcp-wrap", Some("zot-mcp")),
+            go_build: None,
+        },
+        Target {
             name: "pipe-cat",
             what: "plain line echo through `cat` (OS floor)",
             role: Role::Os,
@@ -175,7 +183,7 @@ pub fn catalog(opts: &Options) -> Vec<Target> {
 }
 
 /// The cargo packages whose binaries the Rust targets run.
-pub const RUST_PACKAGES: &[&str] = &["bench-floor", "conformance-rust"];
+pub const RUST_PACKAGES: &[&str] = &["bench-floor", "conformance-rust", "zot-mcp"];
 
 impl Target {
     /// Resolves how to start it; an error means the target is missing.
