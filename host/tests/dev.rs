@@ -162,8 +162,7 @@ impl Term {
     }
 
     /// Types keys as a person does, one at a time, each once the last one
-    /// was echoed (the line editor reads what arrives in one read only up
-    /// to its first key until the next key or printed line wakes it).
+    /// was echoed.
     fn typ(&mut self, keys: &str) {
         for c in keys.chars() {
             self.send(&c.to_string());
@@ -302,6 +301,36 @@ fn dev_rebuilds_restarts_and_drives_the_extension() {
     t.expect("v2 Di");
 
     // Ctrl-C quits, and the extension is stopped.
+    t.prompt();
+    t.send("\u{3}");
+    let status = t.child.wait().unwrap();
+    assert!(status.success(), "{status:?}\n{}", t.screen());
+    common::assert_gone(&pidfile);
+}
+
+#[test]
+fn pasted_text_is_shown_whole_before_the_next_key() {
+    // Keys that arrive in one read (a paste, fast typing) are all shown at
+    // once, not up to the first one until the next key.
+    let env = common::Env::new();
+    let pidfile = env.tmp.path().join("pid");
+    let dir = env.ext("dev-ext", spec("v1", &pidfile));
+    let mut t = Term::spawn(
+        &[
+            &dir,
+            Path::new("--zot-home"),
+            &env.zot_home,
+            Path::new("--cwd"),
+            &env.cwd,
+        ],
+        env.tmp.path(),
+    );
+    t.expect("watching");
+    t.prompt();
+    t.send("/greet pasted text");
+    t.expect("/greet pasted text");
+    t.send("\r");
+    t.expect("v1 pasted text");
     t.prompt();
     t.send("\u{3}");
     let status = t.child.wait().unwrap();
