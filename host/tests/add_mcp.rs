@@ -1,5 +1,6 @@
 //! `zot-host ext add-mcp NAME -- COMMAND…`: the manifest it installs runs
-//! `zot-mcp wrap -- COMMAND…`, and the install behaves like `ext install`.
+//! `zot-mcp wrap --name NAME -- COMMAND…`, and the install behaves like
+//! `ext install`.
 
 use std::process::Command;
 
@@ -42,6 +43,8 @@ fn installs_a_manifest_that_wraps_the_command() {
         manifest["args"],
         serde_json::json!([
             "wrap",
+            "--name",
+            "everything",
             "--",
             "npx",
             "-y",

@@ -1,7 +1,7 @@
 //! `zot-host ext add-mcp NAME -- COMMAND…`: installs an MCP server as an
-//! extension. The manifest runs `zot-mcp wrap -- COMMAND…` (zot-mcp on
-//! `PATH`); it is written into a fresh folder and installed like any folder
-//! (`ext install`), under NAME.
+//! extension. The manifest runs `zot-mcp wrap --name NAME -- COMMAND…`
+//! (zot-mcp on `PATH`); it is written into a fresh folder and installed
+//! like any folder (`ext install`), under NAME.
 
 use std::io::Write;
 
@@ -14,7 +14,7 @@ use crate::cli::{install, CliError, Context, Outcome};
 #[derive(Args, Debug)]
 #[command(
     after_help = "Example: zot-host ext add-mcp everything -- npx -y @modelcontextprotocol/server-everything\n\
-    The extension runs `zot-mcp wrap -- COMMAND…` (install it with `cargo install zot-mcp`)."
+    The extension runs `zot-mcp wrap --name NAME -- COMMAND…` (install it with `cargo install zot-mcp`)."
 )]
 pub struct AddMcpArgs {
     /// The extension's name (its folder and manifest name).
@@ -28,9 +28,11 @@ pub struct AddMcpArgs {
     pub command: Vec<String>,
 }
 
-/// The manifest of an MCP server run through `zot-mcp wrap`.
+/// The manifest of an MCP server run through `zot-mcp wrap`. `--name`
+/// makes the extension announce the manifest's name (not the MCP server's)
+/// and prefix its prompt commands with it (`/NAME:prompt`).
 pub fn manifest(name: &str, command: &[String]) -> serde_json::Value {
-    let mut args = vec!["wrap".to_owned(), "--".to_owned()];
+    let mut args = ["wrap", "--name", name, "--"].map(str::to_owned).to_vec();
     args.extend(command.iter().cloned());
     serde_json::json!({
         "name": name,
