@@ -1,6 +1,7 @@
 # zot-mcp against MCP code nobody here wrote. wrap: the official MCP test
 # server (@modelcontextprotocol/server-everything: every tool it registers,
-# progress, cancellation, prompts, resources), the official filesystem
+# progress, cancellation, prompts, resources; and a `zot-host run` session
+# script over it), the official filesystem
 # server on a temporary directory, and a FastMCP server written with the
 # `mcp` Python package. serve: the Python `mcp` client. The packages are
 # pinned and installed once under target/ (target/mcp-servers,
@@ -28,7 +29,7 @@ npm_install() {
   echo "$entry"
 }
 
-cargo build -p zot-mcp -p conformance-rust --locked -q
+cargo build -p zot-mcp -p zot-host -p conformance-rust --locked -q
 zot_mcp="$ROOT/target/debug/zot-mcp"
 
 for server in everything filesystem; do
@@ -36,6 +37,10 @@ for server in everything filesystem; do
   if entry="$(npm_install "$server-$servers_version" "$pkg@$servers_version" "$pkg/dist/index.js")"; then
     python3 "$drivers/$server.py" "$zot_mcp" "$entry"
     ok "zot-mcp wrap over server-$server"
+    if [ "$server" = everything ]; then
+      python3 "$drivers/session.py" "$ROOT/target/debug/zot-host" "$zot_mcp" "$entry"
+      ok "zot-mcp wrap over server-everything under zot-host run"
+    fi
   else
     note "skipped server-$server: the npm registry is unreachable (not installed)"
   fi
