@@ -164,6 +164,16 @@ check_platform_artifacts() {
   check_binary "$tmp/host-whl" "$(basename "$whl"): zot-host"
   cmp -s "$tmp/host" "$tmp/host-whl" || die "zot-host-$suffix: the npm and PyPI binaries differ"
   check_auditwheel "$whl"
+  # zot-mcp ships the same way as zot-host.
+  tgz="$(artifact npm "zot-mcp-$suffix-$version.tgz")"
+  member "$tgz" package/bin/zot-mcp > "$tmp/mcp"
+  check_binary "$tmp/mcp" "npm zot-mcp-$suffix: bin/zot-mcp"
+  check_npm_platform_fields "$tgz"
+  whl="$(artifact pypi "zot_mcp-$version-py3-none-$tag.whl")"
+  member "$whl" "zot_mcp-$version.data/scripts/zot-mcp" > "$tmp/mcp-whl"
+  check_binary "$tmp/mcp-whl" "$(basename "$whl"): zot-mcp"
+  cmp -s "$tmp/mcp" "$tmp/mcp-whl" || die "zot-mcp-$suffix: the npm and PyPI binaries differ"
+  check_auditwheel "$whl"
   rm -rf "$tmp"
 }
 
@@ -270,7 +280,7 @@ check_host_runs() {
 
 # target/dist/ARTIFACTS.md says truthfully what the run built: every file of
 # target/dist with its sha256, and every platform of platforms.tsv in its
-# table, "built" exactly when target/dist holds its four platform artifacts
+# table, "built" exactly when target/dist holds its six platform artifacts
 # (and none of them otherwise), the CI-only ones with their reason.
 check_artifact_list() {
   local list="$DIST/ARTIFACTS.md" f sha row suffix n status
@@ -287,7 +297,7 @@ check_artifact_list() {
     platform_row "$suffix"
     n="$(platform_files "$suffix" | wc -l)"
     if [ "$status" = built ]; then
-      [ "$n" = 4 ] || die "ARTIFACTS.md says $suffix is built, target/dist has $n of its 4 artifacts"
+      [ "$n" = 6 ] || die "ARTIFACTS.md says $suffix is built, target/dist has $n of its 6 artifacts"
     else
       [ "$n" = 0 ] || die "ARTIFACTS.md says $suffix is $status, but target/dist has $n of its artifacts"
       if [ "$where" != here ]; then
@@ -299,8 +309,8 @@ check_artifact_list() {
   ok "ARTIFACTS.md lists all $(cd "$DIST" && find npm pypi crates -type f | wc -l) files with their sha256, and each platform as built or not (and where instead) as target/dist has it"
 }
 
-# The files of target/dist that belong to one platform: its two npm packages
-# and its two wheels (by tag), one per line.
+# The files of target/dist that belong to one platform: its three npm
+# packages and its three wheels (by tag), one per line.
 platform_files() {
   local tag
   case "$os-$libc" in
@@ -309,7 +319,7 @@ platform_files() {
     darwin-*) tag="macosx_[0-9_]*_${arch/aarch64/arm64}" ;;
     win32-*) tag="win_amd64" ;;
   esac
-  (cd "$DIST" && find npm pypi -type f | grep -E "^npm/zot-(ext|host)-$1-[0-9]|^pypi/.*[-.]$tag(\.|$)" || true)
+  (cd "$DIST" && find npm pypi -type f | grep -E "^npm/zot-(ext|host|mcp)-$1-[0-9]|^pypi/.*[-.]$tag(\.|$)" || true)
 }
 
 # Debian's arm64 Node and CPython with the libraries they load, unpacked
