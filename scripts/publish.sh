@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Publishes what ./dev dist put in target/dist, in dependency order:
 #   1. crates: zot-protocol, zot-ext-engine (on zot-protocol), then zot-ext
-#      (on both) and zot-host (on zot-protocol);
-#   2. npm: every platform package, then the main packages zot-ext and
-#      zot-host (whose optionalDependencies name them);
+#      (on both), zot-host (on zot-protocol) and zot-mcp (on all of them);
+#   2. npm: every platform package, then the main packages zot-ext, zot-host
+#      and zot-mcp (whose optionalDependencies name them);
 #   3. PyPI: the wheels and sdists (twine).
 # A dry run unless --execute is given: cargo and npm check everything they
 # would upload (`cargo publish --dry-run`, `npm publish --dry-run`) and the
@@ -34,18 +34,19 @@ if [ "$execute" = 1 ]; then dry=(); fi
 section "crates.io"
 # One command publishes them in dependency order, waiting for each to be in
 # the index before the next (cargo >= 1.90).
-cargo publish --locked "${dry[@]}" -p zot-protocol -p zot-ext-engine -p zot-ext -p zot-host
+cargo publish --locked "${dry[@]}" -p zot-protocol -p zot-ext-engine -p zot-ext -p zot-host -p zot-mcp
 
 section "npm"
 mapfile -t tarballs < <(ls "$dist"/npm/*.tgz)
 for tgz in "${tarballs[@]}"; do
   case "$(basename "$tgz")" in
-    zot-ext-"$version".tgz | zot-host-"$version".tgz) ;;
+    zot-ext-"$version".tgz | zot-host-"$version".tgz | zot-mcp-"$version".tgz) ;;
     *) npm publish "${dry[@]}" --access public "$tgz" ;;
   esac
 done
 npm publish "${dry[@]}" --access public "$dist/npm/zot-ext-$version.tgz"
 npm publish "${dry[@]}" --access public "$dist/npm/zot-host-$version.tgz"
+npm publish "${dry[@]}" --access public "$dist/npm/zot-mcp-$version.tgz"
 
 section "PyPI"
 ensure_dist_tools
