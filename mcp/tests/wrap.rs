@@ -35,8 +35,10 @@ fn registers_every_page_of_tools_with_valid_unique_names() {
             "die",
             "odd_name",
             "odd_name_2",
-            "change_tools"
+            "change_tools",
+            "late"
         ],
+        "a tool added while the bridge started is registered (listed again)"
     );
     for t in &tools {
         assert_eq!(t["namespace"], "fixture", "{t}");

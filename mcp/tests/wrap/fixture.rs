@@ -1,6 +1,7 @@
 //! The fixture: a small MCP server written with rmcp's server side, run by
 //! the tests through `zot-mcp wrap`. Its tools come in pages of four.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -20,6 +21,10 @@ const PAGE: usize = 4;
 struct Fixture {
     /// Set once a `slow` call was cancelled.
     cancelled: Arc<watch::Sender<bool>>,
+    /// Set once the first full listing was given: from then on the list
+    /// has one more tool, `late` (as servers that add tools once
+    /// initialised do), and the server said so.
+    late: Arc<AtomicBool>,
 }
 
 /// The tools, as the server lists them: `odd.name` must be renamed for
@@ -78,17 +83,26 @@ impl ServerHandler for Fixture {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParam>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let start: usize = request
             .and_then(|r| r.cursor)
             .and_then(|c| c.parse().ok())
             .unwrap_or(0);
-        let all = tools();
+        let mut all = tools();
+        if self.late.load(Ordering::SeqCst) {
+            all.push(
+                json!({"name": "late", "description": "Added after the first listing",
+                            "inputSchema": {"type": "object"}}),
+            );
+        }
         let end = (start + PAGE).min(all.len());
         let mut page = json!({"tools": all[start..end]});
         if end < all.len() {
             page["nextCursor"] = json!(end.to_string());
+        } else if !self.late.swap(true, Ordering::SeqCst) {
+            // The last page of the first listing: the list changes now.
+            let _ = context.peer.notify_tool_list_changed().await;
         }
         Ok(serde_json::from_value(page).expect("valid page"))
     }
@@ -248,6 +262,7 @@ pub fn run() -> std::process::ExitCode {
     rt.block_on(async {
         let fixture = Fixture {
             cancelled: Arc::new(watch::channel(false).0),
+            late: Arc::new(AtomicBool::new(false)),
         };
         let service = fixture
             .serve(rmcp::transport::stdio())
