@@ -15,6 +15,7 @@ use tokio::runtime::Handle;
 use zot_protocol::{HostFrame, RawJson, RegisterCommand, RegisterTool};
 
 use crate::contract::{complete_json, CallStart, CallStarted};
+use crate::registration::Registrations;
 use crate::{CallId, CallRequest, Engine, EngineConfig, Job, JobId, Transport};
 
 /// The methods of the engine object every binding exposes, in snake_case
@@ -28,6 +29,7 @@ pub const METHODS: &[&str] = &[
     "register_tool",
     "subscribe",
     "intercept",
+    "register_all",
     "hello_done",
     "take_jobs",
     "complete",
@@ -89,6 +91,20 @@ pub fn config(name: &str, version: &str, options: Options) -> EngineConfig {
         c.exit_watchdog = w;
     }
     c
+}
+
+/// What `register_all` takes (tools as the JSON text of their spec).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AllRegistrations {
+    #[serde(default)]
+    commands: Vec<RegisterCommand>,
+    #[serde(default)]
+    tools: Vec<String>,
+    #[serde(default)]
+    events: Vec<String>,
+    #[serde(default)]
+    intercepts: Vec<String>,
 }
 
 /// One engine session as the bindings see it.
@@ -154,6 +170,29 @@ impl BindingEngine {
     /// Registers an interceptor for one of the interceptable events.
     pub fn intercept(&self, event: &str) -> Result<(), BindingError> {
         self.engine.intercept(event).map_err(refused)
+    }
+
+    /// Registers everything at once (see [`Engine::register_all`]): a JSON
+    /// object `{"commands": [{"name", "description"}], "tools": [spec],
+    /// "events": [name], "intercepts": [name]}`, each list optional, where
+    /// a tool's spec is the JSON text `register_tool` takes (its schemas'
+    /// bytes kept). What the engine refuses is logged, not returned; the
+    /// result is how many were refused.
+    pub fn register_all(&self, registrations: &str) -> Result<usize, BindingError> {
+        let all: AllRegistrations = serde_json::from_str(registrations)
+            .map_err(|e| BindingError::Invalid(format!("register_all: {e}")))?;
+        let tools = all
+            .tools
+            .iter()
+            .map(|spec| serde_json::from_str(spec))
+            .collect::<Result<Vec<RegisterTool>, _>>()
+            .map_err(|e| BindingError::Invalid(format!("register_all: a tool: {e}")))?;
+        Ok(self.engine.register_all(Registrations {
+            commands: all.commands,
+            tools,
+            events: all.events,
+            intercepts: all.intercepts,
+        }))
     }
 
     /// Ends the on-hello phase: the registrations, `subscribe`, `ready`.

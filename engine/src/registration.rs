@@ -12,10 +12,10 @@ use zot_protocol::validate::{
     command_key, validate_command_name, validate_exposure, validate_tool_name,
 };
 use zot_protocol::values::{INTERCEPTABLE_EVENT_NAMES, LIFECYCLE_EVENT_NAMES};
-use zot_protocol::RegisterTool;
+use zot_protocol::{RegisterCommand, RegisterTool};
 
 use crate::args::ArgsCheck;
-use crate::RegisterError;
+use crate::{Engine, RegisterError};
 
 /// Checks a slash command's name (docs/protocol.md §6.1).
 pub fn check_command(name: &str) -> Result<(), RegisterError> {
@@ -94,6 +94,57 @@ pub fn check_intercept(event: &str) -> Result<(), RegisterError> {
         Ok(())
     } else {
         Err(RegisterError::NotInterceptable(event.to_owned()))
+    }
+}
+
+/// Everything an extension registered before its session ran, handed to
+/// the engine at once with [`Engine::register_all`].
+#[derive(Debug, Clone, Default)]
+pub struct Registrations {
+    /// Slash commands.
+    pub commands: Vec<RegisterCommand>,
+    /// Tools.
+    pub tools: Vec<RegisterTool>,
+    /// Lifecycle events subscribed to.
+    pub events: Vec<String>,
+    /// Interceptable events intercepted.
+    pub intercepts: Vec<String>,
+}
+
+impl Engine {
+    /// Registers everything in `regs`, in order. A registration the engine
+    /// refuses does not stop the others: it is logged as
+    /// `<kind> "<name>" not registered: <why>` (the line `zot-host ext
+    /// doctor` reports as a problem). Returns how many were refused.
+    pub fn register_all(&self, regs: Registrations) -> usize {
+        let mut refused = 0;
+        let mut refuse = |kind: &str, name: &str, e: RegisterError| {
+            refused += 1;
+            self.log(&format!("{kind} {name:?} not registered: {e}"));
+        };
+        for c in regs.commands {
+            let name = c.name.clone();
+            if let Err(e) = self.register_command(c) {
+                refuse("command", &name, e);
+            }
+        }
+        for t in regs.tools {
+            let name = t.name.clone();
+            if let Err(e) = self.register_tool(t) {
+                refuse("tool", &name, e);
+            }
+        }
+        for e in &regs.events {
+            if let Err(err) = self.subscribe(e) {
+                refuse("event", e, err);
+            }
+        }
+        for i in &regs.intercepts {
+            if let Err(err) = self.intercept(i) {
+                refuse("interceptor", i, err);
+            }
+        }
+        refused
     }
 }
 

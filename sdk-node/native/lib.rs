@@ -231,6 +231,15 @@ impl NativeEngine {
         self.core.intercept(&event).map_err(binding_err)
     }
 
+    /// Registers everything at once (JSON: `commands`, `tools` as spec
+    /// texts, `events`, `intercepts`); what the engine refuses is logged.
+    /// Returns how many registrations were refused.
+    #[napi(catch_unwind)]
+    pub fn register_all(&self, registrations: String) -> Result<u32> {
+        let refused = self.core.register_all(&registrations).map_err(binding_err)?;
+        Ok(u32::try_from(refused).unwrap_or(u32::MAX))
+    }
+
     /// Ends the on-hello phase: every registration, `subscribe`, `ready`.
     #[napi(catch_unwind)]
     pub fn hello_done(&self) -> Result<()> {

@@ -58,6 +58,12 @@ export declare class NativeEngine {
   subscribe(event: string): void
   /** Registers an interceptor for one of the four interceptable events. */
   intercept(event: string): void
+  /**
+   * Registers everything at once (JSON: `commands`, `tools` as spec
+   * texts, `events`, `intercepts`); what the engine refuses is logged.
+   * Returns how many registrations were refused.
+   */
+  registerAll(registrations: string): number
   /** Ends the on-hello phase: every registration, `subscribe`, `ready`. */
   helloDone(): void
   /**

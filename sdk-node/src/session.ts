@@ -141,35 +141,15 @@ export class Session {
    * after that.
    */
   private registerAll(engine: NativeEngine): void {
-    const refused = (what: string, e: unknown): void => this.reg.log(`${what} not registered: ${message(e)}`);
-    for (const [name, c] of this.reg.commands) {
-      try {
-        engine.registerCommand(name, c.description);
-      } catch (e) {
-        refused(`command ${JSON.stringify(name)}`, e);
-      }
-    }
-    for (const [name, t] of this.reg.tools) {
-      try {
-        engine.registerTool(t.spec);
-      } catch (e) {
-        refused(`tool ${JSON.stringify(name)}`, e);
-      }
-    }
-    for (const name of this.reg.events.keys()) {
-      try {
-        engine.subscribe(name);
-      } catch (e) {
-        refused(`event ${JSON.stringify(name)}`, e);
-      }
-    }
-    for (const name of this.reg.intercepts.keys()) {
-      try {
-        engine.intercept(name);
-      } catch (e) {
-        refused(`interceptor ${JSON.stringify(name)}`, e);
-      }
-    }
+    // The engine logs what it refuses (the same line in every SDK).
+    engine.registerAll(
+      JSON.stringify({
+        commands: [...this.reg.commands].map(([name, c]) => ({ name, description: c.description })),
+        tools: [...this.reg.tools.values()].map((t) => t.spec),
+        events: [...this.reg.events.keys()],
+        intercepts: [...this.reg.intercepts.keys()],
+      }),
+    );
   }
 
   private async hello(engine: NativeEngine, ack: HostInfo): Promise<void> {

@@ -376,6 +376,16 @@ impl NativeEngine {
         })
     }
 
+    /// Registers everything at once (JSON: `commands`, `tools` as spec
+    /// texts, `events`, `intercepts`); what the engine refuses is logged.
+    /// Returns how many registrations were refused.
+    fn register_all(&self, py: Python<'_>, registrations: &str) -> PyResult<usize> {
+        detached(py, || {
+            self.check()?;
+            self.core.register_all(registrations).map_err(binding_err)
+        })
+    }
+
     /// Ends the on-hello phase: writes the registrations, one `subscribe`
     /// and `ready`.
     fn hello_done(&self, py: Python<'_>) -> PyResult<()> {

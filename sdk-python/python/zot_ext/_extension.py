@@ -8,7 +8,6 @@ import asyncio
 import logging
 import sys
 import threading
-from functools import partial
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -580,21 +579,18 @@ class Extension(EventRegistration, PanelRegistration):
             tools = list(self._tools.values())
             events = list(self._events)
             intercepts = list(self._intercepts)
-        for c in commands:
-            self._try_register(f"command {c.name!r}", partial(native.register_command, c.name, c.description))
-        for t in tools:
-            self._try_register(f"tool {t.frame['name']!r}", partial(native.register_tool, to_json(t.frame)))
-        for e in events:
-            self._try_register(f"event {e!r}", partial(native.subscribe, e))
-        for i in intercepts:
-            self._try_register(f"interceptor {i!r}", partial(native.intercept, i))
+        # The engine logs what it refuses (the same line in every SDK).
+        native.register_all(
+            to_json(
+                {
+                    "commands": [{"name": c.name, "description": c.description} for c in commands],
+                    "tools": [to_json(t.frame) for t in tools],
+                    "events": events,
+                    "intercepts": intercepts,
+                }
+            )
+        )
         try:
             native.hello_done()
         except _native.EngineError as e:
             self.log(f"handshake not completed: {e}", logging.ERROR)
-
-    def _try_register(self, what: str, call: Callable[[], None]) -> None:
-        try:
-            call()
-        except (_native.EngineError, ValueError) as e:
-            self.log(f"{what} not registered: {e}", logging.ERROR)

@@ -20,6 +20,7 @@ use super::ctx::Ctx;
 use super::handle::{ExtHandle, HostInfo, PanelTarget, CURRENT_TOOL};
 use super::RunError;
 use crate::engine::panic::{self, CatchPanic};
+use crate::engine::registration::Registrations;
 use crate::engine::{CancelToken, CompleteError, Completion, Engine, Job, JobId, Outcome};
 
 pub(crate) async fn serve(
@@ -109,30 +110,18 @@ fn finish(error: Option<String>) -> Result<(), RunError> {
 
 /// Registers everything with the engine, then announces it.
 fn announce(engine: &Engine, handlers: &super::builder::Handlers, handle: &ExtHandle) {
-    let log =
-        |what: &str, e: &dyn std::fmt::Display| handle.log(format!("{what} not registered: {e}"));
-    for (reg, _) in &handlers.commands {
-        if let Err(e) = engine.register_command(reg.clone()) {
-            log(&format!("command {:?}", reg.name), &e);
-        }
-    }
-    for (spec, _) in &handlers.tools {
-        if let Err(e) = engine.register_tool(spec.reg.clone()) {
-            log(&format!("tool {:?}", spec.name()), &e);
-        }
-    }
-    for (event, _) in &handlers.events {
-        if let Err(e) = engine.subscribe(event) {
-            log(&format!("event {event:?}"), &e);
-        }
-    }
-    for (name, f) in INTERCEPTABLE_EVENT_NAMES.iter().zip(&handlers.intercepts) {
-        if f.is_some() {
-            if let Err(e) = engine.intercept(name) {
-                log(&format!("interceptor {name:?}"), &e);
-            }
-        }
-    }
+    // The engine logs what it refuses (the same line in every SDK).
+    engine.register_all(Registrations {
+        commands: handlers.commands.iter().map(|(c, _)| c.clone()).collect(),
+        tools: handlers.tools.iter().map(|(t, _)| t.reg.clone()).collect(),
+        events: handlers.events.iter().map(|(e, _)| e.clone()).collect(),
+        intercepts: INTERCEPTABLE_EVENT_NAMES
+            .iter()
+            .zip(&handlers.intercepts)
+            .filter(|(_, f)| f.is_some())
+            .map(|(name, _)| (*name).to_owned())
+            .collect(),
+    });
     if let Err(e) = engine.hello_done() {
         handle.log(format!("handshake not completed: {e}"));
     }
