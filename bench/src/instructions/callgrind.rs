@@ -69,6 +69,18 @@ pub fn out_files(out_stem: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// Copies the files a run with `out_stem` wrote into `dir` (created if
+/// need be), under their own names.
+pub fn copy(out_stem: &Path, dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("{}: {e}", dir.display())))?;
+    for f in out_files(out_stem)? {
+        let to = dir.join(f.file_name().unwrap_or_default());
+        std::fs::copy(&f, &to)
+            .map_err(|e| Error::new(format!("{} -> {}: {e}", f.display(), to.display())))?;
+    }
+    Ok(())
+}
+
 /// Removes what an earlier run with `out_stem` left.
 pub fn clear(out_stem: &Path) -> Result<()> {
     for f in out_files(out_stem)? {

@@ -40,6 +40,7 @@ const EXIT_GRACE: Duration = Duration::from_secs(120);
 struct Bench<'a> {
     valgrind: &'a Path,
     dir: &'a Path,
+    keep: Option<&'a Path>,
     cores: (usize, usize),
     text: &'a str,
 }
@@ -74,6 +75,7 @@ pub fn run(o: &InstrOptions) -> Result<InstrReport> {
     let bench = Bench {
         valgrind: &valgrind,
         dir: &dir,
+        keep: o.keep.as_deref(),
         cores,
         text: &text,
     };
@@ -143,7 +145,9 @@ impl Bench<'_> {
         ));
         callgrind::clear(&stem)?;
         let counted = self.count_into(p, s, n, &stem);
+        let kept = self.keep.map_or(Ok(()), |dir| callgrind::copy(&stem, dir));
         let cleared = callgrind::clear(&stem);
+        kept?;
         let instructions = counted?;
         cleared?;
         Ok(Run {

@@ -34,6 +34,9 @@ pub struct InstrOptions {
     pub events: (u64, u64),
     /// Where to write the JSON report.
     pub out: Option<PathBuf>,
+    /// Where to keep callgrind's files of every run (for
+    /// `callgrind_annotate`); `None` removes them.
+    pub keep: Option<PathBuf>,
 }
 
 impl InstrOptions {
@@ -67,6 +70,9 @@ usage: zot-bench instructions [options]
   --go-sdk DIR          a local checkout of github.com/patriceckhart/zot (as
                         for the benchmarks)
   --out FILE            also write the results as JSON
+  --keep DIR            keep callgrind's file of every run in DIR, named
+                        TARGET-SCENARIO-FRAMES.PID, to see where the
+                        instructions go (callgrind_annotate FILE)
   -h, --help            this text
 
 Each target runs twice per scenario under valgrind --tool=callgrind, once
@@ -115,6 +121,7 @@ impl InstrOptions {
             calls: (2_000, 22_000),
             events: (10_000, 60_000),
             out: None,
+            keep: None,
         };
         let mut it = args.into_iter();
         while let Some(arg) = it.next() {
@@ -169,6 +176,7 @@ impl InstrOptions {
                     o.base.go_sdk = Some(std::path::absolute(&dir).unwrap_or(dir));
                 }
                 "--out" => o.out = Some(PathBuf::from(value("--out")?)),
+                "--keep" => o.keep = Some(PathBuf::from(value("--keep")?)),
                 other => bail!("unknown option `{other}` (see zot-bench instructions --help)"),
             }
         }
@@ -191,6 +199,7 @@ mod tests {
     fn parses_targets_scenarios_and_sizes() {
         let o = parse(&[]).unwrap().unwrap();
         assert_eq!(o.base.only, TARGETS);
+        assert!(o.keep.is_none(), "callgrind's files are removed by default");
         assert_eq!(o.scenarios, SCENARIOS);
         let o = parse(&[
             "--targets",
@@ -199,9 +208,12 @@ mod tests {
             "--events",
             "100,300",
             "--no-build",
+            "--keep",
+            "/tmp/cg",
         ])
         .unwrap()
         .unwrap();
+        assert_eq!(o.keep.as_deref(), Some(std::path::Path::new("/tmp/cg")));
         assert_eq!(o.base.only, ["floor", "rust-sdk"]);
         assert_eq!(o.scenarios, [ScenarioId::Events]);
         assert_eq!(o.frames(ScenarioId::Events), (100, 300));
