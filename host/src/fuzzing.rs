@@ -87,37 +87,9 @@ pub async fn ext_output(stdout: &[u8], opts: &IntakeOptions) -> Intake {
     cfg.mode = opts.mode;
     cfg.continuous = opts.continuous;
     let (wire, records) = WireLog::memory();
-    let discovery = DiscoveryOptions {
-        cwd: nowhere.clone(),
-        zot_home: nowhere.clone(),
-        explicit: Vec::new(),
-        no_discovery: true,
-    };
-    let mgr = Manager::new(
-        cfg.clone(),
-        discovery,
-        Some(wire.clone()),
-        Transcript::new(),
-    );
-    let engine = SessionEngine::new(mgr.clone(), &Script::default());
-    let handler: Arc<dyn FrameHandler> = engine.clone();
-    mgr.set_handler(Arc::downgrade(&handler));
+    let (mgr, engine) = session(&cfg, &nowhere, &wire);
     let shared = mgr.shared().clone();
-
-    let (mut pipe, stdout_end) = tokio::io::duplex(64 * 1024);
-    let data = stdout.to_vec();
-    let writes = opts.writes.clone();
-    let writer = tokio::spawn(async move {
-        let mut rest = &data[..];
-        for n in writes.into_iter().chain([usize::MAX]) {
-            let (chunk, more) = rest.split_at(n.min(rest.len()));
-            if chunk.is_empty() || pipe.write_all(chunk).await.is_err() {
-                break;
-            }
-            rest = more;
-            tokio::task::yield_now().await;
-        }
-    });
+    let (writer, stdout_end) = feed(stdout.to_vec(), opts.writes.clone());
     let mut lines = LineReader::new(BufReader::new(stdout_end));
     let first = match lines.next_line().await {
         Ok(Some(line)) => Some(first_line(NAME, line, shared.wire.as_ref())),
@@ -137,30 +109,7 @@ pub async fn ext_output(stdout: &[u8], opts: &IntakeOptions) -> Intake {
             };
         }
     };
-
-    let outbound = Outbound::start(NAME, tokio::io::sink(), cfg.queue, Some(wire));
-    let name = ExtName::new(NAME).expect("a plain name");
-    let ext = LoadedExtension::new(NewExtension {
-        name: NAME.to_owned(),
-        dir: nowhere.clone(),
-        manifest: Manifest {
-            name: name.clone(),
-            version: String::new(),
-            exec: "fuzzed".to_owned(),
-            args: Vec::new(),
-            language: String::new(),
-            description: String::new(),
-            skills: Vec::new(),
-            enabled: None,
-        },
-        source: Source::Explicit,
-        rank: 0,
-        hello: hello.clone(),
-        log: Arc::new(ExtLog::discard(&cfg.log_path(&name))),
-        outbound,
-        process: None,
-        handler: mgr.handler_slot(),
-    });
+    let ext = peer(&mgr, &cfg, hello.clone(), wire, nowhere);
     mgr.adopt(ext.clone());
     let waiting: Vec<_> = [ReplyKind::Command, ReplyKind::Tool, ReplyKind::Intercept]
         .into_iter()
@@ -194,4 +143,83 @@ pub async fn ext_output(stdout: &[u8], opts: &IntakeOptions) -> Intake {
         lines_logged: records.count(Dir::ExtToHost),
         diagnostics: ext.diagnostics(),
     }
+}
+
+/// A manager that discovers nothing and a session engine handling its
+/// frames.
+fn session(
+    cfg: &HostConfig,
+    nowhere: &std::path::Path,
+    wire: &WireLog,
+) -> (Arc<Manager>, Arc<SessionEngine>) {
+    let discovery = DiscoveryOptions {
+        cwd: nowhere.to_path_buf(),
+        zot_home: nowhere.to_path_buf(),
+        explicit: Vec::new(),
+        no_discovery: true,
+    };
+    let mgr = Manager::new(
+        cfg.clone(),
+        discovery,
+        Some(wire.clone()),
+        Transcript::new(),
+    );
+    let engine = SessionEngine::new(mgr.clone(), &Script::default());
+    let handler: Arc<dyn FrameHandler> = engine.clone();
+    mgr.set_handler(Arc::downgrade(&handler));
+    (mgr, engine)
+}
+
+/// The extension's stdout: `data` written in pieces of the sizes of
+/// `writes`, then the rest at once, by a task of its own.
+fn feed(
+    data: Vec<u8>,
+    writes: Vec<usize>,
+) -> (tokio::task::JoinHandle<()>, tokio::io::DuplexStream) {
+    let (mut pipe, stdout_end) = tokio::io::duplex(64 * 1024);
+    let writer = tokio::spawn(async move {
+        let mut rest = &data[..];
+        for n in writes.into_iter().chain([usize::MAX]) {
+            let (chunk, more) = rest.split_at(n.min(rest.len()));
+            if chunk.is_empty() || pipe.write_all(chunk).await.is_err() {
+                break;
+            }
+            rest = more;
+            tokio::task::yield_now().await;
+        }
+    });
+    (writer, stdout_end)
+}
+
+/// The handshaken extension, without a process; its stdin goes nowhere.
+fn peer(
+    mgr: &Manager,
+    cfg: &HostConfig,
+    hello: Hello,
+    wire: WireLog,
+    nowhere: PathBuf,
+) -> Arc<LoadedExtension> {
+    let outbound = Outbound::start(NAME, tokio::io::sink(), cfg.queue, Some(wire));
+    let name = ExtName::new(NAME).expect("a plain name");
+    LoadedExtension::new(NewExtension {
+        name: NAME.to_owned(),
+        dir: nowhere,
+        manifest: Manifest {
+            name: name.clone(),
+            version: String::new(),
+            exec: "fuzzed".to_owned(),
+            args: Vec::new(),
+            language: String::new(),
+            description: String::new(),
+            skills: Vec::new(),
+            enabled: None,
+        },
+        source: Source::Explicit,
+        rank: 0,
+        hello,
+        log: Arc::new(ExtLog::discard(&cfg.log_path(&name))),
+        outbound,
+        process: None,
+        handler: mgr.handler_slot(),
+    })
 }

@@ -158,57 +158,14 @@ fn absolute(p: PathBuf) -> PathBuf {
 }
 
 fn run(args: RunArgs) -> ExitCode {
-    let model = match args.model.resolve() {
-        Ok(m) => m,
+    let (script, opts) = match prepare(args) {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("zot-host: {e}");
             return ExitCode::from(2);
         }
     };
-    let script = match Script::load(&args.script) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("zot-host: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let cwd = absolute(args.cwd.unwrap_or_else(|| PathBuf::from(".")));
-    let cwd = cwd.canonicalize().unwrap_or(cwd);
-    let zot_home = absolute(args.zot_home.unwrap_or_else(zot_home_from_env));
-    let wire = match &args.wire {
-        None => None,
-        Some(p) => match std::fs::File::create(p) {
-            Ok(f) => Some(WireLog::new(Box::new(std::io::BufWriter::new(f)))),
-            Err(e) => {
-                eprintln!("zot-host: cannot create wire log {}: {e}", p.display());
-                return ExitCode::from(2);
-            }
-        },
-    };
-    let json = args.json;
-    let renderer = Renderer::for_stdout();
-    // Printed as it happens and not kept: a long session does not grow.
-    let transcript = Transcript::streaming(move |o| {
-        if json {
-            if let Ok(line) = serde_json::to_string(o) {
-                println!("{line}");
-            }
-            if let Observation::Stderr { text } = o {
-                eprintln!("{text}");
-            }
-        } else if let Observation::Stderr { text } = o {
-            eprintln!("{text}");
-        } else {
-            println!("{}", renderer.render(o));
-        }
-    });
-    let mut opts = RunOptions::new(cwd, zot_home);
-    opts.explicit = args.ext.into_iter().map(absolute).collect();
-    opts.no_discovery = args.no_ext;
-    opts.wire = wire;
-    opts.transcript = transcript;
-    opts.model = model.clone();
-    opts.time_scale = args.time_scale.unwrap_or(1.0);
+    let model = opts.model.clone();
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -250,4 +207,51 @@ fn run(args: RunArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The script and the session's options from the command line: the
+/// model, the folders, the wire log, and the transcript printed as it
+/// happens.
+fn prepare(args: RunArgs) -> Result<(Script, RunOptions), String> {
+    let model = args.model.resolve()?;
+    let script = Script::load(&args.script).map_err(|e| e.to_string())?;
+    let cwd = absolute(args.cwd.unwrap_or_else(|| PathBuf::from(".")));
+    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    let zot_home = absolute(args.zot_home.unwrap_or_else(zot_home_from_env));
+    let wire = match &args.wire {
+        None => None,
+        Some(p) => match std::fs::File::create(p) {
+            Ok(f) => Some(WireLog::new(Box::new(std::io::BufWriter::new(f)))),
+            Err(e) => return Err(format!("cannot create wire log {}: {e}", p.display())),
+        },
+    };
+    let mut opts = RunOptions::new(cwd, zot_home);
+    opts.explicit = args.ext.into_iter().map(absolute).collect();
+    opts.no_discovery = args.no_ext;
+    opts.wire = wire;
+    opts.transcript = printed(args.json);
+    opts.model = model;
+    opts.time_scale = args.time_scale.unwrap_or(1.0);
+    Ok((script, opts))
+}
+
+/// A transcript printed as it happens and not kept (a long session does
+/// not grow): readable, or one JSON object a line; the extensions' stderr
+/// to stderr.
+fn printed(json: bool) -> Transcript {
+    let renderer = Renderer::for_stdout();
+    Transcript::streaming(move |o| {
+        if json {
+            if let Ok(line) = serde_json::to_string(o) {
+                println!("{line}");
+            }
+            if let Observation::Stderr { text } = o {
+                eprintln!("{text}");
+            }
+        } else if let Observation::Stderr { text } = o {
+            eprintln!("{text}");
+        } else {
+            println!("{}", renderer.render(o));
+        }
+    })
 }

@@ -534,12 +534,47 @@ impl Renderer {
 
     /// The readable form of one observation (may span several lines).
     pub fn render(&self, o: &Observation) -> String {
-        let indent = |s: &str, pre: &str| {
-            s.lines()
-                .map(|l| format!("{pre}{l}"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
+        use Observation as O;
+        match o {
+            O::Loaded { .. }
+            | O::LoadError { .. }
+            | O::Diagnostic { .. }
+            | O::Disconnected { .. }
+            | O::Exited { .. }
+            | O::Reload { .. }
+            | O::Tools { .. } => self.extension_line(o),
+            O::Session { .. }
+            | O::Model { .. }
+            | O::User { .. }
+            | O::Command { .. }
+            | O::Assistant { .. }
+            | O::AssistantHidden { .. }
+            | O::SystemPrompt { .. }
+            | O::Compaction { .. }
+            | O::Subagent { .. }
+            | O::Warning { .. }
+            | O::ExpectFailed { .. } => self.conversation_line(o),
+            O::ToolCall { .. }
+            | O::Confirmation { .. }
+            | O::ToolResult { .. }
+            | O::Codemode { .. }
+            | O::Event { .. }
+            | O::Verdict { .. } => self.tool_line(o),
+            O::Note { .. }
+            | O::NotesDropped { .. }
+            | O::NotesCleared { .. }
+            | O::Display { .. }
+            | O::Status { .. }
+            | O::Stderr { .. }
+            | O::Rpc { .. }
+            | O::Editor { .. }
+            | O::Panel { .. }
+            | O::PanelClosed { .. } => self.surface_line(o),
+        }
+    }
+
+    /// How extensions came and went (loading, diagnostics, exits, reloads).
+    fn extension_line(&self, o: &Observation) -> String {
         match o {
             Observation::Loaded {
                 ext,
@@ -559,7 +594,10 @@ impl Renderer {
             }
             Observation::LoadError { ext, message } => self.paint(
                 "31",
-                &format!("✗ extension {ext} failed to load:\n{}", indent(message, "    ")),
+                &format!(
+                    "✗ extension {ext} failed to load:\n{}",
+                    indent(message, "    ")
+                ),
             ),
             Observation::Diagnostic { ext, message } => {
                 self.paint("33", &format!("! [{ext}] {message}"))
@@ -579,6 +617,28 @@ impl Renderer {
                     &format!("! extension {ext} ignored the grace; sent {sig} ({status})"),
                 ),
             },
+            Observation::Reload {
+                stopped,
+                loaded,
+                ready,
+                errors,
+            } => self.paint(
+                "2",
+                &format!(
+                    "· reloaded extensions: {stopped} stopped, {loaded} loaded, {ready} ready, \
+                     {errors} errors"
+                ),
+            ),
+            Observation::Tools { names } => {
+                self.paint("2", &format!("· tools: {}", names.join(", ")))
+            }
+            _ => unreachable!("render sends only its own observations to extension_line"),
+        }
+    }
+
+    /// The session and its conversation: who said what, and what the host made of it.
+    fn conversation_line(&self, o: &Observation) -> String {
+        match o {
             Observation::Session { id, cwd } => {
                 self.paint("2", &format!("── session {id} in {cwd}"))
             }
@@ -596,11 +656,44 @@ impl Renderer {
             }
             Observation::Command { text } => format!("{} {text}", self.paint("1;36", "you ›")),
             Observation::Assistant { text } => {
-                format!("{} {}", self.paint("1;35", "zot ›"), indent(text, "      ").trim_start())
+                format!(
+                    "{} {}",
+                    self.paint("1;35", "zot ›"),
+                    indent(text, "      ").trim_start()
+                )
             }
             Observation::AssistantHidden { reason } => {
                 self.paint("2", &format!("zot › (message hidden: {reason})"))
             }
+            Observation::SystemPrompt { agent_run_id, text } => self.paint(
+                "2",
+                &format!(
+                    "· system prompt ({agent_run_id}): {}",
+                    crate::util::ellipsize(&text.replace('\n', "⏎"), 120)
+                ),
+            ),
+            Observation::Compaction {
+                compaction_id,
+                status,
+                message_count,
+            } => self.paint(
+                "2",
+                &format!("· compaction {compaction_id}: {status}, {message_count} messages"),
+            ),
+            Observation::Subagent { agent_id, status } => {
+                self.paint("2", &format!("· subagent {agent_id}: {status}"))
+            }
+            Observation::Warning { text } => self.paint("33", &format!("⚠ {text}")),
+            Observation::ExpectFailed { message } => {
+                self.paint("1;31", &format!("✗ expectation failed: {message}"))
+            }
+            _ => unreachable!("render sends only its own observations to conversation_line"),
+        }
+    }
+
+    /// Tool calls and what intercepted or answered them.
+    fn tool_line(&self, o: &Observation) -> String {
+        match o {
             Observation::ToolCall {
                 tool_id: _,
                 name,
@@ -635,83 +728,6 @@ impl Renderer {
                     format!("{}\n{}", self.paint("32", &head), body)
                 }
             }
-            Observation::Note { ext, level, text } => {
-                indent(text, "").lines()
-                    .map(|l| self.level(level, &format!("  [{ext}] {l}")))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            }
-            Observation::NotesDropped { ext, count } => self.paint(
-                "2",
-                &format!(
-                    "  [{ext}] {count} older notes left the notes area (it keeps the last {})",
-                    crate::session::notes::MAX_NOTES_PER_EXT
-                ),
-            ),
-            Observation::NotesCleared { ext } => self.paint("2", &format!("  [{ext}] notes cleared")),
-            Observation::Display { ext, text } => {
-                format!("{} {}", self.paint("36", &format!("  [{ext}]")), indent(text, "    ").trim_start())
-            }
-            Observation::Status { level, text } => self.level(level, &format!("  ▌ {text}")),
-            Observation::Stderr { text } => self.paint("2", &format!("  stderr: {text}")),
-            Observation::Rpc { event } => self.paint("2", &format!("  rpc: {event}")),
-            Observation::Editor { text } => self.paint("36", &format!("  editor: {text}")),
-            Observation::Panel {
-                ext,
-                id,
-                title,
-                lines,
-                footer,
-                event,
-            } => {
-                let width = lines
-                    .iter()
-                    .map(|l| l.chars().count())
-                    .chain([title.chars().count() + 2, footer.chars().count()])
-                    .max()
-                    .unwrap_or(0)
-                    .max(20);
-                let mut out = vec![self.paint(
-                    "36",
-                    &format!("  ┌─ {title} ─{}┐ ({ext}:{id} {event})", "─".repeat(width.saturating_sub(title.chars().count() + 2))),
-                )];
-                for l in lines {
-                    out.push(format!("  │ {l}{} │", " ".repeat(width - l.chars().count())));
-                }
-                if !footer.is_empty() {
-                    out.push(self.paint("2", &format!("  │ {footer}{} │", " ".repeat(width - footer.chars().count()))));
-                }
-                out.push(self.paint("36", &format!("  └{}┘", "─".repeat(width + 2))));
-                out.join("\n")
-            }
-            Observation::PanelClosed { ext, id, by } => {
-                self.paint("2", &format!("  panel {ext}:{id} closed by {by}"))
-            }
-            Observation::SystemPrompt { agent_run_id, text } => self.paint(
-                "2",
-                &format!("· system prompt ({agent_run_id}): {}", crate::util::ellipsize(&text.replace('\n', "⏎"), 120)),
-            ),
-            Observation::Compaction {
-                compaction_id,
-                status,
-                message_count,
-            } => self.paint(
-                "2",
-                &format!("· compaction {compaction_id}: {status}, {message_count} messages"),
-            ),
-            Observation::Subagent { agent_id, status } => {
-                self.paint("2", &format!("· subagent {agent_id}: {status}"))
-            }
-            Observation::Reload {
-                stopped,
-                loaded,
-                ready,
-                errors,
-            } => self.paint(
-                "2",
-                &format!("· reloaded extensions: {stopped} stopped, {loaded} loaded, {ready} ready, {errors} errors"),
-            ),
-            Observation::Tools { names } => self.paint("2", &format!("· tools: {}", names.join(", "))),
             Observation::Codemode { name, value, error } => match (value, error) {
                 (_, Some(e)) => self.paint("31", &format!("  codemode {name}() rejected: {e}")),
                 (Some(v), None) => self.paint("34", &format!("  codemode {name}() = {v}")),
@@ -733,12 +749,97 @@ impl Renderer {
                 }
                 self.paint(if verdict == "block" { "33" } else { "2" }, &line)
             }
-            Observation::Warning { text } => self.paint("33", &format!("⚠ {text}")),
-            Observation::ExpectFailed { message } => {
-                self.paint("1;31", &format!("✗ expectation failed: {message}"))
-            }
+            _ => unreachable!("render sends only its own observations to tool_line"),
         }
     }
+
+    /// What extensions put on the screen: notes, displays, status, panels.
+    fn surface_line(&self, o: &Observation) -> String {
+        match o {
+            Observation::Note { ext, level, text } => indent(text, "")
+                .lines()
+                .map(|l| self.level(level, &format!("  [{ext}] {l}")))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Observation::NotesDropped { ext, count } => self.paint(
+                "2",
+                &format!(
+                    "  [{ext}] {count} older notes left the notes area (it keeps the last {})",
+                    crate::session::notes::MAX_NOTES_PER_EXT
+                ),
+            ),
+            Observation::NotesCleared { ext } => {
+                self.paint("2", &format!("  [{ext}] notes cleared"))
+            }
+            Observation::Display { ext, text } => {
+                format!(
+                    "{} {}",
+                    self.paint("36", &format!("  [{ext}]")),
+                    indent(text, "    ").trim_start()
+                )
+            }
+            Observation::Status { level, text } => self.level(level, &format!("  ▌ {text}")),
+            Observation::Stderr { text } => self.paint("2", &format!("  stderr: {text}")),
+            Observation::Rpc { event } => self.paint("2", &format!("  rpc: {event}")),
+            Observation::Editor { text } => self.paint("36", &format!("  editor: {text}")),
+            Observation::Panel {
+                ext,
+                id,
+                title,
+                lines,
+                footer,
+                event,
+            } => self.panel(&format!("{ext}:{id} {event}"), title, lines, footer),
+            Observation::PanelClosed { ext, id, by } => {
+                self.paint("2", &format!("  panel {ext}:{id} closed by {by}"))
+            }
+            _ => unreachable!("render sends only its own observations to surface_line"),
+        }
+    }
+
+    /// A panel as a box: its title, its lines, its footer; `label` says
+    /// whose panel it is and what happened to it.
+    fn panel(&self, label: &str, title: &str, lines: &[String], footer: &str) -> String {
+        let width = lines
+            .iter()
+            .map(|l| l.chars().count())
+            .chain([title.chars().count() + 2, footer.chars().count()])
+            .max()
+            .unwrap_or(0)
+            .max(20);
+        let mut out = vec![self.paint(
+            "36",
+            &format!(
+                "  ┌─ {title} ─{}┐ ({label})",
+                "─".repeat(width.saturating_sub(title.chars().count() + 2))
+            ),
+        )];
+        for l in lines {
+            out.push(format!(
+                "  │ {l}{} │",
+                " ".repeat(width - l.chars().count())
+            ));
+        }
+        if !footer.is_empty() {
+            out.push(self.paint(
+                "2",
+                &format!(
+                    "  │ {footer}{} │",
+                    " ".repeat(width - footer.chars().count())
+                ),
+            ));
+        }
+        out.push(self.paint("36", &format!("  └{}┘", "─".repeat(width + 2))));
+        out.join("\n")
+    }
+}
+
+/// Every line of `s` behind `pre`.
+fn indent(s: &str, pre: &str) -> String {
+    s.lines()
+        .map(|l| format!("{pre}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// What a person reads of a long tool result: lines over 200 characters are

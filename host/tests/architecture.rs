@@ -25,21 +25,7 @@ const KNOWN_CIRCLE_FOLDERS: &[&str] = &["cli"];
 
 /// Longer functions there today (`file fn`), to be split or given their
 /// reason; the list may only shrink.
-const KNOWN_LONG: &[&str] = &[
-    "cli/install.rs install",
-    "dev/mod.rs main",
-    "fuzzing.rs ext_output",
-    "live/feed.rs wire_line",
-    "live/state.rs state",
-    "main.rs run",
-    "process/manager.rs load",
-    "session/agent.rs agent_loop",
-    "session/engine.rs step",
-    "session/frames.rs on_frame",
-    "session/tools/builtin.rs run",
-    "session/tools/invoke.rs invoke",
-    "transcript.rs render",
-];
+const KNOWN_LONG: &[&str] = &[];
 
 /// A function may be this many lines, from `fn` to its closing brace.
 const MAX_FN_LINES: usize = 80;

@@ -32,7 +32,7 @@ use crate::cli::tree::{check_symlinks, copy_tree, LeftOut, TreeError};
 use crate::cli::{CliError, Context, Outcome};
 use crate::store::discovery::{discover, EntryState};
 use crate::store::manifest::{load_manifest, ManifestError, MANIFEST_FILE};
-use crate::store::name::is_plain_name;
+use crate::store::name::{is_plain_name, ExtName};
 
 /// Why an install failed. Every variant means nothing was installed.
 #[derive(Debug, thiserror::Error)]
@@ -270,20 +270,10 @@ pub fn install(
     if !is_plain_name(&dir_name) {
         return Err(InstallError::BadName(dir_name));
     }
-    let mut select = None;
-    if let Origin::Dir(src) = &origin {
-        if !src.exists() {
-            return Err(InstallError::NoSource(src.clone()));
-        }
-        if !src.is_dir() {
-            return Err(InstallError::NotADirectory(src.clone()));
-        }
-        if src.join(MANIFEST_FILE).symlink_metadata().is_err() {
-            return Err(InstallError::NoManifest(src.clone()));
-        }
-        let (m, _) = load_manifest(src).map_err(InstallError::InvalidManifest)?;
-        select = Some(Selection::new(src, &m).map_err(InstallError::Ignore)?);
-    }
+    let select = match &origin {
+        Origin::Dir(src) => Some(selection(src)?),
+        Origin::Git(_) => None,
+    };
     let root = ctx.global_root();
     let dest = root.join(&dir_name);
     if !force && dest.symlink_metadata().is_ok() {
@@ -307,16 +297,61 @@ pub fn install(
     // Dropping `staging` deletes it with whatever is inside: the rollback.
     let staging = Staging::new(&ctx.zot_home, &root, INSTALL_PREFIX)?;
     let staged = staging.path().join(&dir_name);
-    let mut left_out = Vec::new();
-    let mut left_out_names = Vec::new();
-    let mut left_out_bytes = 0;
-    match &origin {
+    let (left_out, left_out_names, left_out_bytes) = fetch(&origin, &staged, select.as_ref())?;
+    check_symlinks(&staged)?;
+    let (manifest, _) = load_manifest(&staged).map_err(|e| {
+        // Report the directory the user knows, not the staging one.
+        InstallError::InvalidManifest(relocate(e, &staged, &PathBuf::from(source)))
+    })?;
+    let _locks = lock_names(&ctx.zot_home, &[manifest.name.as_str(), &dir_name])?;
+    let in_the_way = in_the_way_of(ctx, &dest, &manifest.name);
+    if !in_the_way.is_empty() && !force {
+        return Err(InstallError::Exists {
+            name: manifest.name.to_string(),
+            paths: in_the_way,
+        });
+    }
+    commit(&staging, &dir_name, &dest, &in_the_way)?;
+    Ok(Installed {
+        name: manifest.name.to_string(),
+        version: manifest.version,
+        dir: dest,
+        replaced: in_the_way,
+        left_out,
+        left_out_names,
+        left_out_bytes,
+        cleaned,
+    })
+}
+
+/// What of the folder `src` an install takes: it must exist, be a folder
+/// and hold a valid manifest.
+fn selection(src: &Path) -> Result<Selection, InstallError> {
+    if !src.exists() {
+        return Err(InstallError::NoSource(src.to_owned()));
+    }
+    if !src.is_dir() {
+        return Err(InstallError::NotADirectory(src.to_owned()));
+    }
+    if src.join(MANIFEST_FILE).symlink_metadata().is_err() {
+        return Err(InstallError::NoManifest(src.to_owned()));
+    }
+    let (m, _) = load_manifest(src).map_err(InstallError::InvalidManifest)?;
+    Selection::new(src, &m).map_err(InstallError::Ignore)
+}
+
+/// Copies the folder (its selection) or clones the repository into
+/// `staged`; what a copy left out, its names and its size.
+fn fetch(
+    origin: &Origin,
+    staged: &Path,
+    select: Option<&Selection>,
+) -> Result<(Vec<LeftOut>, Vec<String>, u64), InstallError> {
+    match origin {
         Origin::Dir(src) => {
-            left_out = copy_tree(src, &staged, select.as_ref())?;
-            if let Some(s) = &select {
-                left_out_names = self::left_out_names(s, &left_out);
-            }
-            left_out_bytes = left_out
+            let left_out = copy_tree(src, staged, select)?;
+            let names = select.map_or_else(Vec::new, |s| left_out_names(s, &left_out));
+            let bytes = left_out
                 .iter()
                 .map(|l| {
                     let p = src.join(&l.path);
@@ -327,6 +362,7 @@ pub fn install(
                     }
                 })
                 .sum();
+            Ok((left_out, names, bytes))
         }
         Origin::Git(url) => {
             let target = staged.to_string_lossy().into_owned();
@@ -334,29 +370,36 @@ pub fn install(
                 None,
                 &["clone", "--depth", "1", "--quiet", "--", url, &target],
             )?;
+            Ok((Vec::new(), Vec::new(), 0))
         }
     }
-    check_symlinks(&staged)?;
-    let (manifest, _) = load_manifest(&staged).map_err(|e| {
-        // Report the directory the user knows, not the staging one.
-        InstallError::InvalidManifest(relocate(e, &staged, &PathBuf::from(source)))
-    })?;
-    let _locks = lock_names(&ctx.zot_home, &[manifest.name.as_str(), &dir_name])?;
+}
+
+/// What an install of `name` at `dest` replaces: whatever is at `dest`,
+/// and every other global install of the same manifest name.
+fn in_the_way_of(ctx: &Context, dest: &Path, name: &ExtName) -> Vec<PathBuf> {
     let mut in_the_way: Vec<PathBuf> = Vec::new();
     if dest.symlink_metadata().is_ok() {
-        in_the_way.push(dest.clone());
+        in_the_way.push(dest.to_owned());
     }
     for e in installs(ctx, Scope::Global) {
-        if e.dir != dest && e.manifest.as_ref().is_some_and(|m| m.name == manifest.name) {
+        if e.dir != dest && e.manifest.as_ref().is_some_and(|m| m.name == *name) {
             in_the_way.push(e.dir);
         }
     }
-    if !in_the_way.is_empty() && !force {
-        return Err(InstallError::Exists {
-            name: manifest.name.to_string(),
-            paths: in_the_way,
-        });
-    }
+    in_the_way
+}
+
+/// Moves what is in the way into the staging folder's attic (journaled
+/// first, so a killed command's sweep moves it back), then the staged copy
+/// into place; on a failure what was moved goes back.
+fn commit(
+    staging: &Staging,
+    dir_name: &str,
+    dest: &Path,
+    in_the_way: &[PathBuf],
+) -> Result<(), InstallError> {
+    let staged = staging.path().join(dir_name);
     let attic = staging.path().join(ATTIC);
     if !in_the_way.is_empty() {
         std::fs::create_dir(&attic).map_err(io("create", &attic))?;
@@ -372,7 +415,7 @@ pub fn install(
         let to = attic.join(i.to_string());
         // Written before the move: a killed command's sweep moves it back.
         journal.push((i, p.clone()));
-        if let Err(e) = staging.journal_move(&dir_name, &journal) {
+        if let Err(e) = staging.journal_move(dir_name, &journal) {
             restore(&moved);
             return Err(io("write the journal in", staging.path())(e));
         }
@@ -383,20 +426,11 @@ pub fn install(
         moved.push((p.clone(), to));
     }
     pause("commit");
-    if let Err(e) = std::fs::rename(&staged, &dest) {
+    if let Err(e) = std::fs::rename(&staged, dest) {
         restore(&moved);
-        return Err(io("rename into place", &dest)(e));
+        return Err(io("rename into place", dest)(e));
     }
-    Ok(Installed {
-        name: manifest.name.to_string(),
-        version: manifest.version,
-        dir: dest,
-        replaced: in_the_way,
-        left_out,
-        left_out_names,
-        left_out_bytes,
-        cleaned,
-    })
+    Ok(())
 }
 
 /// Rewrites the directory a manifest error names.

@@ -106,18 +106,37 @@ pub fn main(args: DevArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let (mut editor, print, terminal) = match terminal() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("zot-host dev: cannot set up the terminal: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let colour = std::io::stdout().is_terminal();
+    let opened = rt.block_on(start(&dir, &args, print.clone(), colour));
+    let (live, _watcher) = match opened {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("zot-host dev: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    editor.set_helper(Some(repl::Helper::new(live.clone())));
+    read_lines(&rt, &mut editor, &live, &print, terminal);
+    drop(editor);
+    rt.block_on(live.close());
+    ExitCode::SUCCESS
+}
+
+/// The line editor, how to print above its prompt, and whether it is on a
+/// terminal.
+fn terminal() -> rustyline::Result<(Editor<repl::Helper, DefaultHistory>, Print, bool)> {
     let config = Config::builder()
         .auto_add_history(true)
         .max_history_size(1000)
         .map(|c| c.completion_type(CompletionType::List).build());
-    let mut editor: Editor<repl::Helper, DefaultHistory> =
-        match config.and_then(Editor::with_config) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("zot-host dev: cannot set up the terminal: {e}");
-                return ExitCode::from(2);
-            }
-        };
+    let mut editor: Editor<repl::Helper, DefaultHistory> = config.and_then(Editor::with_config)?;
     // On a terminal each line runs beside the prompt (a panel key can reach
     // a running call); from a pipe lines run one after the other, as a
     // script's steps do.
@@ -138,16 +157,18 @@ pub fn main(args: DevArgs) -> ExitCode {
             Arc::new(|s: String| println!("{s}"))
         }
     };
-    let colour = std::io::stdout().is_terminal();
-    let opened = rt.block_on(start(&dir, &args, print.clone(), colour));
-    let (live, _watcher) = match opened {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("zot-host dev: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    editor.set_helper(Some(repl::Helper::new(live.clone())));
+    Ok((editor, print, terminal))
+}
+
+/// Reads and runs lines until `quit`, the end of input or the session's
+/// end.
+fn read_lines(
+    rt: &tokio::runtime::Runtime,
+    editor: &mut Editor<repl::Helper, DefaultHistory>,
+    live: &Arc<Live>,
+    print: &Print,
+    terminal: bool,
+) {
     let name = live
         .engine()
         .mgr
@@ -166,7 +187,7 @@ pub fn main(args: DevArgs) -> ExitCode {
                     let (live, print) = (live.clone(), print.clone());
                     rt.spawn(async move { act(&live, action, &print).await });
                 }
-                Ok(action) => rt.block_on(act(&live, action, &print)),
+                Ok(action) => rt.block_on(act(live, action, print)),
                 Err(e) => print(format!("error: {e}")),
             },
             Err(ReadlineError::Interrupted | ReadlineError::Eof) => break,
@@ -176,9 +197,6 @@ pub fn main(args: DevArgs) -> ExitCode {
             }
         }
     }
-    drop(editor);
-    rt.block_on(live.close());
-    ExitCode::SUCCESS
 }
 
 /// The restart requests of the watcher and of `restart` (one pending at

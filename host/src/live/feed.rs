@@ -132,6 +132,52 @@ struct Inner {
     partial: Vec<u8>,
 }
 
+impl Inner {
+    /// Pairs a reply with its request (the request's position and the
+    /// time between them); a request is remembered for its reply, the
+    /// last `MAX_PENDING` at most.
+    fn pair(
+        &mut self,
+        ext: &str,
+        host: bool,
+        ty: &str,
+        id: &str,
+        ts: f64,
+        n: u64,
+    ) -> (Option<u64>, Option<f64>) {
+        if !id.is_empty() && is_request(ty, host) {
+            let key = (ext.to_owned(), host, id.to_owned());
+            self.pending_order.push_back(key.clone());
+            self.pending.insert(key, (ts, n));
+            if self.pending_order.len() > MAX_PENDING {
+                if let Some(k) = self.pending_order.pop_front() {
+                    self.pending.remove(&k);
+                }
+            }
+        } else if !id.is_empty() && is_reply(ty, host) {
+            let key = (ext.to_owned(), !host, id.to_owned());
+            if let Some((t0, req)) = self.pending.remove(&key) {
+                return (Some(req), Some(ts - t0));
+            }
+        }
+        (None, None)
+    }
+
+    /// Keeps a frame, dropping the oldest beyond [`MAX_FRAMES`] frames or
+    /// [`MAX_FRAME_BYTES`] bytes.
+    fn keep(&mut self, rec: Arc<FrameRecord>) {
+        self.frame_bytes += rec.size;
+        self.frames.push_back(rec);
+        while self.frames.len() > MAX_FRAMES
+            || (self.frame_bytes > MAX_FRAME_BYTES && self.frames.len() > 1)
+        {
+            if let Some(old) = self.frames.pop_front() {
+                self.frame_bytes -= old.size;
+            }
+        }
+    }
+}
+
 type FrameHook = Box<dyn Fn(&FrameRecord) + Send>;
 type ObsHook = Box<dyn Fn(&Observation) + Send>;
 
@@ -158,6 +204,37 @@ struct WireLine<'a> {
     frame: Option<&'a RawValue>,
     invalid: Option<String>,
     oversize: Option<usize>,
+}
+
+impl WireLine<'_> {
+    /// The record's type, id, event and text: a frame's own, or what
+    /// stands for a line that is no frame.
+    fn tags(&self) -> Option<(String, String, String, Arc<str>)> {
+        Some(match (self.frame, &self.invalid, self.oversize) {
+            (Some(raw), _, _) => {
+                let tags: Tags = serde_json::from_str(raw.get()).unwrap_or_default();
+                (
+                    tags.ty.unwrap_or_default(),
+                    tags.id.unwrap_or_default(),
+                    tags.event.unwrap_or_default(),
+                    Arc::from(raw.get()),
+                )
+            }
+            (None, Some(t), _) => (
+                "invalid".into(),
+                String::new(),
+                String::new(),
+                Arc::from(t.as_str()),
+            ),
+            (None, None, Some(n)) => (
+                "oversize".into(),
+                String::new(),
+                String::new(),
+                Arc::from(format!("(a line of {n} bytes, over the frame limit)")),
+            ),
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -354,49 +431,15 @@ impl Feed {
             return;
         };
         let host = w.dir == crate::wire::Dir::HostToExt.as_str();
-        let (ty, id, event, text): (String, String, String, Arc<str>) =
-            match (w.frame, w.invalid, w.oversize) {
-                (Some(raw), _, _) => {
-                    let tags: Tags = serde_json::from_str(raw.get()).unwrap_or_default();
-                    (
-                        tags.ty.unwrap_or_default(),
-                        tags.id.unwrap_or_default(),
-                        tags.event.unwrap_or_default(),
-                        Arc::from(raw.get()),
-                    )
-                }
-                (None, Some(t), _) => {
-                    ("invalid".into(), String::new(), String::new(), Arc::from(t))
-                }
-                (None, None, Some(n)) => (
-                    "oversize".into(),
-                    String::new(),
-                    String::new(),
-                    Arc::from(format!("(a line of {n} bytes, over the frame limit)")),
-                ),
-                _ => return,
-            };
+        let Some((ty, id, event, text)) = w.tags() else {
+            return;
+        };
         let ts = self.now();
         let rec = {
             let mut inner = lock(&self.inner);
             let n = inner.next_frame;
             inner.next_frame += 1;
-            let (mut reply_to, mut latency) = (None, None);
-            if !id.is_empty() && is_request(&ty, host) {
-                let key = (w.ext.clone(), host, id.clone());
-                inner.pending_order.push_back(key.clone());
-                inner.pending.insert(key, (ts, n));
-                if inner.pending_order.len() > MAX_PENDING {
-                    if let Some(k) = inner.pending_order.pop_front() {
-                        inner.pending.remove(&k);
-                    }
-                }
-            } else if !id.is_empty() && is_reply(&ty, host) {
-                if let Some((t0, req)) = inner.pending.remove(&(w.ext.clone(), !host, id.clone())) {
-                    reply_to = Some(req);
-                    latency = Some(ts - t0);
-                }
-            }
+            let (reply_to, latency) = inner.pair(&w.ext, host, &ty, &id, ts, n);
             if ty == "hello" && !host {
                 inner.hello.insert(w.ext.clone(), text.clone());
             } else if ty == "hello_ack" && host {
@@ -416,15 +459,7 @@ impl Feed {
                 latency,
                 text,
             });
-            inner.frame_bytes += rec.size;
-            inner.frames.push_back(rec.clone());
-            while inner.frames.len() > MAX_FRAMES
-                || (inner.frame_bytes > MAX_FRAME_BYTES && inner.frames.len() > 1)
-            {
-                if let Some(old) = inner.frames.pop_front() {
-                    inner.frame_bytes -= old.size;
-                }
-            }
+            inner.keep(rec.clone());
             rec
         };
         if let Some(f) = &*lock(&self.on_frame) {

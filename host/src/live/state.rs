@@ -6,8 +6,9 @@ use serde_json::{json, Value};
 use zot_protocol::values::{INTERCEPTABLE_EVENT_NAMES, LIFECYCLE_EVENT_NAMES};
 
 use super::Live;
+use crate::process::extension::LoadedExtension;
 use crate::process::ready::ReadyState;
-use crate::process::registry::{BUILTIN_COMMANDS, BUILTIN_TOOLS};
+use crate::process::registry::{RegRecord, BUILTIN_COMMANDS, BUILTIN_TOOLS};
 
 fn ready_name(s: ReadyState) -> &'static str {
     match s {
@@ -28,68 +29,11 @@ impl Live {
     /// The session now, as JSON.
     pub fn state(&self) -> Value {
         let mgr = &self.engine.mgr;
-        let (records, tools, commands) = {
-            let reg = mgr
-                .shared()
-                .registry
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            let tools: Vec<Value> = reg
-                .tools()
-                .map(|t| {
-                    json!({
-                        "name": t.def.name,
-                        "ext": t.ext,
-                        "description": t.def.description,
-                        "schema": t.def.schema.to_value(),
-                        "output_schema": t.def.output_schema.as_ref().map(|s| s.to_value()),
-                        "exposure": t.exposure,
-                        "interactive": t.def.interactive,
-                        "deferred": t.def.deferred,
-                        "namespace": t.def.namespace,
-                        "model_callable": reg.model_callable(&t.def.name),
-                        "stub": self.engine.direct.is_stub(&t.def.name),
-                    })
-                })
-                .collect();
-            let commands: Vec<Value> = reg
-                .commands()
-                .map(|c| json!({"name": c.name, "ext": c.ext, "description": c.description}))
-                .collect();
-            (reg.records().to_vec(), tools, commands)
-        };
+        let (records, tools, commands) = self.registrations();
         let exts: Vec<Value> = mgr
             .extensions()
             .iter()
-            .map(|e| {
-                let (hello, ack) = self.feed.handshake(&e.name);
-                let mine = |kind: &str| -> Vec<Value> {
-                    records
-                        .iter()
-                        .filter(|r| r.ext == e.name && r.kind == kind)
-                        .map(|r| json!(r))
-                        .collect()
-                };
-                json!({
-                    "name": e.name,
-                    "version": e.hello.version,
-                    "language": e.manifest.language,
-                    "source": e.source.label(),
-                    "dir": e.dir.display().to_string(),
-                    "log": e.log.path().display().to_string(),
-                    "connected": e.is_connected(),
-                    "ready": ready_name(e.ready_state()),
-                    "disconnect_reason": e.disconnect_reason(),
-                    "capabilities": e.hello.capabilities,
-                    "hello": parsed(hello),
-                    "hello_ack": parsed(ack),
-                    "commands": mine("command"),
-                    "tools": mine("tool"),
-                    "events": LIFECYCLE_EVENT_NAMES.iter().filter(|n| e.subscribed(n)).collect::<Vec<_>>(),
-                    "intercepts": INTERCEPTABLE_EVENT_NAMES.iter().filter(|n| e.intercepts(n)).collect::<Vec<_>>(),
-                    "diagnostics": e.diagnostics(),
-                })
-            })
+            .map(|e| self.extension(e, &records))
             .collect();
         let errors: Vec<Value> = mgr
             .load_errors()
@@ -116,6 +60,73 @@ impl Live {
             "closed": self.is_closed(),
             "events": LIFECYCLE_EVENT_NAMES,
             "intercepts": INTERCEPTABLE_EVENT_NAMES,
+        })
+    }
+
+    /// Every registration record, the tools in force and the commands, read
+    /// under one lock of the registry.
+    fn registrations(&self) -> (Vec<RegRecord>, Vec<Value>, Vec<Value>) {
+        let reg = self
+            .engine
+            .mgr
+            .shared()
+            .registry
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let tools: Vec<Value> = reg
+            .tools()
+            .map(|t| {
+                json!({
+                    "name": t.def.name,
+                    "ext": t.ext,
+                    "description": t.def.description,
+                    "schema": t.def.schema.to_value(),
+                    "output_schema": t.def.output_schema.as_ref().map(|s| s.to_value()),
+                    "exposure": t.exposure,
+                    "interactive": t.def.interactive,
+                    "deferred": t.def.deferred,
+                    "namespace": t.def.namespace,
+                    "model_callable": reg.model_callable(&t.def.name),
+                    "stub": self.engine.direct.is_stub(&t.def.name),
+                })
+            })
+            .collect();
+        let commands: Vec<Value> = reg
+            .commands()
+            .map(|c| json!({"name": c.name, "ext": c.ext, "description": c.description}))
+            .collect();
+        (reg.records().to_vec(), tools, commands)
+    }
+
+    /// One loaded extension: its handshake, registrations, subscriptions,
+    /// readiness and diagnostics.
+    fn extension(&self, e: &LoadedExtension, records: &[RegRecord]) -> Value {
+        let (hello, ack) = self.feed.handshake(&e.name);
+        let mine = |kind: &str| -> Vec<Value> {
+            records
+                .iter()
+                .filter(|r| r.ext == e.name && r.kind == kind)
+                .map(|r| json!(r))
+                .collect()
+        };
+        json!({
+            "name": e.name,
+            "version": e.hello.version,
+            "language": e.manifest.language,
+            "source": e.source.label(),
+            "dir": e.dir.display().to_string(),
+            "log": e.log.path().display().to_string(),
+            "connected": e.is_connected(),
+            "ready": ready_name(e.ready_state()),
+            "disconnect_reason": e.disconnect_reason(),
+            "capabilities": e.hello.capabilities,
+            "hello": parsed(hello),
+            "hello_ack": parsed(ack),
+            "commands": mine("command"),
+            "tools": mine("tool"),
+            "events": LIFECYCLE_EVENT_NAMES.iter().filter(|n| e.subscribed(n)).collect::<Vec<_>>(),
+            "intercepts": INTERCEPTABLE_EVENT_NAMES.iter().filter(|n| e.intercepts(n)).collect::<Vec<_>>(),
+            "diagnostics": e.diagnostics(),
         })
     }
 }

@@ -153,7 +153,6 @@ impl Manager {
             .last_discovery
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = found.clone();
-        let mut stats = LoadStats::default();
         let mut errors = Vec::new();
         for (e, err) in found.errors() {
             // HOST-3: only explicit paths without a manifest are reported;
@@ -166,18 +165,7 @@ impl Manager {
         for (rank, entry) in found.to_load().enumerate() {
             if entry.kind != Some(ManifestKind::Process) {
                 // Theme-/skills-only: never spawned, ready at once (HOST-11).
-                let version = entry.manifest.as_ref().map(|m| m.version.clone());
-                let loaded = Observation::Loaded {
-                    ext: entry.name(),
-                    version: version.unwrap_or_default(),
-                    source: entry.source.label().to_owned(),
-                    language: entry
-                        .manifest
-                        .as_ref()
-                        .map(|m| m.language.clone())
-                        .unwrap_or_default(),
-                };
-                reports.push((rank, loaded));
+                reports.push((rank, passive_observation(entry)));
                 passive.push(entry.name());
                 continue;
             }
@@ -197,32 +185,13 @@ impl Manager {
             }
         }
         loaded.sort_by_key(|e| e.rank);
-        for e in &loaded {
-            reports.push((e.rank, loaded_observation(e)));
-        }
-        reports.sort_by_key(|(rank, _)| *rank);
-        for (_, o) in reports {
-            self.shared.transcript.push(o);
-        }
-        for e in &errors {
-            self.shared.transcript.push(Observation::LoadError {
-                ext: e.ext.clone(),
-                message: e.to_string(),
-            });
-        }
-        stats.loaded = loaded.len() + passive.len();
-        stats.errors = errors.len();
-        wait_ready(&loaded, grace).await;
-        for e in &loaded {
-            if e.ready_state() == ReadyState::TimedOut {
-                e.diagnose(&self.shared, "timed out waiting for ready frame");
-            }
-        }
-        stats.ready = passive.len()
-            + loaded
-                .iter()
-                .filter(|e| e.ready_state() != ReadyState::TimedOut)
-                .count();
+        self.report_loads(reports, &loaded, &errors);
+        let stats = LoadStats {
+            loaded: loaded.len() + passive.len(),
+            errors: errors.len(),
+            ready: passive.len() + self.await_ready(&loaded, grace).await,
+            ..LoadStats::default()
+        };
         self.exts
             .write()
             .unwrap_or_else(|e| e.into_inner())
@@ -231,6 +200,48 @@ impl Manager {
         *self.passive.lock().unwrap_or_else(|e| e.into_inner()) = passive;
         self.rebuild_agent_tools();
         stats
+    }
+
+    /// What was loaded, in load order (`reports` holds the extensions
+    /// that are never spawned), then what failed to.
+    fn report_loads(
+        &self,
+        mut reports: Vec<(usize, Observation)>,
+        loaded: &[Arc<LoadedExtension>],
+        errors: &[LoadError],
+    ) {
+        for e in loaded {
+            reports.push((e.rank, loaded_observation(e)));
+        }
+        reports.sort_by_key(|(rank, _)| *rank);
+        for (_, o) in reports {
+            self.shared.transcript.push(o);
+        }
+        for e in errors {
+            self.shared.transcript.push(Observation::LoadError {
+                ext: e.ext.clone(),
+                message: e.to_string(),
+            });
+        }
+    }
+
+    /// Waits for the extensions' readiness (at most `grace`), diagnoses
+    /// each that timed out, and says how many became ready.
+    async fn await_ready(
+        &self,
+        loaded: &[Arc<LoadedExtension>],
+        grace: std::time::Duration,
+    ) -> usize {
+        wait_ready(loaded, grace).await;
+        for e in loaded {
+            if e.ready_state() == ReadyState::TimedOut {
+                e.diagnose(&self.shared, "timed out waiting for ready frame");
+            }
+        }
+        loaded
+            .iter()
+            .filter(|e| e.ready_state() != ReadyState::TimedOut)
+            .count()
     }
 
     /// Stops every extension (§16.7 steps 2-4); the caller emits
@@ -309,12 +320,7 @@ impl Manager {
             Ok(ext) => {
                 self.shared.transcript.push(loaded_observation(&ext));
                 let grace = t.reload_ready_grace.max(t.ready_grace);
-                wait_ready(std::slice::from_ref(&ext), grace).await;
-                if ext.ready_state() == ReadyState::TimedOut {
-                    ext.diagnose(&self.shared, "timed out waiting for ready frame");
-                } else {
-                    stats.ready = 1;
-                }
+                stats.ready = self.await_ready(std::slice::from_ref(&ext), grace).await;
                 stats.loaded = 1;
                 let mut exts = self.exts.write().unwrap_or_else(|e| e.into_inner());
                 exts.push(ext);
@@ -372,6 +378,25 @@ impl Manager {
         let mut stats = self.load(grace).await;
         stats.stopped = stopped;
         stats
+    }
+}
+
+/// The transcript's record of an extension that is never spawned (a theme
+/// or skills only).
+fn passive_observation(entry: &Entry) -> Observation {
+    Observation::Loaded {
+        ext: entry.name(),
+        version: entry
+            .manifest
+            .as_ref()
+            .map(|m| m.version.clone())
+            .unwrap_or_default(),
+        source: entry.source.label().to_owned(),
+        language: entry
+            .manifest
+            .as_ref()
+            .map(|m| m.language.clone())
+            .unwrap_or_default(),
     }
 }
 

@@ -20,7 +20,7 @@ use crate::process::extension::LoadedExtension;
 use crate::session::engine::SessionEngine;
 use crate::session::intercept::{self, MessageVerdict, PromptPass};
 use crate::session::message::Message;
-use crate::session::script::{Answer, Turn};
+use crate::session::script::{Answer, ToolCallSpec, Turn};
 use crate::session::tools::request::WhileRunning;
 pub(crate) use crate::session::tools::request::{ProposedArgs, ToolRequest};
 use crate::transcript::Observation;
@@ -219,111 +219,141 @@ impl SessionEngine {
                 self.status("error", format!("turn blocked: {reason}"));
                 break;
             }
-            let turn = match self.live_model.get() {
-                Some(model) if step > first + model.max_steps() - 1 => {
-                    self.status(
-                        "error",
-                        format!(
-                            "the model took {} steps for one prompt, the most --model-max-steps allows; stopping",
-                            model.max_steps()
-                        ),
-                    );
-                    break;
-                }
-                Some(model) => self.live_turn(model.clone()).await,
-                None => lock(&self.model_turns).pop_front().unwrap_or_default(),
+            let Some(turn) = self.model_turn(step, first).await else {
+                break;
             };
-            if !turn.text.is_empty() {
-                match intercept::assistant_message(&self.mgr, &turn.text).await {
-                    MessageVerdict::Show(text) => {
-                        self.observe(Observation::Assistant { text: text.clone() });
-                        self.emit(LifecycleEvent::AssistantMessage(
-                            zot_protocol::AssistantMessageEvent {
-                                session_id: String::new(),
-                                cwd: String::new(),
-                                sequence: 0,
-                                text,
-                            },
-                        ));
-                    }
-                    MessageVerdict::Hide(reason) => {
-                        self.observe(Observation::AssistantHidden { reason })
-                    }
-                }
-            }
-            let calls: Vec<_> = turn
-                .tool_calls
-                .iter()
-                .map(|c| {
-                    let id =
-                        c.id.clone()
-                            .unwrap_or_else(|| format!("toolu_{}", self.next_n()));
-                    (id, c.clone(), ProposedArgs::of(c))
-                })
-                .collect();
-            for (id, c, args) in &calls {
-                // One reply may hold hundreds of calls: their events go out
-                // at the pace the subscribers read them (N-11).
-                self.mgr.pace().await;
-                self.announce_tool_call(id, &c.name, args, "");
-            }
-            lock(&self.st).converse(Message::Assistant {
-                text: turn.text.clone(),
-                tool_calls: calls
-                    .iter()
-                    .map(|(id, c, a)| (id.clone(), c.name.clone(), a.text(), String::new()))
-                    .collect(),
-            });
-            let stop = turn.stop.clone().unwrap_or_else(|| {
-                if calls.is_empty() {
-                    "end_turn"
-                } else {
-                    "tool_use"
-                }
-                .to_owned()
-            });
-            self.emit(LifecycleEvent::TurnEnd(TurnEndEvent {
-                session_id: String::new(),
-                cwd: String::new(),
-                sequence: 0,
-                stop,
-                error: turn.error.clone(),
-            }));
+            self.show_assistant_text(&turn.text).await;
+            let calls = self.propose_calls(&turn).await;
+            self.end_turn(&turn, calls.is_empty());
             if calls.is_empty() || !turn.error.is_empty() {
                 break;
             }
             for (id, c, args) in calls {
-                let cancel = CancellationToken::new();
-                let (user, on_delivery) = WhileRunning::of(&c, &cancel);
-                let run = self
-                    .run_tool_while(
-                        ToolRequest {
-                            tool_id: id.clone(),
-                            name: c.name.clone(),
-                            args,
-                            origin_extension: String::new(),
-                            chain: Vec::new(),
-                            cancel,
-                            confirm: c.confirm,
-                            cancel_on_delivery: on_delivery,
-                            exec_deadline: None,
-                            announce: false,
-                            via_call_tool: false,
-                            durable_scope: String::new(),
-                        },
-                        user,
-                    )
-                    .await;
-                lock(&self.st).converse(Message::ToolResult {
-                    tool_id: id,
-                    text: run.output.joined_text(),
-                    is_error: run.output.is_error,
-                });
-                self.accept_queued();
+                self.run_model_call(id, c, args).await;
             }
             step += 1;
         }
         self.busy.store(false, Ordering::SeqCst);
+    }
+
+    /// The model's reply for `step` (the live model's, or the script's
+    /// next); `None` once the live model has taken the most steps one
+    /// prompt may take.
+    async fn model_turn(&self, step: u32, first: u32) -> Option<Turn> {
+        Some(match self.live_model.get() {
+            Some(model) if step > first + model.max_steps() - 1 => {
+                self.status(
+                    "error",
+                    format!(
+                        "the model took {} steps for one prompt, the most --model-max-steps allows; stopping",
+                        model.max_steps()
+                    ),
+                );
+                return None;
+            }
+            Some(model) => self.live_turn(model.clone()).await,
+            None => lock(&self.model_turns).pop_front().unwrap_or_default(),
+        })
+    }
+
+    /// The assistant's text, through `assistant_message` interception:
+    /// shown (and announced) or hidden.
+    async fn show_assistant_text(&self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        match intercept::assistant_message(&self.mgr, text).await {
+            MessageVerdict::Show(text) => {
+                self.observe(Observation::Assistant { text: text.clone() });
+                self.emit(LifecycleEvent::AssistantMessage(
+                    zot_protocol::AssistantMessageEvent {
+                        session_id: String::new(),
+                        cwd: String::new(),
+                        sequence: 0,
+                        text,
+                    },
+                ));
+            }
+            MessageVerdict::Hide(reason) => self.observe(Observation::AssistantHidden { reason }),
+        }
+    }
+
+    /// The turn's tool calls with their ids, each announced (`tool_call`
+    /// events for the whole batch), and the assistant's message with them
+    /// added to the conversation.
+    async fn propose_calls(&self, turn: &Turn) -> Vec<(String, ToolCallSpec, ProposedArgs)> {
+        let calls: Vec<_> = turn
+            .tool_calls
+            .iter()
+            .map(|c| {
+                let id =
+                    c.id.clone()
+                        .unwrap_or_else(|| format!("toolu_{}", self.next_n()));
+                (id, c.clone(), ProposedArgs::of(c))
+            })
+            .collect();
+        for (id, c, args) in &calls {
+            // One reply may hold hundreds of calls: their events go out
+            // at the pace the subscribers read them (N-11).
+            self.mgr.pace().await;
+            self.announce_tool_call(id, &c.name, args, "");
+        }
+        lock(&self.st).converse(Message::Assistant {
+            text: turn.text.clone(),
+            tool_calls: calls
+                .iter()
+                .map(|(id, c, a)| (id.clone(), c.name.clone(), a.text(), String::new()))
+                .collect(),
+        });
+        calls
+    }
+
+    /// `turn_end`, with the turn's stop reason (by default `tool_use` when
+    /// it called tools, else `end_turn`) and error.
+    fn end_turn(&self, turn: &Turn, no_calls: bool) {
+        let stop = turn
+            .stop
+            .clone()
+            .unwrap_or_else(|| if no_calls { "end_turn" } else { "tool_use" }.to_owned());
+        self.emit(LifecycleEvent::TurnEnd(TurnEndEvent {
+            session_id: String::new(),
+            cwd: String::new(),
+            sequence: 0,
+            stop,
+            error: turn.error.clone(),
+        }));
+    }
+
+    /// One tool call of the model through the pipeline; its result joins
+    /// the conversation, then queued input is taken in.
+    async fn run_model_call(&self, id: String, c: ToolCallSpec, args: ProposedArgs) {
+        let cancel = CancellationToken::new();
+        let (user, on_delivery) = WhileRunning::of(&c, &cancel);
+        let run = self
+            .run_tool_while(
+                ToolRequest {
+                    tool_id: id.clone(),
+                    name: c.name.clone(),
+                    args,
+                    origin_extension: String::new(),
+                    chain: Vec::new(),
+                    cancel,
+                    confirm: c.confirm,
+                    cancel_on_delivery: on_delivery,
+                    exec_deadline: None,
+                    announce: false,
+                    via_call_tool: false,
+                    durable_scope: String::new(),
+                },
+                user,
+            )
+            .await;
+        lock(&self.st).converse(Message::ToolResult {
+            tool_id: id,
+            text: run.output.joined_text(),
+            is_error: run.output.is_error,
+        });
+        self.accept_queued();
     }
 
     /// The live model's next turn; a failed request is a turn with an error

@@ -527,7 +527,6 @@ impl SessionEngine {
     /// Runs one script step; a `call` step gives the tool's output, an
     /// `intercept` step its verdict.
     pub async fn step(&self, i: usize, s: &Step) -> StepOutput {
-        let mut out = StepOutput::None;
         // A wait attached to a step matches frames that arrived since the
         // step began; a lone wait, since the previous step began.
         let mark = self.seen_mark();
@@ -542,6 +541,21 @@ impl SessionEngine {
         if let Some(r) = &s.replies {
             lock(&self.model_turns).extend(r.iter().cloned());
         }
+        let out = if self.session_action(s).await {
+            StepOutput::None
+        } else {
+            self.check_action(i, s).await
+        };
+        if let Some(w) = &s.wait {
+            self.wait_for(w, wait_from).await;
+        }
+        out
+    }
+
+    /// The step's action if it is one a user or the session takes (a
+    /// prompt, a command, a key, a confirmation answer, compaction, a
+    /// subagent, a switch, a reload...): whether it was one.
+    async fn session_action(&self, s: &Step) -> bool {
         if let Some(p) = &s.prompt {
             *lock(&self.first_step) = s.first_step;
             self.run_prompt(p.clone(), "user".into(), s.images, false)
@@ -570,34 +584,29 @@ impl SessionEngine {
         } else if s.tools.is_some() {
             let names = lock(&self.mgr.shared().registry).advertised();
             self.observe(Observation::Tools { names });
-        } else if let Some(e) = &s.expect {
-            // `run_script` registered these before the session; a step run
-            // on its own registers them now (a transcript that keeps its
-            // observations replays them).
-            let transcript = &self.mgr.shared().transcript;
-            transcript.watch(e.contains.iter().chain(&e.not_contains).cloned());
-            let has = |c: &String| transcript.contains(c).unwrap_or(false);
-            for c in &e.contains {
-                if !has(c) {
-                    self.fail_check(format!("steps[{i}]: transcript does not contain {c:?}"));
-                }
-            }
-            for c in &e.not_contains {
-                if has(c) {
-                    self.fail_check(format!("steps[{i}]: transcript contains {c:?}"));
-                }
-            }
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// The step's action if it is one a test drives the host with (an
+    /// expectation, a direct call, an event or interception fired, a stub,
+    /// a queued answer, a pause), and what it produced.
+    async fn check_action(&self, i: usize, s: &Step) -> StepOutput {
+        if let Some(e) = &s.expect {
+            self.check_expect(i, e);
         } else if let Some(c) = &s.codemode {
             self.codemode_call(c).await;
         } else if let Some(c) = &s.call {
-            out = StepOutput::Tool(self.direct_call(c).await.output);
+            return StepOutput::Tool(self.direct_call(c).await.output);
         } else if let Some(e) = &s.emit {
             if let Err(e) = self.fire_event(e) {
                 self.fail_check(format!("steps[{i}]: {e}"));
             }
         } else if let Some(r) = &s.intercept {
             match self.fire_intercept(r).await {
-                Ok(v) => out = StepOutput::Verdict(v),
+                Ok(v) => return StepOutput::Verdict(v),
                 Err(e) => self.fail_check(format!("steps[{i}]: {e}")),
             }
         } else if let Some(name) = &s.stub {
@@ -609,10 +618,27 @@ impl SessionEngine {
         } else if let Some(ms) = s.sleep_ms {
             tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
         }
-        if let Some(w) = &s.wait {
-            self.wait_for(w, wait_from).await;
+        StepOutput::None
+    }
+
+    /// Step `i`'s expectation on the transcript so far.
+    fn check_expect(&self, i: usize, e: &crate::session::script::Expect) {
+        // `run_script` registered these before the session; a step run
+        // on its own registers them now (a transcript that keeps its
+        // observations replays them).
+        let transcript = &self.mgr.shared().transcript;
+        transcript.watch(e.contains.iter().chain(&e.not_contains).cloned());
+        let has = |c: &String| transcript.contains(c).unwrap_or(false);
+        for c in &e.contains {
+            if !has(c) {
+                self.fail_check(format!("steps[{i}]: transcript does not contain {c:?}"));
+            }
         }
-        out
+        for c in &e.not_contains {
+            if has(c) {
+                self.fail_check(format!("steps[{i}]: transcript contains {c:?}"));
+            }
+        }
     }
 
     /// The position of the next frame read (a reference point for

@@ -7,8 +7,7 @@ use std::sync::Arc;
 use zot_protocol::ExtFrame;
 
 use crate::config::HostMode;
-use crate::process::extension::FrameHandler;
-use crate::process::extension::LoadedExtension;
+use crate::process::extension::{FrameHandler, LoadedExtension};
 use crate::session::engine::{Inbox, SessionEngine};
 use crate::transcript::Observation;
 
@@ -18,54 +17,12 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl FrameHandler for SessionEngine {
     fn on_frame(&self, ext: &Arc<LoadedExtension>, frame: ExtFrame) {
-        let mode = self.mode();
-        let interactive = mode.is_interactive();
+        let interactive = self.mode().is_interactive();
         match frame {
             ExtFrame::Notify(n) => self.notify(ext, &n.level, &n.message),
-            ExtFrame::ClearNotes => match mode {
-                HostMode::Interactive => {
-                    let dropped = lock(&self.notes).clear_ext(&ext.name);
-                    if dropped > 0 {
-                        self.observe(Observation::NotesDropped {
-                            ext: ext.name.clone(),
-                            count: dropped,
-                        });
-                    }
-                    self.observe(Observation::NotesCleared {
-                        ext: ext.name.clone(),
-                    });
-                }
-                HostMode::Rpc => self.observe(Observation::Rpc {
-                    event: serde_json::json!({"type": "ext_clear_notes", "extension": ext.name}),
-                }),
-                _ => {}
-            },
-            ExtFrame::Submit(s) => {
-                let text = s.text.trim().to_owned();
-                if !interactive {
-                    ext.log
-                        .line(&format!("submit ignored in {} mode", mode.as_str()));
-                } else if !text.is_empty() {
-                    self.queue_prompt(
-                        ext,
-                        Inbox::Submit {
-                            ext: ext.name.clone(),
-                            text,
-                        },
-                    );
-                }
-            }
-            ExtFrame::SubmitSlash(s) => {
-                let text = s.text.trim().to_owned();
-                if !interactive {
-                    ext.log
-                        .line(&format!("submit_slash ignored in {} mode", mode.as_str()));
-                } else if !text.starts_with('/') {
-                    ext.log.line("submit_slash refused (not a slash command)");
-                } else {
-                    self.queue_prompt(ext, Inbox::SubmitSlash { text });
-                }
-            }
+            ExtFrame::ClearNotes => self.clear_ext_notes(ext),
+            ExtFrame::Submit(s) => self.submit(ext, &s.text, false),
+            ExtFrame::SubmitSlash(s) => self.submit(ext, &s.text, true),
             ExtFrame::OpenPanel(p) => {
                 if interactive {
                     self.open_panel(ext, p.panel);
@@ -73,17 +30,7 @@ impl FrameHandler for SessionEngine {
             }
             ExtFrame::PanelRender(r) => {
                 if interactive {
-                    let shown = lock(&self.panels).render(&ext.name, r).cloned();
-                    if let Some(p) = shown {
-                        self.observe(Observation::Panel {
-                            ext: p.ext.clone(),
-                            id: p.id.clone(),
-                            title: p.shown_title(),
-                            lines: p.lines.clone(),
-                            footer: p.footer.clone(),
-                            event: "render".into(),
-                        });
-                    }
+                    self.render_panel(ext, r);
                 }
             }
             ExtFrame::PanelClose(c) => {
@@ -121,5 +68,71 @@ impl FrameHandler for SessionEngine {
     fn on_line(&self, ext: &Arc<LoadedExtension>, line: &[u8]) {
         lock(&self.seen).offer(&ext.name, line);
         self.seen_notify.notify_waiters();
+    }
+}
+
+impl SessionEngine {
+    /// `clear_notes`: the extension's notes leave the notes area
+    /// (interactive), or the RPC client is told.
+    fn clear_ext_notes(&self, ext: &LoadedExtension) {
+        match self.mode() {
+            HostMode::Interactive => {
+                let dropped = lock(&self.notes).clear_ext(&ext.name);
+                if dropped > 0 {
+                    self.observe(Observation::NotesDropped {
+                        ext: ext.name.clone(),
+                        count: dropped,
+                    });
+                }
+                self.observe(Observation::NotesCleared {
+                    ext: ext.name.clone(),
+                });
+            }
+            HostMode::Rpc => self.observe(Observation::Rpc {
+                event: serde_json::json!({"type": "ext_clear_notes", "extension": ext.name}),
+            }),
+            _ => {}
+        }
+    }
+
+    /// `submit` (a prompt) or `submit_slash` (a slash command): queued as
+    /// input in interactive modes, refused and logged otherwise
+    /// (HOST-160, HOST-161).
+    fn submit(&self, ext: &Arc<LoadedExtension>, text: &str, slash: bool) {
+        let mode = self.mode();
+        let text = text.trim().to_owned();
+        let frame = if slash { "submit_slash" } else { "submit" };
+        if !mode.is_interactive() {
+            ext.log
+                .line(&format!("{frame} ignored in {} mode", mode.as_str()));
+        } else if slash && !text.starts_with('/') {
+            ext.log.line("submit_slash refused (not a slash command)");
+        } else if slash {
+            self.queue_prompt(ext, Inbox::SubmitSlash { text });
+        } else if !text.is_empty() {
+            self.queue_prompt(
+                ext,
+                Inbox::Submit {
+                    ext: ext.name.clone(),
+                    text,
+                },
+            );
+        }
+    }
+
+    /// `panel_render`: shown when it names the extension's open panel
+    /// (HOST-164, HOST-165).
+    fn render_panel(&self, ext: &LoadedExtension, r: zot_protocol::PanelRender) {
+        let shown = lock(&self.panels).render(&ext.name, r).cloned();
+        if let Some(p) = shown {
+            self.observe(Observation::Panel {
+                ext: p.ext.clone(),
+                id: p.id.clone(),
+                title: p.shown_title(),
+                lines: p.lines.clone(),
+                footer: p.footer.clone(),
+                event: "render".into(),
+            });
+        }
     }
 }

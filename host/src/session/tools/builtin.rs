@@ -95,100 +95,87 @@ pub fn jail(cwd: &Path, p: &str) -> Option<PathBuf> {
 /// Runs a built-in tool.
 pub async fn run(name: &str, args: &RawJson, cwd: &Path, cancel: &CancellationToken) -> ToolOutput {
     match name {
-        "read" => {
-            let a: PathArgs = match args.parse() {
-                Ok(a) => a,
-                Err(e) => return bad_args(name, e),
-            };
-            let Some(p) = jail(cwd, &a.path) else {
-                return refuse(format!("read: {} is outside the working directory", a.path));
-            };
-            match tokio::fs::read_to_string(&p).await {
-                Ok(t) => ToolOutput::text(t),
-                Err(e) => {
-                    ToolOutput::error(format!("read {}: {e}", a.path), ToolStatus::Failed, true)
-                }
-            }
-        }
-        "write" => {
-            let a: WriteArgs = match args.parse() {
-                Ok(a) => a,
-                Err(e) => return bad_args(name, e),
-            };
-            let Some(p) = jail(cwd, &a.path) else {
-                return refuse(format!(
-                    "write: {} is outside the working directory",
-                    a.path
-                ));
-            };
-            if let Some(dir) = p.parent() {
-                let _ = tokio::fs::create_dir_all(dir).await;
-            }
-            match tokio::fs::write(&p, a.content.as_bytes()).await {
-                Ok(()) => {
-                    ToolOutput::text(format!("wrote {} bytes to {}", a.content.len(), a.path))
-                }
-                Err(e) => {
-                    ToolOutput::error(format!("write {}: {e}", a.path), ToolStatus::Failed, true)
-                }
-            }
-        }
-        "edit" => {
-            let a: EditArgs = match args.parse() {
-                Ok(a) => a,
-                Err(e) => return bad_args(name, e),
-            };
-            let Some(p) = jail(cwd, &a.path) else {
-                return refuse(format!("edit: {} is outside the working directory", a.path));
-            };
-            let text = match tokio::fs::read_to_string(&p).await {
-                Ok(t) => t,
-                Err(e) => {
-                    return ToolOutput::error(
-                        format!("edit {}: {e}", a.path),
-                        ToolStatus::Failed,
-                        true,
-                    )
-                }
-            };
-            match text.matches(&a.old_text).count() {
-                1 => {}
-                0 => {
-                    return ToolOutput::error(
-                        format!("edit {}: old_text not found", a.path),
-                        ToolStatus::Failed,
-                        true,
-                    )
-                }
-                n => {
-                    return ToolOutput::error(
-                        format!("edit {}: old_text occurs {n} times; make it unique", a.path),
-                        ToolStatus::Failed,
-                        true,
-                    )
-                }
-            }
-            let new = text.replacen(&a.old_text, &a.new_text, 1);
-            match tokio::fs::write(&p, new).await {
-                Ok(()) => ToolOutput::text(format!("edited {}", a.path)),
-                Err(e) => {
-                    ToolOutput::error(format!("edit {}: {e}", a.path), ToolStatus::Failed, true)
-                }
-            }
-        }
-        "bash" => {
-            let a: BashArgs = match args.parse() {
-                Ok(a) => a,
-                Err(e) => return bad_args(name, e),
-            };
-            bash(&a.command, cwd, cancel).await
-        }
+        "read" => match args.parse() {
+            Ok(a) => read(a, cwd).await,
+            Err(e) => bad_args(name, e),
+        },
+        "write" => match args.parse() {
+            Ok(a) => write(a, cwd).await,
+            Err(e) => bad_args(name, e),
+        },
+        "edit" => match args.parse() {
+            Ok(a) => edit(a, cwd).await,
+            Err(e) => bad_args(name, e),
+        },
+        "bash" => match args.parse::<BashArgs>() {
+            Ok(a) => bash(&a.command, cwd, cancel).await,
+            Err(e) => bad_args(name, e),
+        },
         "skill" => ToolOutput::error(
             "skill: no skills are installed in the reference host",
             ToolStatus::Failed,
             true,
         ),
         other => ToolOutput::error(format!("unknown tool {other:?}"), ToolStatus::Failed, false),
+    }
+}
+
+/// The failure of `tool` on `path`.
+fn failed(tool: &str, path: &str, e: impl std::fmt::Display) -> ToolOutput {
+    ToolOutput::error(format!("{tool} {path}: {e}"), ToolStatus::Failed, true)
+}
+
+async fn read(a: PathArgs, cwd: &Path) -> ToolOutput {
+    let Some(p) = jail(cwd, &a.path) else {
+        return refuse(format!("read: {} is outside the working directory", a.path));
+    };
+    match tokio::fs::read_to_string(&p).await {
+        Ok(t) => ToolOutput::text(t),
+        Err(e) => failed("read", &a.path, e),
+    }
+}
+
+async fn write(a: WriteArgs, cwd: &Path) -> ToolOutput {
+    let Some(p) = jail(cwd, &a.path) else {
+        return refuse(format!(
+            "write: {} is outside the working directory",
+            a.path
+        ));
+    };
+    if let Some(dir) = p.parent() {
+        let _ = tokio::fs::create_dir_all(dir).await;
+    }
+    match tokio::fs::write(&p, a.content.as_bytes()).await {
+        Ok(()) => ToolOutput::text(format!("wrote {} bytes to {}", a.content.len(), a.path)),
+        Err(e) => failed("write", &a.path, e),
+    }
+}
+
+/// Replaces the one occurrence of `old_text` (none, or more than one, is
+/// an error saying so).
+async fn edit(a: EditArgs, cwd: &Path) -> ToolOutput {
+    let Some(p) = jail(cwd, &a.path) else {
+        return refuse(format!("edit: {} is outside the working directory", a.path));
+    };
+    let text = match tokio::fs::read_to_string(&p).await {
+        Ok(t) => t,
+        Err(e) => return failed("edit", &a.path, e),
+    };
+    match text.matches(&a.old_text).count() {
+        1 => {}
+        0 => return failed("edit", &a.path, "old_text not found"),
+        n => {
+            return failed(
+                "edit",
+                &a.path,
+                format!("old_text occurs {n} times; make it unique"),
+            )
+        }
+    }
+    let new = text.replacen(&a.old_text, &a.new_text, 1);
+    match tokio::fs::write(&p, new).await {
+        Ok(()) => ToolOutput::text(format!("edited {}", a.path)),
+        Err(e) => failed("edit", &a.path, e),
     }
 }
 

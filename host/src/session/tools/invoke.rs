@@ -148,41 +148,21 @@ impl From<ToolOutput> for Invoked {
 
 /// Runs the invocation to a terminal outcome.
 pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> Invoked {
+    if let Some(refused) = refuse_early(&inv) {
+        return refused.into();
+    }
     let Invocation {
         ext,
         tool,
         args,
         interactive,
-        host_interactive,
         chain,
         cancel,
         cancel_on_delivery,
         scope,
+        ..
     } = inv;
     let ename = ext.name.clone();
-    if interactive && !host_interactive {
-        // HOST-66: no tool_call is sent.
-        return ToolOutput::error(
-            "interactive extension tools require an interactive host",
-            ToolStatus::Failed,
-            false,
-        )
-        .into();
-    }
-    if !ext.is_connected() {
-        return fail(
-            &ename,
-            &tool,
-            &format!("extension {ename} disconnected"),
-            ToolStatus::Failed,
-            false,
-        )
-        .into();
-    }
-    if cancel.is_cancelled() {
-        return fail(&ename, &tool, "cancelled", ToolStatus::Cancelled, false).into();
-    }
-    let t = &shared.cfg.timeouts;
     let id = shared.next_id();
     let token = cancel.child_token();
     ext.host_calls
@@ -206,75 +186,167 @@ pub async fn invoke(shared: &Arc<Shared>, inv: Invocation) -> Invoked {
     let outcome: Invoked = match ext.outbound.request(&frame) {
         Err(e) => fail(&ename, &tool, &e.to_string(), ToolStatus::Failed, false).into(),
         Ok(mut ticket) => {
-            // HOST-65: no reply deadline for interactive tools in the TUI.
-            let reply_deadline = (!interactive).then(|| tokio::time::Instant::now() + t.tool_reply);
-            let write_deadline = tokio::time::Instant::now() + t.write;
-            let mut written = false;
-            let mut sent = true;
-            let gave_up: Option<(ToolStatus, String)> = loop {
-                tokio::select! {
-                    biased;
-                    r = &mut reply => break match r {
-                        Ok(Reply::Tool(res)) => {
-                            ext.forget_reply(&id);
-                            remove_call(&ext, &id, &token);
-                            return convert(&ename, &tool, res).into();
-                        }
-                        Ok(Reply::Malformed(e)) => Some((ToolStatus::Failed, format!("malformed tool_result: {e}"))),
-                        Ok(other) => Some((ToolStatus::Failed, format!("unexpected reply {other:?}"))),
-                        Err(_) => Some((ToolStatus::Failed, format!("extension {ename} disconnected"))),
-                    },
-                    w = &mut ticket.written, if !written => match w {
-                        Ok(Ok(())) => {
-                            written = true;
-                            if cancel_on_delivery {
-                                token.cancel();
-                            }
-                        }
-                        Ok(Err(e)) => break Some((ToolStatus::Failed, e.to_string())),
-                        Err(_) => break Some((ToolStatus::Failed, format!("extension {ename} disconnected"))),
-                    },
-                    _ = tokio::time::sleep_until(write_deadline), if !written => {
-                        match ext.outbound.expire(ticket.id, t.write) {
-                            // Only waiting for room behind the host's own
-                            // burst: this call fails alone (never sent).
-                            Expired::NoRoom(why) => {
-                                sent = false;
-                                break Some((ToolStatus::Failed, why));
-                            }
-                            // HOST-67/152: a write that does not complete in
-                            // time disconnects.
-                            Expired::Stuck => {
-                                ext.disconnect(shared, "tool_call write timed out");
-                                break Some((ToolStatus::Failed, "write timed out".into()));
-                            }
-                        }
+            let call = Waiting {
+                shared,
+                ext: &ext,
+                token: &token,
+                interactive,
+                cancel_on_delivery,
+            };
+            match call.wait(&mut reply, &mut ticket).await {
+                Waited::Answered(res) => convert(&ename, &tool, res).into(),
+                Waited::GaveUp {
+                    status,
+                    reason,
+                    written,
+                    sent,
+                } => {
+                    let cancel_notice =
+                        if matches!(status, ToolStatus::Cancelled | ToolStatus::TimedOut) {
+                            abandon(shared, &ext, &id, ticket, written).await
+                        } else {
+                            None
+                        };
+                    Invoked {
+                        output: fail(&ename, &tool, &reason, status, sent),
+                        cancel_notice,
                     }
-                    _ = sleep_opt(reply_deadline) => {
-                        break Some((ToolStatus::TimedOut, format!("timed out after {:?}", t.tool_reply)));
-                    }
-                    _ = token.cancelled() => break Some(if ext.is_connected() {
-                        (ToolStatus::Cancelled, "cancelled".into())
-                    } else {
-                        (ToolStatus::Failed, format!("extension {ename} disconnected"))
-                    }),
                 }
-            };
-            let (status, reason) = gave_up.unwrap_or((ToolStatus::Failed, "no reply".into()));
-            let cancel_notice = if matches!(status, ToolStatus::Cancelled | ToolStatus::TimedOut) {
-                abandon(shared, &ext, &id, ticket, written).await
-            } else {
-                None
-            };
-            Invoked {
-                output: fail(&ename, &tool, &reason, status, sent),
-                cancel_notice,
             }
         }
     };
     ext.forget_reply(&id);
     remove_call(&ext, &id, &token);
     outcome
+}
+
+/// The failure of a call that is not sent at all: an interactive tool in a
+/// host that is not (HOST-66), an extension already gone, a call already
+/// cancelled.
+fn refuse_early(inv: &Invocation) -> Option<ToolOutput> {
+    let ename = &inv.ext.name;
+    if inv.interactive && !inv.host_interactive {
+        return Some(ToolOutput::error(
+            "interactive extension tools require an interactive host",
+            ToolStatus::Failed,
+            false,
+        ));
+    }
+    if !inv.ext.is_connected() {
+        return Some(fail(
+            ename,
+            &inv.tool,
+            &format!("extension {ename} disconnected"),
+            ToolStatus::Failed,
+            false,
+        ));
+    }
+    if inv.cancel.is_cancelled() {
+        return Some(fail(
+            ename,
+            &inv.tool,
+            "cancelled",
+            ToolStatus::Cancelled,
+            false,
+        ));
+    }
+    None
+}
+
+/// How the wait for a `tool_result` ended.
+enum Waited {
+    /// The extension answered.
+    Answered(ToolResult),
+    /// The host stopped waiting: why, whether the call was written, and
+    /// whether it was sent at all (one that never left the queue was not).
+    GaveUp {
+        status: ToolStatus,
+        reason: String,
+        written: bool,
+        sent: bool,
+    },
+}
+
+/// A sent `tool_call` waiting for its result.
+struct Waiting<'a> {
+    shared: &'a Arc<Shared>,
+    ext: &'a Arc<LoadedExtension>,
+    /// Cancels this call (a child of the caller's token).
+    token: &'a CancellationToken,
+    interactive: bool,
+    cancel_on_delivery: bool,
+}
+
+impl Waiting<'_> {
+    /// Waits for the reply, the write, the write and reply deadlines and
+    /// cancellation, whichever settles the call first.
+    async fn wait(
+        &self,
+        reply: &mut tokio::sync::oneshot::Receiver<Reply>,
+        ticket: &mut crate::process::outbound::Ticket,
+    ) -> Waited {
+        let (ext, token) = (self.ext, self.token);
+        let ename = &ext.name;
+        let t = &self.shared.cfg.timeouts;
+        // HOST-65: no reply deadline for interactive tools in the TUI.
+        let reply_deadline =
+            (!self.interactive).then(|| tokio::time::Instant::now() + t.tool_reply);
+        let write_deadline = tokio::time::Instant::now() + t.write;
+        let mut written = false;
+        let mut sent = true;
+        let gave_up: Option<(ToolStatus, String)> = loop {
+            tokio::select! {
+                biased;
+                r = &mut *reply => break match r {
+                    Ok(Reply::Tool(res)) => return Waited::Answered(res),
+                    Ok(Reply::Malformed(e)) => Some((ToolStatus::Failed, format!("malformed tool_result: {e}"))),
+                    Ok(other) => Some((ToolStatus::Failed, format!("unexpected reply {other:?}"))),
+                    Err(_) => Some((ToolStatus::Failed, format!("extension {ename} disconnected"))),
+                },
+                w = &mut ticket.written, if !written => match w {
+                    Ok(Ok(())) => {
+                        written = true;
+                        if self.cancel_on_delivery {
+                            token.cancel();
+                        }
+                    }
+                    Ok(Err(e)) => break Some((ToolStatus::Failed, e.to_string())),
+                    Err(_) => break Some((ToolStatus::Failed, format!("extension {ename} disconnected"))),
+                },
+                _ = tokio::time::sleep_until(write_deadline), if !written => {
+                    match ext.outbound.expire(ticket.id, t.write) {
+                        // Only waiting for room behind the host's own
+                        // burst: this call fails alone (never sent).
+                        Expired::NoRoom(why) => {
+                            sent = false;
+                            break Some((ToolStatus::Failed, why));
+                        }
+                        // HOST-67/152: a write that does not complete in
+                        // time disconnects.
+                        Expired::Stuck => {
+                            ext.disconnect(self.shared, "tool_call write timed out");
+                            break Some((ToolStatus::Failed, "write timed out".into()));
+                        }
+                    }
+                }
+                _ = sleep_opt(reply_deadline) => {
+                    break Some((ToolStatus::TimedOut, format!("timed out after {:?}", t.tool_reply)));
+                }
+                _ = token.cancelled() => break Some(if ext.is_connected() {
+                    (ToolStatus::Cancelled, "cancelled".into())
+                } else {
+                    (ToolStatus::Failed, format!("extension {ename} disconnected"))
+                }),
+            }
+        };
+        let (status, reason) = gave_up.unwrap_or((ToolStatus::Failed, "no reply".into()));
+        Waited::GaveUp {
+            status,
+            reason,
+            written,
+            sent,
+        }
+    }
 }
 
 fn remove_call(ext: &LoadedExtension, id: &str, token: &CancellationToken) {
