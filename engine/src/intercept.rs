@@ -113,6 +113,20 @@ pub(crate) fn respond(
     (resp, diag)
 }
 
+/// The reason a failed interceptor's verdict gives, naming what happened:
+/// the verdict, the interceptor, its extension and the failure as the SDK
+/// put it (`Type: message`), e.g. `blocked: tool_call interceptor of
+/// "guard" failed: KeyError: 'oops'`. The user and the model see it.
+/// `before_agent_start` cannot block: its verdict keeps the prompt.
+pub(crate) fn failed_reason(ext: &str, kind: &InterceptKind, failure: &str) -> String {
+    let verdict = match kind {
+        InterceptKind::BeforeAgentStart => "prompt kept",
+        _ => "blocked",
+    };
+    let event = kind.name();
+    format!("{verdict}: {event} interceptor of {ext:?} failed: {failure}")
+}
+
 /// The response to a failed (erroring, panicking or oversized) interceptor.
 ///
 /// A guard that fails must not open the gate: the blocking events answer

@@ -858,7 +858,8 @@ impl Engine {
                 },
             ),
             OpenKind::Intercept(k) => {
-                let resp = intercept::failure(invocation, k, message);
+                let reason = intercept::failed_reason(&self.inner.config.name, k, message);
+                let resp = intercept::failure(invocation, k, &reason);
                 self.send_reply(&ExtFrame::EventInterceptResponse(resp))
             }
             OpenKind::Serial(what) => {

@@ -103,6 +103,21 @@ export function message(e: unknown): string {
   return typeof e === "string" ? e : String(e);
 }
 
+/**
+ * A failed interceptor's part of its verdict's reason: the error's type,
+ * then its message (`TypeError: x is not a function`), as every SDK names
+ * it. The type is the error's `name`, or its class when `name` was left
+ * `Error`; a thrown non-error is an `Error`.
+ */
+export function typedMessage(e: unknown): string {
+  if (!(e instanceof Error)) {
+    return `Error: ${message(e)}`;
+  }
+  const ctor: unknown = e.constructor?.name;
+  const type = e.name !== "Error" || typeof ctor !== "string" || ctor === "" ? e.name : ctor;
+  return e.message === "" ? type : `${type}: ${e.message}`;
+}
+
 /** Runs `f`, turning an addon error into `make(message, { cause })`. */
 export function wrapped<T>(f: () => T, make: (message: string, options: { cause: unknown }) => ZotError): T {
   try {

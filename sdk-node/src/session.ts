@@ -22,7 +22,7 @@
 //   own once the user's handlers are done.
 
 import { Answers } from "./answers";
-import { CallToolError, message, SessionError } from "./errors";
+import { CallToolError, message, SessionError, typedMessage } from "./errors";
 import type { Answer, CallStart, CallStarted, Job } from "./generated/contract";
 import type {
   AssistantMessageIntercept,
@@ -290,7 +290,9 @@ export class Session {
       },
       (e: unknown) => {
         this.controllers.delete(id);
-        const msg = message(e);
+        // An interceptor's failure becomes its verdict's reason (the engine
+        // adds the verdict and who failed): the error's type says what.
+        const msg = what === "interceptor" ? typedMessage(e) : message(e);
         if (!cancel.aborted) {
           this.reg.log(`${what} ${name} failed: ${msg}`);
         }

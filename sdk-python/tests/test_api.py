@@ -188,6 +188,10 @@ def make_failing() -> Extension:
     async def prompt(req: Any) -> str:
         raise RuntimeError("prompt broke")
 
+    @ext.intercept_turn_start
+    def turn(req: Dict[str, Any]) -> TurnVerdict:
+        return TurnVerdict.block(req["oops"])
+
     @ext.on("turn_start")
     def on_turn(ev: Any) -> None:
         raise RuntimeError("event broke")
@@ -212,9 +216,20 @@ def test_exceptions_become_error_results(caplog: pytest.LogCaptureFixture) -> No
         assert t["is_error"] and "returned int" in text_of(t)
         # A failing guard blocks (SDK-45); a failing prompt hook keeps it.
         r1 = host.intercept({"event": "tool_call", "tool_name": "bash", "tool_args": {}})
-        assert r1.get("block") is True and r1.get("reason") == "guard broke"
+        # The reason names the interceptor, the extension and the exception.
+        assert r1.get("block") is True
+        assert (
+            r1.get("reason")
+            == 'blocked: tool_call interceptor of "failing" failed: RuntimeError: guard broke'
+        )
         r2 = host.intercept({"event": "before_agent_start", "system_prompt": "x"})
-        assert "system_prompt" not in r2 and r2.get("reason") == "prompt broke"
+        assert "system_prompt" not in r2
+        assert (
+            r2.get("reason")
+            == 'prompt kept: before_agent_start interceptor of "failing" failed: RuntimeError: prompt broke'
+        )
+        r3 = host.intercept({"event": "turn_start", "step": 1})
+        assert r3.get("reason") == "blocked: turn_start interceptor of \"failing\" failed: KeyError: 'oops'"
         # A failing event handler is logged; the extension lives on (SDK-36).
         host.event({"event": "turn_start", "step": 1})
         assert host.command("alive")["display"] == "yes"

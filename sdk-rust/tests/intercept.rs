@@ -91,14 +91,26 @@ async fn tool_call_outcomes() {
         ask(&mut host, "4", &tc("array")).await,
         r#"{"type":"event_intercept_response","id":"4"}"#
     );
-    // A guard that fails must not open the gate (SDK-45).
+    // A guard that fails must not open the gate (SDK-45); the reason says
+    // which interceptor of which extension failed, and how.
     assert_eq!(
         ask(&mut host, "5", &tc("fail")).await,
-        r#"{"type":"event_intercept_response","id":"5","block":true,"reason":"guard broke"}"#
+        r#"{"type":"event_intercept_response","id":"5","block":true,"reason":"blocked: tool_call interceptor of \"x\" failed: Error: guard broke"}"#
     );
     assert_eq!(
         ask(&mut host, "6", &tc("panic")).await,
-        r#"{"type":"event_intercept_response","id":"6","block":true,"reason":"guard panicked"}"#
+        r#"{"type":"event_intercept_response","id":"6","block":true,"reason":"blocked: tool_call interceptor of \"x\" failed: panic: guard panicked"}"#
+    );
+}
+
+#[tokio::test]
+async fn a_failed_interceptor_names_the_error_type() {
+    let ext = Extension::new("guard", "1")
+        .intercept_turn_start(|_t, _c| async { "x".parse::<u8>().map(|_| TurnVerdict::Allow) });
+    let mut host = TestHost::start(ext).await.unwrap();
+    assert_eq!(
+        ask(&mut host, "1", r#""event":"turn_start","step":1"#).await,
+        r#"{"type":"event_intercept_response","id":"1","block":true,"reason":"blocked: turn_start interceptor of \"guard\" failed: ParseIntError: invalid digit found in string"}"#
     );
 }
 
@@ -173,7 +185,7 @@ async fn before_agent_start_keep_replace_remove_and_failure_keeps() {
     // A failing prompt hook keeps the prompt (no block, no system_prompt).
     assert_eq!(
         ask(&mut host, "4", &bas("FAIL")).await,
-        r#"{"type":"event_intercept_response","id":"4","reason":"hook broke"}"#
+        r#"{"type":"event_intercept_response","id":"4","reason":"prompt kept: before_agent_start interceptor of \"x\" failed: Error: hook broke"}"#
     );
 }
 

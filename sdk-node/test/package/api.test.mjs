@@ -624,7 +624,18 @@ describe("interceptors", () => {
       });
       const failed = await ask({ event: "tool_call", tool_name: "throw" });
       assert.equal(failed.block, true);
-      assert.match(failed.reason, /interceptor failed/);
+      // The reason names the interceptor, the extension and the error.
+      assert.equal(failed.reason, 'blocked: tool_call interceptor of "guard" failed: Error: interceptor failed');
+      class GuardError extends Error {}
+      const typed = new Extension("typed", "1.0.0").interceptTurnStart(() => {
+        throw new GuardError("oops");
+      });
+      await withHost(typed, async (h) => {
+        assert.equal(
+          (await h.intercept({ event: "turn_start", step: 1 })).reason,
+          'blocked: turn_start interceptor of "typed" failed: GuardError: oops',
+        );
+      });
       assert.equal((await ask({ event: "assistant_message", text: "hide" })).reason, "hidden");
       assert.equal((await ask({ event: "assistant_message", text: "swap" })).replace_text, "swapped");
       assert.equal((await ask({ event: "assistant_message", text: "same" })).replace_text, undefined);

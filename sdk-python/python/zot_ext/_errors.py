@@ -150,6 +150,13 @@ def failure_message(e: BaseException) -> str:
     return str(e) or type(e).__name__
 
 
+def typed_failure_message(e: BaseException) -> str:
+    """A failed interceptor's part of its verdict's reason: the exception's
+    type, then its message (``KeyError: 'oops'``), as every SDK names it."""
+    text = str(e)
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
 def log_failure(logger: logging.Logger, what: str, e: BaseException) -> None:
     """One line per failed handler, as the Node and Rust SDKs log it: the
     message, and where a handler's own exception was raised; the traceback

@@ -42,7 +42,7 @@ from ._contract import (
     PanelResizeJob,
     ToolJob,
 )
-from ._errors import failure_message, log_failure
+from ._errors import failure_message, log_failure, typed_failure_message
 from ._registry import _Handler
 from ._results import Response, ToolOutput, verdict_outcome
 from ._serial import SerialJobs
@@ -509,4 +509,7 @@ class _Session:
         if not ctx.is_cancelled():
             self.ext._ensure_logging()
             log_failure(self.ext.logger, f"{what} failed", e)
-        self.answers.fail(job_id, failure_message(e))
+        # An interceptor's failure becomes its verdict's reason (the engine
+        # adds the verdict and who failed): the exception's type says what.
+        interceptor = what.endswith(" interceptor")
+        self.answers.fail(job_id, typed_failure_message(e) if interceptor else failure_message(e))

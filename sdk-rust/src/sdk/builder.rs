@@ -13,6 +13,7 @@ use super::handle::{ExtHandle, HostInfo};
 use super::results::{HandlerResult, Response, ToolOutput};
 use super::tool_spec::ToolSpec;
 use crate::engine::fast_hash::FastMap;
+use crate::engine::panic::{self, CatchPanic};
 use crate::engine::registration;
 use crate::engine::{EngineConfig, EventData, InterceptOutcome};
 
@@ -110,13 +111,20 @@ impl Handlers {
         T: 'static,
         V: Into<InterceptOutcome>,
     {
+        // A failure is named with its type (a panic as `panic`): it becomes
+        // the verdict's reason, which the user and the model read.
         self.add_intercept(
             event,
             Arc::new(move |req, ctx| match pick(req) {
-                Some(r) => {
-                    let fut = handler(r, ctx);
-                    Box::pin(async move { fut.await.into_result().map(Into::into) })
-                }
+                Some(r) => match panic::call(|| handler(r, ctx)) {
+                    Ok(fut) => Box::pin(async move {
+                        match CatchPanic::new(fut).await {
+                            Ok(result) => result.into_typed_result().map(Into::into),
+                            Err(p) => Err(format!("panic: {}", panic::message(&*p))),
+                        }
+                    }),
+                    Err(msg) => Box::pin(std::future::ready(Err(format!("panic: {msg}")))),
+                },
                 None => mismatch(),
             }),
         );

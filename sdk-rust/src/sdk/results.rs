@@ -538,11 +538,40 @@ impl From<PromptVerdict> for InterceptOutcome {
 pub trait HandlerResult<T> {
     /// The value, or the failure message.
     fn into_result(self) -> Result<T, String>;
+
+    /// The value, or the failure as `Type: message`, the error's type
+    /// first (`ParseIntError: invalid digit found in string`): how a
+    /// failed interceptor's verdict names it, as TypeScript and Python
+    /// name the exception's class. A failure without a type of its own
+    /// (text, a boxed error) says `Error`.
+    fn into_typed_result(self) -> Result<T, String>
+    where
+        Self: Sized,
+    {
+        self.into_result().map_err(|m| format!("Error: {m}"))
+    }
 }
 
 impl<T, E: Display> HandlerResult<T> for Result<T, E> {
     fn into_result(self) -> Result<T, String> {
         self.map_err(|e| e.to_string())
+    }
+
+    fn into_typed_result(self) -> Result<T, String> {
+        self.map_err(|e| format!("{}: {e}", type_label::<E>()))
+    }
+}
+
+/// The last path segment of `E`'s name without generics
+/// (`std::num::ParseIntError` → `ParseIntError`); `Error` for text and
+/// boxes, which name no type of their own.
+fn type_label<E>() -> &'static str {
+    let full = std::any::type_name::<E>();
+    let base = full.split('<').next().unwrap_or(full);
+    let name = base.rsplit("::").next().unwrap_or(base);
+    match name.trim_start_matches('&') {
+        "" | "str" | "String" | "Cow" | "Box" | "Arc" => "Error",
+        name => name,
     }
 }
 
@@ -569,6 +598,20 @@ plain_result!(
 #[cfg(test)]
 mod tests {
     use super::base64;
+
+    #[test]
+    fn a_typed_failure_names_the_error_type_or_error() {
+        use super::HandlerResult;
+        let e = "x".parse::<i64>().map(|_| ()).into_typed_result();
+        assert_eq!(
+            e.unwrap_err(),
+            "ParseIntError: invalid digit found in string"
+        );
+        let e: Result<(), &str> = Err("oops");
+        assert_eq!(e.into_typed_result().unwrap_err(), "Error: oops");
+        let e: Result<(), Box<dyn std::error::Error>> = Err("oops".into());
+        assert_eq!(e.into_typed_result().unwrap_err(), "Error: oops");
+    }
 
     #[test]
     fn base64_matches_the_standard_alphabet_with_padding() {

@@ -51,6 +51,9 @@ const SUM_OUT_OF_RANGE = "sum out of range: a + b is beyond ±9007199254740991";
 /** `callecho` gives up before the host's 30 s command deadline. */
 const CALLECHO_TIMEOUT_MS = 20_000;
 
+/** What the `tool_call` interceptor throws on `crash`: the verdict names the class. */
+class GuardError extends Error {}
+
 const object = () => ({ type: "object" });
 const one = (name, type) => ({ type: "object", properties: { [name]: { type } } });
 
@@ -258,6 +261,9 @@ export function extension() {
       }
       if (command === "ls") {
         return ToolCallVerdict.modify({ command: "echo GUARDED: ls" });
+      }
+      if (command === "crash") {
+        throw new GuardError("oops");
       }
       return ToolCallVerdict.allow();
     })

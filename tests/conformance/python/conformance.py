@@ -78,6 +78,11 @@ SUM_OUT_OF_RANGE = "sum out of range: a + b is beyond ±9007199254740991"
 MAX_EXACT_INTEGER = 2**53 - 1
 
 
+class GuardError(Exception):
+    """What the ``tool_call`` interceptor raises on ``crash``: the verdict
+    names the class."""
+
+
 def one(name: str, ty: str) -> dict[str, object]:
     """An object schema with one property of the given JSON type."""
     return {"type": "object", "properties": {name: {"type": ty}}}
@@ -301,6 +306,8 @@ def build() -> Extension:
             return ToolCallVerdict.block("refused: rm -rf")
         if command == "ls":
             return ToolCallVerdict.modify({"command": "echo GUARDED: ls"})
+        if command == "crash":
+            raise GuardError("oops")
         return ToolCallVerdict.allow()
 
     @ext.intercept_turn_start

@@ -87,6 +87,17 @@ fn one(name: &str, ty: &str) -> RawJson {
     ))
 }
 
+/// What the `tool_call` interceptor fails with on `crash`: the verdict's
+/// reason names the type (`GuardError: oops`), as in TypeScript and Python.
+#[derive(Debug)]
+struct GuardError(&'static str);
+
+impl std::fmt::Display for GuardError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
 fn boom() -> ToolOutput {
     panic!("boom")
 }
@@ -213,7 +224,7 @@ pub fn extension() -> Extension {
 
     ext.intercept_tool_call(|call, _ctx| async move {
         if call.tool_name != "bash" {
-            return ToolCallVerdict::Allow;
+            return Ok(ToolCallVerdict::Allow);
         }
         #[derive(Deserialize)]
         struct Bash {
@@ -225,13 +236,15 @@ pub fn extension() -> Extension {
             .ok()
             .and_then(|b| b.command)
             .unwrap_or_default();
-        if command.contains("rm -rf") {
+        Ok(if command.contains("rm -rf") {
             ToolCallVerdict::block("refused: rm -rf")
         } else if command == "ls" {
             ToolCallVerdict::modify(&json!({"command": "echo GUARDED: ls"}))
+        } else if command == "crash" {
+            return Err(GuardError("oops"));
         } else {
             ToolCallVerdict::Allow
-        }
+        })
     })
     .intercept_turn_start(|turn, _ctx| async move {
         if turn.step >= 99 {
