@@ -93,7 +93,9 @@ def test_guard() -> None:
         r = host.intercept({"event": "tool_call", "tool_name": "bash", "tool_args": {"command": " ls "}})
         assert r.get("modified_args") == {"command": "ls -la"}
         r = host.intercept({"event": "tool_call", "tool_name": "bash", "tool_args": {}})
-        assert r.get("block") and r.get("reason") == "guard: bash without a command"
+        assert r.get("block") and r.get("reason") == (
+            'blocked: tool_call interceptor of "guard" failed: ValueError: guard: bash without a command'
+        )
         assert host.intercept({"event": "turn_start", "step": 51}).get("block")
         r = host.intercept({"event": "assistant_message", "text": "key sk-0123456789abcdefghijklmn ok"})
         assert r.get("replace_text") == "key [redacted key] ok"
