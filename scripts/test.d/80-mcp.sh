@@ -46,11 +46,20 @@ for server in everything filesystem; do
   fi
 done
 
-# serve under the official MCP Inspector's CLI: tools/list and tools/call.
+# serve under the official MCP Inspector's CLI (tools/list, tools/call,
+# prompts/list) over the conformance extension of each SDK, built as the
+# conformance suite builds them (no-ops when an earlier suite of this run
+# did).
 if inspector="$(npm_install "inspector-$inspector_version" \
     "@modelcontextprotocol/inspector@$inspector_version" .bin/mcp-inspector)"; then
-  python3 mcp/tests/serve/inspector.py "$inspector" "$zot_mcp" tests/conformance/rust
-  ok "zot-mcp serve with the MCP Inspector CLI"
+  bash scripts/node-sdk-build.sh
+  if [ ! -x target/python-sdk-venv/bin/python ] || [ -n "$(find sdk-python engine protocol -newer target/python-sdk-venv/bin/python -name '*.rs' -o -newer target/python-sdk-venv/bin/python -name '*.py' | head -1)" ]; then
+    bash scripts/python-sdk-venv.sh
+  fi
+  for lang in rust node python; do
+    python3 mcp/tests/serve/inspector.py "$inspector" "$zot_mcp" "tests/conformance/$lang"
+    ok "zot-mcp serve of the $lang conformance extension under the MCP Inspector CLI"
+  done
 else
   note "skipped the MCP Inspector: the npm registry is unreachable (not installed)"
 fi

@@ -40,7 +40,7 @@ def main():
     prompts = {p["name"] for p in inspect("--method", "prompts/list")["prompts"]}
     assert "Greet" in prompts, prompts
     print(
-        f"MCP Inspector CLI: tools/list ({len(tools)} tools), tools/call, prompts/list over zot-mcp serve ok"
+        f"MCP Inspector CLI: tools/list ({len(tools)} tools), tools/call, prompts/list over zot-mcp serve {ext_dir} ok"
     )
 
 
