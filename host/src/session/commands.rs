@@ -1,14 +1,24 @@
-//! Invoking an extension slash command (§10.1, HOST-44..47, OP-31).
-//! Applying the response's action is the session's job
-//! ([`crate::session::engine::SessionEngine`]), because it depends on the host mode.
+//! Slash commands (§10): running one typed by the user or submitted by an
+//! extension, the built-in ones, invoking an extension's (§10.1,
+//! HOST-44..47, OP-31), and applying its response's action by host mode
+//! (§10.2, §14.4).
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use zot_protocol::{CommandInvoked, CommandResponse, HostFrame};
+use zot_protocol::{CommandAction, CommandInvoked, CommandResponse, HostFrame};
 
+use crate::config::HostMode;
 use crate::process::extension::{LoadedExtension, Reply};
 use crate::process::outbound::Expired;
+use crate::process::registry::BUILTIN_COMMANDS;
 use crate::process::shared::Shared;
+use crate::session::engine::SessionEngine;
+use crate::transcript::Observation;
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Splits `/name rest` into the name and the trimmed rest (HOST-44).
 pub fn split_command(input: &str) -> (String, String) {
@@ -90,6 +100,132 @@ pub async fn invoke(
         Ok(Ok(other)) => Err(format!(
             "extension /{canonical}: unexpected reply {other:?}"
         )),
+    }
+}
+
+impl SessionEngine {
+    /// Runs a slash command typed by the user or submitted by an extension.
+    pub async fn run_command(&self, input: &str) {
+        self.observe(Observation::Command {
+            text: input.trim().to_owned(),
+        });
+        let (name, args) = crate::session::commands::split_command(input);
+        let key = zot_protocol::validate::command_key(&name);
+        if BUILTIN_COMMANDS.contains(&key.as_str()) {
+            return self.builtin_command(&key).await;
+        }
+        let reg = lock(&self.mgr.shared().registry).command(&name).cloned();
+        let Some(reg) = reg else {
+            return self.status("error", format!("unknown command /{name}"));
+        };
+        let Some(ext) = self.mgr.get(&reg.ext) else {
+            return self.status("error", format!("unknown command /{name}"));
+        };
+        match crate::session::commands::invoke(self.mgr.shared(), &ext, &reg.name, &args).await {
+            Err(e) => self.status("error", e),
+            Ok(r) => self.apply_response(&ext, &reg.name, r).await,
+        }
+    }
+
+    pub(super) async fn builtin_command(&self, key: &str) {
+        match key {
+            "help" => {
+                let reg = lock(&self.mgr.shared().registry);
+                let mut text: Vec<String> =
+                    BUILTIN_COMMANDS.iter().map(|c| format!("/{c}")).collect();
+                text.extend(
+                    reg.commands()
+                        .map(|c| format!("/{} ({}) {}", c.name, c.ext, c.description)),
+                );
+                drop(reg);
+                self.observe(Observation::Display {
+                    ext: "zot".into(),
+                    text: text.join("\n"),
+                });
+            }
+            "reload-ext" => self.reload().await,
+            "new" => {
+                let id = format!("session-{}", self.next_n() + 1);
+                self.switch_session(&crate::session::script::SessionSwitch { id, cwd: None });
+            }
+            "exit" => self.exit.store(true, Ordering::SeqCst),
+            _ => {}
+        }
+    }
+
+    /// Applies a `command_response` by mode (§10.2, §14.4, HOST-48..61).
+    pub(super) async fn apply_response(
+        &self,
+        ext: &Arc<LoadedExtension>,
+        cmd: &str,
+        r: CommandResponse,
+    ) {
+        if !r.error.is_empty() {
+            // OP-7: show the error, do not apply the action.
+            return self.status("error", format!("/{cmd}: {}", r.error));
+        }
+        let mode = self.mode();
+        match &r.action {
+            CommandAction::Prompt => {
+                if !r.prompt.trim().is_empty() {
+                    self.run_prompt(r.prompt.clone(), ext.name.clone(), 0, false).await;
+                }
+            }
+            CommandAction::ToolPrompt => {
+                if !mode.is_interactive() {
+                    return self.status(
+                        "error",
+                        format!("extension /{cmd}: tool_prompt requires an interactive host"),
+                    );
+                }
+                if let Err(e) = zot_protocol::validate::validate_tool_prompt(
+                    &r.prompt,
+                    &r.tool_name,
+                    r.tool_args.as_ref(),
+                ) {
+                    // OP-19: error status, nothing submitted or run.
+                    return self.status("error", format!("extension /{cmd}: {e}"));
+                }
+                let args = r.tool_args.clone().unwrap_or_else(zot_protocol::RawJson::empty_object);
+                self.run_tool_prompt(ext, r.prompt.clone(), r.tool_name.clone(), args).await;
+            }
+            CommandAction::Insert => {
+                if mode.is_interactive() {
+                    let text = {
+                        let mut ed = lock(&self.editor);
+                        ed.push_str(&r.insert);
+                        ed.clone()
+                    };
+                    self.observe(Observation::Editor { text });
+                }
+            }
+            CommandAction::Display => match mode {
+                HostMode::Interactive => {
+                    lock(&self.notes).push(&ext.name, &r.display);
+                    self.observe(Observation::Display {
+                        ext: ext.name.clone(),
+                        text: r.display.clone(),
+                    });
+                }
+                HostMode::Rpc => self.observe(Observation::Rpc {
+                    event: serde_json::json!({"type": "ext_display", "extension": ext.name, "text": r.display}),
+                }),
+                _ => {}
+            },
+            CommandAction::OpenPanel => {
+                if mode.is_interactive() {
+                    match r.open_panel.clone() {
+                        Some(spec) => self.open_panel(ext, spec),
+                        None => self.status("error", format!("extension /{cmd}: open_panel without a panel")),
+                    }
+                }
+            }
+            CommandAction::Noop => {}
+            CommandAction::Other(a) if a.is_empty() => {}
+            CommandAction::Other(a) => {
+                self.status("error", format!("extension /{cmd}: unknown action {a}"))
+            }
+        }
     }
 }
 

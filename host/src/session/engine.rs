@@ -1,11 +1,15 @@
 //! The scripted session engine: the embedded stand-in for the model and the
 //! user. It owns the session state (id, cwd, model, mode, confirmation
-//! policy, conversation, notes, panel, editor), runs script steps one at a
-//! time, applies command responses and spontaneous extension frames by host
-//! mode (§14.4), and emits session/compaction/subagent events.
+//! policy, conversation, notes, panel, editor), opens, starts and ends the
+//! session, and runs queued input while idle.
 //!
-//! The agent loop and the tool pipeline live in [`crate::session::agent`];
-//! `call_tool` handling in [`crate::session::tools::call_tool`].
+//! What it does is split by concern, each an `impl SessionEngine` in the
+//! file named for it: a script's steps in [`crate::session::steps`], the
+//! conversation and its switches in [`crate::session::conversation`], slash
+//! commands in [`crate::session::commands`], notes and panels in
+//! [`crate::session::surface`], spontaneous extension frames in
+//! [`crate::session::frames`], the agent loop in [`crate::session::agent`],
+//! the tool pipeline in [`crate::session::tools`].
 
 use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
@@ -13,20 +17,15 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use tokio::sync::Notify;
-use zot_protocol::{
-    CommandAction, CommandResponse, HostFrame, LifecycleEvent, NotifyLevel, PanelClose, PanelKey,
-    PanelKeyName, PostCompactEvent, PreCompactEvent, RunStatus, SessionEndEvent, SessionEndReason,
-    SessionStartEvent, SubagentStartEvent, SubagentStopEvent,
-};
+use zot_protocol::{LifecycleEvent, SessionEndEvent, SessionEndReason, SessionStartEvent};
 
 use crate::config::{HostConfig, HostMode, QueueLimits, Timeouts};
 use crate::process::extension::{FrameHandler, LoadedExtension};
 use crate::process::manager::Manager;
-use crate::process::registry::BUILTIN_COMMANDS;
 use crate::session::message::{Conversation, Message};
 use crate::session::notes::Notes;
 use crate::session::panels::Panels;
-use crate::session::script::{Answer, ConfirmPolicy, Script, Step, Turn, WaitSpec};
+use crate::session::script::{Answer, ConfirmPolicy, Script, Turn};
 use crate::session::waits::WaitFrames;
 use crate::store::discovery::DiscoveryOptions;
 use crate::transcript::{Observation, Transcript};
@@ -133,7 +132,7 @@ pub struct SessionEngine {
     pub(crate) answers_notify: Notify,
     pub(crate) panels: Mutex<Panels>,
     pub(crate) notes: Mutex<Notes>,
-    editor: Mutex<String>,
+    pub(super) editor: Mutex<String>,
     pub(crate) inbox: Mutex<VecDeque<Inbox>>,
     pub(crate) seen: Mutex<WaitFrames>,
     pub(crate) seen_notify: Notify,
@@ -141,11 +140,11 @@ pub struct SessionEngine {
     pub(crate) busy: AtomicBool,
     pub(crate) followups: Mutex<VecDeque<(String, String)>>,
     pub(crate) first_step: Mutex<Option<u32>>,
-    last_step_mark: Mutex<u64>,
+    pub(super) last_step_mark: Mutex<u64>,
     /// `submit`s refused since the inbox was last below its bound.
     refused_submits: AtomicU64,
     failures: AtomicUsize,
-    exit: AtomicBool,
+    pub(super) exit: AtomicBool,
     /// Durable `call_tool` results (continuous mode).
     pub durable: Option<crate::store::durable::DurableStore>,
     /// Stub tools, their hand-typed answers, direct calls in flight.
@@ -469,7 +468,7 @@ impl SessionEngine {
         crate::session::events::emit(&self.mgr, &sid, &cwd, ev);
     }
 
-    fn fail_check(&self, message: String) {
+    pub(super) fn fail_check(&self, message: String) {
         self.failures.fetch_add(1, Ordering::SeqCst);
         self.observe(Observation::ExpectFailed { message });
     }
@@ -492,7 +491,7 @@ impl SessionEngine {
         }));
     }
 
-    fn end_session(&self, reason: SessionEndReason) {
+    pub(super) fn end_session(&self, reason: SessionEndReason) {
         {
             let mut st = lock(&self.st);
             if !st.active {
@@ -522,166 +521,6 @@ impl SessionEngine {
         self.answers_notify.notify_waiters();
         let grace = self.mgr.cfg().timeouts.shutdown_grace;
         self.mgr.shutdown_by(grace, how).await;
-    }
-
-    /// Runs one script step; a `call` step gives the tool's output, an
-    /// `intercept` step its verdict.
-    pub async fn step(&self, i: usize, s: &Step) -> StepOutput {
-        // A wait attached to a step matches frames that arrived since the
-        // step began; a lone wait, since the previous step began.
-        let mark = self.seen_mark();
-        let wait_from = if s.actions() == 0 {
-            *lock(&self.last_step_mark)
-        } else {
-            mark
-        };
-        *lock(&self.last_step_mark) = mark;
-        // No wait of this step or a later one looks further back.
-        lock(&self.seen).forget_before(wait_from);
-        if let Some(r) = &s.replies {
-            lock(&self.model_turns).extend(r.iter().cloned());
-        }
-        let out = if self.session_action(s).await {
-            StepOutput::None
-        } else {
-            self.check_action(i, s).await
-        };
-        if let Some(w) = &s.wait {
-            self.wait_for(w, wait_from).await;
-        }
-        out
-    }
-
-    /// The step's action if it is one a user or the session takes (a
-    /// prompt, a command, a key, a confirmation answer, compaction, a
-    /// subagent, a switch, a reload...): whether it was one.
-    async fn session_action(&self, s: &Step) -> bool {
-        if let Some(p) = &s.prompt {
-            *lock(&self.first_step) = s.first_step;
-            self.run_prompt(p.clone(), "user".into(), s.images, false)
-                .await;
-        } else if let Some(c) = &s.command {
-            self.run_command(c).await;
-        } else if let Some(k) = &s.key {
-            self.panel_key(k, s.text.as_deref().unwrap_or(""));
-        } else if let Some(a) = &s.confirm {
-            lock(&self.answers).extend(a.to_vec());
-            self.answers_notify.notify_waiters();
-        } else if let Some(c) = &s.compact {
-            self.compact(c);
-        } else if let Some(a) = &s.subagent {
-            self.subagent(a);
-        } else if let Some(m) = &s.model {
-            self.switch_model(m);
-        } else if let Some(sw) = &s.session {
-            self.switch_session(sw);
-        } else if s.clear.is_some() {
-            self.clear();
-        } else if s.reload.is_some() {
-            self.reload().await;
-        } else if let Some(name) = &s.restart {
-            self.restart_ext(name).await;
-        } else if s.tools.is_some() {
-            let names = lock(&self.mgr.shared().registry).advertised();
-            self.observe(Observation::Tools { names });
-        } else {
-            return false;
-        }
-        true
-    }
-
-    /// The step's action if it is one a test drives the host with (an
-    /// expectation, a direct call, an event or interception fired, a stub,
-    /// a queued answer, a pause), and what it produced.
-    async fn check_action(&self, i: usize, s: &Step) -> StepOutput {
-        if let Some(e) = &s.expect {
-            self.check_expect(i, e);
-        } else if let Some(c) = &s.codemode {
-            self.codemode_call(c).await;
-        } else if let Some(c) = &s.call {
-            return StepOutput::Tool(self.direct_call(c).await.output);
-        } else if let Some(e) = &s.emit {
-            if let Err(e) = self.fire_event(e) {
-                self.fail_check(format!("steps[{i}]: {e}"));
-            }
-        } else if let Some(r) = &s.intercept {
-            match self.fire_intercept(r).await {
-                Ok(v) => return StepOutput::Verdict(v),
-                Err(e) => self.fail_check(format!("steps[{i}]: {e}")),
-            }
-        } else if let Some(name) = &s.stub {
-            self.set_stub(name, true);
-        } else if let Some(name) = &s.unstub {
-            self.set_stub(name, false);
-        } else if let Some(a) = &s.answer {
-            self.queue_answer(a.clone());
-        } else if let Some(ms) = s.sleep_ms {
-            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
-        }
-        StepOutput::None
-    }
-
-    /// Step `i`'s expectation on the transcript so far.
-    fn check_expect(&self, i: usize, e: &crate::session::script::Expect) {
-        // `run_script` registered these before the session; a step run
-        // on its own registers them now (a transcript that keeps its
-        // observations replays them).
-        let transcript = &self.mgr.shared().transcript;
-        transcript.watch(e.contains.iter().chain(&e.not_contains).cloned());
-        let has = |c: &String| transcript.contains(c).unwrap_or(false);
-        for c in &e.contains {
-            if !has(c) {
-                self.fail_check(format!("steps[{i}]: transcript does not contain {c:?}"));
-            }
-        }
-        for c in &e.not_contains {
-            if has(c) {
-                self.fail_check(format!("steps[{i}]: transcript contains {c:?}"));
-            }
-        }
-    }
-
-    /// The position of the next frame read (a reference point for
-    /// [`SessionEngine::wait_for`]).
-    pub fn seen_mark(&self) -> u64 {
-        lock(&self.seen).mark()
-    }
-
-    /// Waits for (and consumes) the first matching frame at or after position
-    /// `from` that no earlier wait consumed.
-    ///
-    /// Frames of a type the script does not wait for are not kept, so a
-    /// wait outside the script matches only frames read from its first call.
-    pub async fn wait_for(&self, w: &WaitSpec, from: u64) -> bool {
-        let timeout = std::time::Duration::from_millis(w.timeout_ms.unwrap_or(10_000));
-        let deadline = tokio::time::Instant::now() + timeout;
-        lock(&self.seen).watch(Some(w));
-        loop {
-            let notified = self.seen_notify.notified();
-            if lock(&self.seen).take(w, from) {
-                return true;
-            }
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                let dropped = lock(&self.seen).dropped();
-                let bounds = if dropped > 0 {
-                    format!(
-                        " ({dropped} earlier frames went unmatched: waits keep at most {} frames)",
-                        crate::session::waits::MAX_FRAMES
-                    )
-                } else {
-                    String::new()
-                };
-                self.fail_check(format!(
-                    "no {:?} frame{} within {timeout:?}{bounds}",
-                    w.frame_type,
-                    w.ext
-                        .as_ref()
-                        .map(|e| format!(" from {e}"))
-                        .unwrap_or_default()
-                ));
-                return false;
-            }
-        }
     }
 
     /// Whether shutdown began.
@@ -714,319 +553,8 @@ impl SessionEngine {
         }
     }
 
-    /// Runs a slash command typed by the user or submitted by an extension.
-    pub async fn run_command(&self, input: &str) {
-        self.observe(Observation::Command {
-            text: input.trim().to_owned(),
-        });
-        let (name, args) = crate::session::commands::split_command(input);
-        let key = zot_protocol::validate::command_key(&name);
-        if BUILTIN_COMMANDS.contains(&key.as_str()) {
-            return self.builtin_command(&key).await;
-        }
-        let reg = lock(&self.mgr.shared().registry).command(&name).cloned();
-        let Some(reg) = reg else {
-            return self.status("error", format!("unknown command /{name}"));
-        };
-        let Some(ext) = self.mgr.get(&reg.ext) else {
-            return self.status("error", format!("unknown command /{name}"));
-        };
-        match crate::session::commands::invoke(self.mgr.shared(), &ext, &reg.name, &args).await {
-            Err(e) => self.status("error", e),
-            Ok(r) => self.apply_response(&ext, &reg.name, r).await,
-        }
-    }
-
-    async fn builtin_command(&self, key: &str) {
-        match key {
-            "help" => {
-                let reg = lock(&self.mgr.shared().registry);
-                let mut text: Vec<String> =
-                    BUILTIN_COMMANDS.iter().map(|c| format!("/{c}")).collect();
-                text.extend(
-                    reg.commands()
-                        .map(|c| format!("/{} ({}) {}", c.name, c.ext, c.description)),
-                );
-                drop(reg);
-                self.observe(Observation::Display {
-                    ext: "zot".into(),
-                    text: text.join("\n"),
-                });
-            }
-            "reload-ext" => self.reload().await,
-            "new" => {
-                let id = format!("session-{}", self.next_n() + 1);
-                self.switch_session(&crate::session::script::SessionSwitch { id, cwd: None });
-            }
-            "exit" => self.exit.store(true, Ordering::SeqCst),
-            _ => {}
-        }
-    }
-
-    /// Applies a `command_response` by mode (§10.2, §14.4, HOST-48..61).
-    async fn apply_response(&self, ext: &Arc<LoadedExtension>, cmd: &str, r: CommandResponse) {
-        if !r.error.is_empty() {
-            // OP-7: show the error, do not apply the action.
-            return self.status("error", format!("/{cmd}: {}", r.error));
-        }
-        let mode = self.mode();
-        match &r.action {
-            CommandAction::Prompt => {
-                if !r.prompt.trim().is_empty() {
-                    self.run_prompt(r.prompt.clone(), ext.name.clone(), 0, false).await;
-                }
-            }
-            CommandAction::ToolPrompt => {
-                if !mode.is_interactive() {
-                    return self.status(
-                        "error",
-                        format!("extension /{cmd}: tool_prompt requires an interactive host"),
-                    );
-                }
-                if let Err(e) = zot_protocol::validate::validate_tool_prompt(
-                    &r.prompt,
-                    &r.tool_name,
-                    r.tool_args.as_ref(),
-                ) {
-                    // OP-19: error status, nothing submitted or run.
-                    return self.status("error", format!("extension /{cmd}: {e}"));
-                }
-                let args = r.tool_args.clone().unwrap_or_else(zot_protocol::RawJson::empty_object);
-                self.run_tool_prompt(ext, r.prompt.clone(), r.tool_name.clone(), args).await;
-            }
-            CommandAction::Insert => {
-                if mode.is_interactive() {
-                    let text = {
-                        let mut ed = lock(&self.editor);
-                        ed.push_str(&r.insert);
-                        ed.clone()
-                    };
-                    self.observe(Observation::Editor { text });
-                }
-            }
-            CommandAction::Display => match mode {
-                HostMode::Interactive => {
-                    lock(&self.notes).push(&ext.name, &r.display);
-                    self.observe(Observation::Display {
-                        ext: ext.name.clone(),
-                        text: r.display.clone(),
-                    });
-                }
-                HostMode::Rpc => self.observe(Observation::Rpc {
-                    event: serde_json::json!({"type": "ext_display", "extension": ext.name, "text": r.display}),
-                }),
-                _ => {}
-            },
-            CommandAction::OpenPanel => {
-                if mode.is_interactive() {
-                    match r.open_panel.clone() {
-                        Some(spec) => self.open_panel(ext, spec),
-                        None => self.status("error", format!("extension /{cmd}: open_panel without a panel")),
-                    }
-                }
-            }
-            CommandAction::Noop => {}
-            CommandAction::Other(a) if a.is_empty() => {}
-            CommandAction::Other(a) => {
-                self.status("error", format!("extension /{cmd}: unknown action {a}"))
-            }
-        }
-    }
-
-    pub(crate) fn open_panel(&self, ext: &Arc<LoadedExtension>, spec: zot_protocol::PanelSpec) {
-        let (displaced, shown) = {
-            let mut p = lock(&self.panels);
-            let d = p.open(&ext.name, spec);
-            (d, p.current().cloned())
-        };
-        if let Some(d) = displaced {
-            if let Some(owner) = self.mgr.get(&d.ext) {
-                let _ = owner.outbound.send(&HostFrame::PanelClose(PanelClose {
-                    panel_id: d.id.clone(),
-                }));
-            }
-            self.observe(Observation::PanelClosed {
-                ext: d.ext,
-                id: d.id,
-                by: "replaced".into(),
-            });
-        }
-        if let Some(p) = shown {
-            self.observe(Observation::Panel {
-                ext: p.ext.clone(),
-                id: p.id.clone(),
-                title: p.shown_title(),
-                lines: p.lines.clone(),
-                footer: p.footer.clone(),
-                event: "open".into(),
-            });
-        }
-    }
-
-    pub(crate) fn panel_key(&self, key: &str, text: &str) {
-        let current = lock(&self.panels).current().cloned();
-        let Some(p) = current else {
-            return self.status("warn", format!("key {key}: no panel is open"));
-        };
-        let Some(owner) = self.mgr.get(&p.ext) else {
-            return;
-        };
-        let k = key.to_ascii_lowercase();
-        if k == "esc" || k == "ctrl+c" {
-            // HOST-163: close instead of sending the key.
-            lock(&self.panels).close_by_user();
-            let _ = owner.outbound.send(&HostFrame::PanelClose(PanelClose {
-                panel_id: p.id.clone(),
-            }));
-            return self.observe(Observation::PanelClosed {
-                ext: p.ext,
-                id: p.id,
-                by: "user".into(),
-            });
-        }
-        let name = match PanelKeyName::from(k.as_str()) {
-            PanelKeyName::Other(_) => PanelKeyName::Unknown,
-            n => n,
-        };
-        let text = if name == PanelKeyName::Rune {
-            text.to_owned()
-        } else {
-            String::new()
-        };
-        let _ = owner.outbound.send(&HostFrame::PanelKey(PanelKey {
-            panel_id: p.id,
-            key: name,
-            text,
-        }));
-    }
-
-    fn compact(&self, c: &crate::session::script::Compact) {
-        let id = format!("compact-{}", self.next_n());
-        let (count, tokens) = self.conversation_size();
-        self.emit(LifecycleEvent::PreCompact(PreCompactEvent {
-            session_id: String::new(),
-            cwd: String::new(),
-            sequence: 0,
-            compaction_id: id.clone(),
-            message_count: Some(count),
-            token_estimate: Some(tokens),
-        }));
-        let status = RunStatus::from(c.status.as_deref().unwrap_or("completed"));
-        if status == RunStatus::Completed {
-            let summary = c
-                .summary
-                .clone()
-                .unwrap_or_else(|| "(summary of the conversation)".into());
-            let mut st = lock(&self.st);
-            st.forget_conversation();
-            st.converse(Message::Summary(summary));
-        }
-        let (count, tokens) = self.conversation_size();
-        self.emit(LifecycleEvent::PostCompact(PostCompactEvent {
-            session_id: String::new(),
-            cwd: String::new(),
-            sequence: 0,
-            status: status.clone(),
-            compaction_id: id.clone(),
-            message_count: Some(count),
-            token_estimate: Some(tokens),
-            error: c.error.clone(),
-        }));
-        self.observe(Observation::Compaction {
-            compaction_id: id,
-            status: status.to_string(),
-            message_count: count,
-        });
-    }
-
-    /// Message count and token estimate (serialized text bytes ÷ 4, HOST-143).
-    fn conversation_size(&self) -> (u64, u64) {
-        let c = lock(&self.st).conversation;
-        (c.messages, c.token_estimate())
-    }
-
-    fn subagent(&self, a: &crate::session::script::Subagent) {
-        let agent_id = a.agent_id.clone().unwrap_or_else(|| "agent-1".into());
-        let run = format!("subagent-run-{}", self.next_n());
-        self.emit(LifecycleEvent::SubagentStart(SubagentStartEvent {
-            session_id: String::new(),
-            cwd: String::new(),
-            sequence: 0,
-            agent_run_id: run.clone(),
-            agent_id: agent_id.clone(),
-            name: agent_id.clone(),
-        }));
-        let status = RunStatus::from(a.status.as_deref().unwrap_or("completed"));
-        self.emit(LifecycleEvent::SubagentStop(SubagentStopEvent {
-            session_id: String::new(),
-            cwd: String::new(),
-            sequence: 0,
-            agent_run_id: run,
-            status: status.clone(),
-            agent_id: agent_id.clone(),
-            name: agent_id.clone(),
-            error: a.error.clone(),
-        }));
-        self.observe(Observation::Subagent {
-            agent_id,
-            status: status.to_string(),
-        });
-    }
-
-    fn switch_model(&self, m: &crate::session::script::ModelSwitch) {
-        let (provider, model) = {
-            let mut st = lock(&self.st);
-            if let Some(p) = &m.provider {
-                st.provider = p.clone();
-            }
-            st.model = m.model.clone();
-            st.prompt = None; // HOST-120: a new pass before the next model call.
-            (st.provider.clone(), st.model.clone())
-        };
-        self.observe(Observation::Model { provider, model });
-    }
-
-    fn switch_session(&self, sw: &crate::session::script::SessionSwitch) {
-        let (reason, new_cwd) = {
-            let st = lock(&self.st);
-            match &sw.cwd {
-                Some(c) => {
-                    let p = st.cwd.join(c);
-                    if p != st.cwd {
-                        (SessionEndReason::CwdChange, p)
-                    } else {
-                        (SessionEndReason::SessionSwitch, p)
-                    }
-                }
-                None => (SessionEndReason::SessionSwitch, st.cwd.clone()),
-            }
-        };
-        self.end_session(reason);
-        {
-            let mut st = lock(&self.st);
-            st.session_id = sw.id.clone();
-            st.cwd = new_cwd;
-            st.forget_conversation();
-            st.prompt = None;
-        }
-        self.start_session();
-    }
-
-    fn clear(&self) {
-        {
-            let mut st = lock(&self.st);
-            st.forget_conversation();
-            st.prompt = None;
-        }
-        self.clear_notes();
-        self.observe(Observation::Status {
-            level: "info".into(),
-            text: "conversation cleared".into(),
-        });
-    }
-
     /// Restarts one extension; its panel, if shown, is gone with it.
-    async fn restart_ext(&self, name: &str) {
+    pub(super) async fn restart_ext(&self, name: &str) {
         match self.mgr.restart(name).await {
             Ok(s) => {
                 let _ = lock(&self.panels).drop_ext(name);
@@ -1048,7 +576,7 @@ impl SessionEngine {
         }
     }
 
-    async fn reload(&self) {
+    pub(super) async fn reload(&self) {
         let s = self.mgr.reload().await;
         lock(&self.st).prompt = None;
         *lock(&self.panels) = Panels::default();
@@ -1058,43 +586,6 @@ impl SessionEngine {
             ready: s.ready,
             errors: s.errors,
         });
-    }
-
-    /// The panel shown now.
-    pub fn current_panel(&self) -> Option<crate::session::panels::OpenPanel> {
-        lock(&self.panels).current().cloned()
-    }
-
-    /// The session's id, cwd, mode, provider and model, as JSON.
-    pub fn session_info(&self) -> serde_json::Value {
-        let st = lock(&self.st);
-        serde_json::json!({
-            "id": st.session_id,
-            "cwd": st.cwd.display().to_string(),
-            "mode": st.mode.as_str(),
-            "provider": st.provider,
-            "model": st.model,
-            "active": st.active,
-        })
-    }
-
-    /// The conversation's size so far.
-    pub fn conversation(&self) -> Conversation {
-        lock(&self.st).conversation
-    }
-
-    /// The notes of `ext` now in the notes area, oldest first.
-    pub fn notes_of(&self, ext: &str) -> Vec<String> {
-        lock(&self.notes).shown(ext)
-    }
-
-    /// Clears the notes area (next prompt, `/clear`, shutdown, HOST-157)
-    /// and reports the notes a flood had pushed out of it.
-    pub(crate) fn clear_notes(&self) {
-        let dropped = lock(&self.notes).clear();
-        for (ext, count) in dropped {
-            self.observe(Observation::NotesDropped { ext, count });
-        }
     }
 
     /// What the engine holds in memory now (see [`Retained`]).
@@ -1130,24 +621,5 @@ impl SessionEngine {
             return;
         }
         lock(&self.inbox).push_back(item);
-    }
-
-    pub(crate) fn notify(&self, ext: &Arc<LoadedExtension>, level: &NotifyLevel, message: &str) {
-        match self.mode() {
-            HostMode::Interactive => {
-                lock(&self.notes).push(&ext.name, message);
-                self.observe(Observation::Note {
-                    ext: ext.name.clone(),
-                    level: level.to_string(),
-                    text: message.to_owned(),
-                });
-            }
-            HostMode::Print | HostMode::Json => self.observe(Observation::Stderr {
-                text: format!("[{}] {level}: {message}", ext.name),
-            }),
-            HostMode::Rpc => self.observe(Observation::Rpc {
-                event: serde_json::json!({"type": "ext_notify", "extension": ext.name, "level": level, "message": message}),
-            }),
-        }
     }
 }

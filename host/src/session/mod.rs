@@ -1,15 +1,16 @@
 //! The session: the conversation and everything that happens in it.
 //!
-//! Owns the session engine and its state (`engine`), what extension
-//! frames do to it (`frames`), the conversation's messages (`message`,
-//! a leaf the live model builds on too), the agent loop (`agent`), the
-//! tool pipeline and the tools themselves (`tools`), the payloads of
-//! `emit` / `intercept` steps (`payload`),
-//! interception chains (`intercept`), lifecycle events (`events`),
-//! slash commands (`commands`), panels and notes (`panels`, [`notes`]),
-//! the observation budget (`observe`), what a person does by hand
-//! (`by_hand`), the session script ([`script`]) and the frames its waits
-//! look for ([`waits`]).
+//! Owns the session engine and its state (`engine`), with what it does
+//! split by concern: a script's steps (`steps`), the conversation and its
+//! switches (`conversation`), what extension frames do to it (`frames`),
+//! slash commands (`commands`), notes and panels on screen (`surface`,
+//! over the state of `panels` and [`notes`]); the conversation's messages
+//! (`message`, a leaf the live model builds on too), the agent loop
+//! (`agent`), the tool pipeline and the tools themselves (`tools`), the
+//! payloads of `emit` / `intercept` steps (`payload`), interception chains
+//! (`intercept`), lifecycle events (`events`), the observation budget
+//! (`observe`), what a person does by hand (`by_hand`), the session script
+//! ([`script`]) and the frames its waits look for ([`waits`]).
 //!
 //! It talks to extensions only through [`crate::process`] (the manager, a
 //! loaded extension's outbound queue and replies) and keeps durable results
@@ -20,6 +21,7 @@
 pub(crate) mod agent;
 pub(crate) mod by_hand;
 pub(crate) mod commands;
+pub(crate) mod conversation;
 pub(crate) mod engine;
 pub(crate) mod events;
 pub(crate) mod frames;
@@ -30,6 +32,8 @@ pub(crate) mod observe;
 pub(crate) mod panels;
 pub(crate) mod payload;
 pub mod script;
+pub(crate) mod steps;
+pub(crate) mod surface;
 pub(crate) mod tools;
 pub mod waits;
 
