@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # ./dev dist [PLATFORM...]: builds every release artifact into target/dist/
 # (RELEASING.md): for each platform of scripts/dist/platforms.tsv (or the
-# ones named) the npm packages zot-ext-<platform>, zot-host-<platform> and
-# zot-mcp-<platform>, the PyPI wheels zot-ext (abi3), zot-host and zot-mcp
-# (the binaries); then the main npm packages zot-ext, zot-host and zot-mcp,
-# the sdists, the crates, and
+# ones named) the npm packages zot-{ext,host,mcp}-<platform> and the wheels
+# zot-ext (abi3), zot-host and zot-mcp; then the main npm packages, the
+# sdists, the crates, and
 # target/dist/ARTIFACTS.md (every file with its size and sha256).
 #
 # Everything is cross-compiled on this machine with zig (target/tools): gnu
@@ -78,7 +77,7 @@ for suffix in "${platforms[@]}"; do
   node scripts/dist/npm-packages.mjs platform zot-ext "$suffix" "$build/zot-ext.$suffix.node" "$stage/npm"
   ok "zot-ext-$suffix"
 
-  # The wheels: the SDK (abi3), the host and zot-mcp (bindings = "bin").
+  # The wheels: the SDK (abi3) and the binaries (bindings = "bin").
   for manifest in sdk-python/Cargo.toml host/Cargo.toml mcp/Cargo.toml; do
     CARGO_TARGET_DIR="$builds/pypi" nice -n 10 maturin build --quiet --release --locked --strip --zig --target "$rust" "${compat[@]}" \
       -m "$manifest" -o "$build/wheels"
@@ -88,10 +87,10 @@ for suffix in "${platforms[@]}"; do
   mv "$build"/wheels/*.whl "$out/pypi/"
   ok "$(cd "$out/pypi" && ls -- *"${host_wheel##*-}" | tr '\n' ' ')"
 
-  # Each binary's npm package carries the very binary of its wheel.
+  # Each npm package has its wheel's binary.
   for bin in zot-host zot-mcp; do
-    wheel="$out/pypi/$(basename "$host_wheel" | sed "s/^zot_host-/${bin//-/_}-/")"
-    unzip -p "$wheel" "${bin//-/_}-$version.data/scripts/$bin" > "$build/$bin"
+    w="${bin//-/_}"
+    unzip -p "$out/pypi/$w-${host_wheel##*/zot_host-}" "$w-$version.data/scripts/$bin" > "$build/$bin"
     node scripts/dist/npm-packages.mjs platform "$bin" "$suffix" "$build/$bin" "$stage/npm"
     ok "$bin-$suffix"
   done
