@@ -1041,3 +1041,24 @@ def test_the_protocol_types_load_on_first_use() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_a_result_that_is_not_json_fails_its_own_call_not_its_batch() -> None:
+    ext = Extension("t", "1.0.0")
+
+    @ext.tool("bad", "Returns what JSON cannot hold", schema={"type": "object"})
+    async def bad(args: Dict[str, Any]) -> ToolOutput:
+        return ToolOutput.text("x").with_structured({"ids": {1, 2}})
+
+    @ext.tool("good", "Returns text", schema={"type": "object"})
+    async def good(args: Dict[str, Any]) -> str:
+        return "fine"
+
+    with TestHost(ext) as host:
+        # Started together: their answers are handed to the engine together.
+        ids = [host.start_tool(name) for name in ("bad", "good", "bad")]
+        bad1, fine, bad2 = (host.tool_result(i) for i in ids)
+    for r in (bad1, bad2):
+        assert r.get("is_error") is True, r
+        assert "not JSON serializable" in r["content"][0]["text"], r
+    assert fine.get("is_error") is not True and fine["content"][0]["text"] == "fine", fine

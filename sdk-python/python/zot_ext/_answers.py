@@ -16,29 +16,61 @@ import json
 import logging
 import threading
 from asyncio import AbstractEventLoop
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from . import _native
-from ._contract import Answered
-from ._results import to_json
+from ._contract import Answer, Answered, CommandOutcome, InterceptOutcome, ToolOutcome
+from ._errors import failure_message
 
-__all__ = ["Answers", "answer_part", "failure_part", "text_part"]
-
-
-def answer_part(job: int, key: str, outcome: Any) -> str:
-    """One ``Answer`` with ``outcome`` under ``key`` (``command``, ``tool``,
-    ``intercept``); raises when the outcome does not serialize."""
-    return f'{{"job":{job},"{key}":{to_json(outcome)}}}'
-
-
-def text_part(job: int, text: str) -> str:
-    """A tool's answer of one text block."""
-    return f'{{"job":{job},"text":{to_json(text)}}}'
+__all__ = [
+    "Answers",
+    "command_answer",
+    "done_answer",
+    "failure_answer",
+    "intercept_answer",
+    "text_answer",
+    "tool_answer",
+]
 
 
-def failure_part(job: int, message: str) -> str:
+def command_answer(job: int, outcome: CommandOutcome) -> Answer:
+    """A command handler's result."""
+    return {"job": job, "command": outcome}
+
+
+def tool_answer(job: int, outcome: ToolOutcome) -> Answer:
+    """A tool handler's result."""
+    return {"job": job, "tool": outcome}
+
+
+def text_answer(job: int, text: str) -> Answer:
+    """A tool's result of one text block."""
+    return {"job": job, "text": text}
+
+
+def intercept_answer(job: int, outcome: InterceptOutcome) -> Answer:
+    """An interceptor's verdict."""
+    return {"job": job, "intercept": outcome}
+
+
+def failure_answer(job: int, message: str) -> Answer:
     """A failed handler's answer."""
-    return f'{{"job":{job},"error":{to_json(message)}}}'
+    return {"job": job, "error": message}
+
+
+def done_answer(job: int) -> Answer:
+    """An event or panel job whose handler returned."""
+    return {"job": job}
+
+
+def _json(value: object) -> str:
+    # Compact, non-ASCII kept: the bytes serde_json writes for the same value.
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+# An answer and what it is for, to name it when the engine refuses it
+# (`None` for a failure, whose refusal says nothing new).
+_Pending = Tuple[Answer, Optional[str]]
 
 
 class Answers:
@@ -54,18 +86,16 @@ class Answers:
         self._loop = loop
         self._loop_thread = threading.get_ident()
         self._log = log
-        # (job, its answer, what it is for to name it when the engine
-        # refuses it: `None` for a failure, whose refusal says nothing new)
-        self._pending: List[Tuple[int, str, Optional[str]]] = []
+        self._pending: List[_Pending] = []
         self._scheduled = False
 
-    def add(self, job: int, part: str, label: Optional[str]) -> None:
+    def add(self, answer: Answer, label: Optional[str]) -> None:
         """Hands one answer over: with this turn's (loop thread) or at once
         (any other thread)."""
         if threading.get_ident() != self._loop_thread:
-            self._complete([(job, part, label)])
+            self._complete([(answer, label)])
             return
-        self._pending.append((job, part, label))
+        self._pending.append((answer, label))
         if not self._scheduled:
             self._scheduled = True
             try:
@@ -74,12 +104,12 @@ class Answers:
                 self.flush()
 
     def fail(self, job: int, message: str) -> None:
-        self.add(job, failure_part(job, message), None)
+        self.add(failure_answer(job, message), None)
 
     def done(self, jobs: List[int], label: str) -> None:
         """Event and panel jobs whose handlers returned, handed over now
         (the engine's read-ahead waits for them)."""
-        self._pending.extend((job, f'{{"job":{job}}}', label) for job in jobs)
+        self._pending.extend((done_answer(job), label) for job in jobs)
         self.flush()
 
     def flush(self) -> None:
@@ -89,9 +119,9 @@ class Answers:
             pending, self._pending = self._pending, []
             self._complete(pending)
 
-    def _complete(self, answers: List[Tuple[int, str, Optional[str]]]) -> None:
+    def _complete(self, answers: List[_Pending]) -> None:
         try:
-            result = self._native.complete("[" + ",".join(a[1] for a in answers) + "]")
+            result = self._native.complete(self._batch(answers))
         except RuntimeError:  # the runtime is gone (interpreter exiting)
             return
         except (ValueError, UnicodeError) as e:
@@ -101,15 +131,34 @@ class Answers:
                 for one in answers:
                     self._complete([one])
                 return
-            job, _, label = answers[0]
+            answer, label = answers[0]
             message = f"the answer could not be handed to the engine: {e}"
             self._log(f"{label or 'answer'}: {message}", logging.WARNING)
-            self._complete([(job, failure_part(job, message.encode("utf-8", "replace").decode()), None)])
+            job = answer["job"]
+            self._complete([(failure_answer(job, message.encode("utf-8", "replace").decode()), None)])
             return
         # Refusals are rare: decoded only when there is one.
         if '"error"' in result:
             answered: List[Answered] = json.loads(result)
-            for (_, _, label), outcome in zip(answers, answered):
+            for (_, label), outcome in zip(answers, answered):
                 error = outcome.get("error")
                 if error is not None and label is not None:
                     self._log(f"{label}: {error}", logging.WARNING)
+
+    def _batch(self, answers: List[_Pending]) -> str:
+        """The batch as JSON, in one encoding. An outcome that does not
+        encode (a set, an object JSON does not know) fails its own job with
+        the reason, not the batch."""
+        try:
+            return _json([a for a, _ in answers])
+        except (TypeError, ValueError):
+            pass
+        encodable: List[Answer] = []
+        for answer, label in answers:
+            try:
+                _json(answer)
+            except (TypeError, ValueError) as e:
+                self._log(f"{label or 'answer'} failed: {e}", logging.ERROR)
+                answer = failure_answer(answer["job"], failure_message(e))
+            encodable.append(answer)
+        return _json(encodable)

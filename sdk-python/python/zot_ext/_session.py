@@ -29,9 +29,10 @@ import threading
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Union, cast
 
 from . import _native
-from ._answers import Answers, answer_part, text_part
+from ._answers import Answers, command_answer, intercept_answer, text_answer, tool_answer
 from ._context import Cancellation, Ctx, HostInfo, _Waiter
 from ._contract import (
+    Answer,
     CommandJob,
     FinishedJob,
     HelloJob,
@@ -59,8 +60,8 @@ _WIND_DOWN = 0.3
 
 
 # A handler's result as the engine's answer to job `job` (the contract's
-# `Answer`, JSON); raises when the result does not convert.
-AnswerOf = Callable[[int, Any], str]
+# `Answer`); raises when the result does not convert.
+AnswerOf = Callable[[int, Any], Answer]
 
 
 class _Session:
@@ -305,7 +306,7 @@ class _Session:
             job["invocation"],
             cmd.handler,
             lambda: args,
-            lambda job, value: answer_part(job, "command", Response.of(value).outcome()),
+            lambda job, value: command_answer(job, Response.of(value).outcome()),
             f"command /{name}",
         )
 
@@ -317,10 +318,10 @@ class _Session:
         def args() -> Any:
             return tool.convert(raw)
 
-        def outcome(job: int, value: Any) -> str:
+        def outcome(job: int, value: Any) -> Answer:
             out = ToolOutput.of(value)
             text = out._only_text()
-            return text_part(job, text) if text is not None else answer_part(job, "tool", out.outcome())
+            return text_answer(job, text) if text is not None else tool_answer(job, out.outcome())
 
         self._start(job, job["invocation"], tool.handler, args, outcome, f"tool {name}")
 
@@ -329,8 +330,8 @@ class _Session:
         handler = self.ext._intercepts[event]
         request = job["request"]
 
-        def outcome(job: int, value: Any) -> str:
-            return answer_part(job, "intercept", verdict_outcome(event, value))
+        def outcome(job: int, value: Any) -> Answer:
+            return intercept_answer(job, verdict_outcome(event, value))
 
         self._start(
             job,
@@ -421,7 +422,7 @@ class _Session:
             except BaseException as e:
                 self.answers.fail(job_id, failure_message(e))
                 raise
-            self.answers.add(job_id, answer, what)
+            self.answers.add(answer, what)
         finally:
             self.tasks.pop(job_id, None)
             self.cancels.pop(job_id, None)
@@ -447,7 +448,7 @@ class _Session:
             except BaseException as e:
                 self.answers.fail(job_id, failure_message(e))
                 raise
-            self.answers.add(job_id, answer, what)
+            self.answers.add(answer, what)
         finally:
             # Straight from the worker: a dict pop is atomic under the GIL,
             # and scheduling it on the loop cost a loop wake-up per call.
