@@ -9,6 +9,7 @@
 //! with one line on stderr and exit status 1, for the host's supervision.
 
 mod commands;
+mod prompt_fix;
 mod prompts;
 mod resources;
 mod server;
@@ -119,7 +120,7 @@ async fn connect(
 ) -> Result<Setup, String> {
     let shared = client.0.clone();
     let service = client
-        .serve((stdout, stdin))
+        .serve((prompt_fix::spawn(stdout), stdin))
         .await
         .map_err(|e| format!("initialize failed: {e}"))?;
     let info = service.peer().peer_info().cloned();

@@ -97,6 +97,8 @@ def main():
     assert r["action"] == "prompt" and r["prompt"] == "This is a simple prompt without arguments.", r
     r = host.command("p2", "everything:args-prompt", "Austin Texas")
     assert r["prompt"] == "What's weather in Austin, Texas?", r
+    r = host.command("p4", "everything:resource-prompt", "Text 1")
+    assert r["action"] == "prompt" and "Resource 1:" in r["prompt"], r
     r = host.command("p3", "everything:args-prompt")
     assert r["error"].startswith("missing city"), r
     r = host.command("r1", "everything:resources")
