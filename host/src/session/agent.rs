@@ -20,7 +20,7 @@ use crate::process::extension::LoadedExtension;
 use crate::session::engine::SessionEngine;
 use crate::session::intercept::{self, MessageVerdict, PromptPass};
 use crate::session::message::Message;
-use crate::session::script::{Answer, ToolCallSpec, Turn};
+use crate::session::script::{ConfirmAnswer, ToolCallSpec, Turn};
 use crate::session::tools::request::WhileRunning;
 pub(crate) use crate::session::tools::request::{ProposedArgs, ToolRequest};
 use crate::transcript::Observation;
@@ -444,7 +444,7 @@ impl SessionEngine {
     /// The next queued confirmation answer, else the default one; with the
     /// default `wait`, waits for a `confirm` step (denied once shutdown
     /// begins).
-    pub(crate) async fn next_answer(&self) -> Answer {
+    pub(crate) async fn next_answer(&self) -> ConfirmAnswer {
         loop {
             let notified = self.answers_notify.notified();
             tokio::pin!(notified);
@@ -460,7 +460,7 @@ impl SessionEngine {
                 return a;
             }
             if closing {
-                return Answer::Deny;
+                return ConfirmAnswer::Deny;
             }
             notified.await;
         }

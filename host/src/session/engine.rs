@@ -25,7 +25,7 @@ use crate::process::manager::Manager;
 use crate::session::message::{Conversation, Message};
 use crate::session::notes::Notes;
 use crate::session::panels::Panels;
-use crate::session::script::{Answer, ConfirmPolicy, Script, Turn};
+use crate::session::script::{ConfirmAnswer, ConfirmPolicy, Script, Turn};
 use crate::session::waits::WaitFrames;
 use crate::store::discovery::DiscoveryOptions;
 use crate::transcript::{Observation, Transcript};
@@ -69,7 +69,7 @@ pub struct State {
     /// Confirmation policy.
     pub policy: ConfirmPolicy,
     /// Answer when nothing is scripted; `None`: wait for a `confirm` step.
-    pub default_answer: Option<Answer>,
+    pub default_answer: Option<ConfirmAnswer>,
     /// Tools approved with "remember".
     pub remembered: HashSet<String>,
     /// The conversation (its size).
@@ -127,7 +127,7 @@ pub struct SessionEngine {
     me: Weak<SessionEngine>,
     pub(crate) st: Mutex<State>,
     pub(crate) model_turns: Mutex<VecDeque<Turn>>,
-    pub(crate) answers: Mutex<VecDeque<Answer>>,
+    pub(crate) answers: Mutex<VecDeque<ConfirmAnswer>>,
     /// Woken when answers are queued or shutdown begins.
     pub(crate) answers_notify: Notify,
     pub(crate) panels: Mutex<Panels>,
@@ -387,7 +387,7 @@ impl SessionEngine {
                 policy,
                 default_answer: script
                     .default_answer
-                    .map_or(Some(Answer::Approve), |d| d.answer()),
+                    .map_or(Some(ConfirmAnswer::Approve), |d| d.answer()),
                 remembered: HashSet::new(),
                 conversation: Conversation::default(),
                 base_prompt: script

@@ -85,7 +85,7 @@ pub enum ConfirmPolicy {
 /// An answer to a confirmation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Answer {
+pub enum ConfirmAnswer {
     /// Allow once.
     Approve,
     /// Refuse.
@@ -94,7 +94,7 @@ pub enum Answer {
     Remember,
 }
 
-impl Answer {
+impl ConfirmAnswer {
     /// Lower-case name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -122,11 +122,11 @@ pub enum DefaultAnswer {
 
 impl DefaultAnswer {
     /// The immediate answer, `None` for [`DefaultAnswer::Wait`].
-    pub fn answer(self) -> Option<Answer> {
+    pub fn answer(self) -> Option<ConfirmAnswer> {
         match self {
-            Self::Approve => Some(Answer::Approve),
-            Self::Deny => Some(Answer::Deny),
-            Self::Remember => Some(Answer::Remember),
+            Self::Approve => Some(ConfirmAnswer::Approve),
+            Self::Deny => Some(ConfirmAnswer::Deny),
+            Self::Remember => Some(ConfirmAnswer::Remember),
             Self::Wait => None,
         }
     }
@@ -207,7 +207,7 @@ pub struct Step {
     /// The character for `key: "rune"`.
     pub text: Option<String>,
     /// Queue confirmation answers.
-    pub confirm: Option<OneOrMany<Answer>>,
+    pub confirm: Option<OneOrMany<ConfirmAnswer>>,
     /// Compact the conversation.
     pub compact: Option<Compact>,
     /// Run a subagent.
@@ -304,7 +304,7 @@ pub struct ToolCallSpec {
     /// Malformed argument text instead of `args`.
     pub args_raw: Option<String>,
     /// Answer to this call's confirmation.
-    pub confirm: Option<Answer>,
+    pub confirm: Option<ConfirmAnswer>,
     /// Cancel it deterministically.
     pub cancel: Option<CancelSpec>,
     /// Keys the user presses while this call runs, once its extension has

@@ -19,7 +19,7 @@ use zot_protocol::{
 use crate::process::registry::ToolReg;
 use crate::session::engine::SessionEngine;
 use crate::session::intercept::{self, ToolCallVerdict};
-use crate::session::script::{Answer, ConfirmPolicy};
+use crate::session::script::{ConfirmAnswer, ConfirmPolicy};
 use crate::session::tools::invoke::{CancelNotice, Invocation, Invoked, ToolOutput};
 use crate::session::tools::request::{ProposedArgs, ToolRequest, ToolRun, WhileRunning};
 use crate::transcript::Observation;
@@ -234,7 +234,7 @@ impl Call<'_> {
             return Err(ToolOutput::error(reason, ToolStatus::Blocked, false));
         } else {
             match self.ask_user(args).await {
-                Answer::Deny => {
+                ConfirmAnswer::Deny => {
                     self.decision(
                         Decision::Denied,
                         DecisionSource::User,
@@ -247,11 +247,11 @@ impl Call<'_> {
                         false,
                     ));
                 }
-                Answer::Remember => {
+                ConfirmAnswer::Remember => {
                     lock(&self.engine.st).remembered.insert(req.name.clone());
                     approve(DecisionSource::User);
                 }
-                Answer::Approve => approve(DecisionSource::User),
+                ConfirmAnswer::Approve => approve(DecisionSource::User),
             }
         }
         Ok(interactive)
@@ -259,7 +259,7 @@ impl Call<'_> {
 
     /// Shows the preview and takes the user's answer (scripted on the call,
     /// or the next `answer` step).
-    async fn ask_user(&self, args: &RawJson) -> Answer {
+    async fn ask_user(&self, args: &RawJson) -> ConfirmAnswer {
         let req = self.req;
         let preview = crate::session::tools::builtin::preview(&req.name, args);
         self.engine.emit(LifecycleEvent::ToolConfirmationRequested(

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use zot_protocol::RawJson;
 
-use crate::session::script::{Answer, KeyPress, ToolCallSpec, WaitSpec};
+use crate::session::script::{ConfirmAnswer, KeyPress, ToolCallSpec, WaitSpec};
 use crate::session::tools::invoke::ToolOutput;
 
 /// Arguments as proposed: a JSON object, or malformed text.
@@ -66,7 +66,7 @@ pub struct ToolRequest {
     /// Cancels the call.
     pub cancel: CancellationToken,
     /// Scripted confirmation answer.
-    pub confirm: Option<Answer>,
+    pub confirm: Option<ConfirmAnswer>,
     /// Cancel right after the `tool_call` frame was written.
     pub cancel_on_delivery: bool,
     /// Execution deadline (`call_tool`: 60 s, execution only, OP-1).
