@@ -11,8 +11,12 @@ import type { NativeEngine } from "./native";
 
 export class Answers {
   private answers: Answer[] = [];
-  /** What each answer is for, to name it when the engine refuses it. */
-  private labels: string[] = [];
+  /**
+   * What each answer is for (`what name`, e.g. `tool echo`), to name it when
+   * the engine refuses it; kept as two parts, joined only then.
+   */
+  private whats: string[] = [];
+  private names: string[] = [];
   private scheduled = false;
 
   constructor(
@@ -24,9 +28,10 @@ export class Answers {
    * Queues one answer, the contract's `Answer`: the job and at most one
    * outcome (none: an event or panel job is done).
    */
-  add(answer: Answer, label: string): void {
+  add(answer: Answer, what: string, name: string): void {
     this.answers.push(answer);
-    this.labels.push(label);
+    this.whats.push(what);
+    this.names.push(name);
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.flush());
@@ -34,8 +39,8 @@ export class Answers {
   }
 
   /** A failed handler's answer (never throws). */
-  fail(job: number, error: string, label: string): void {
-    this.add({ job, error }, label);
+  fail(job: number, error: string, what: string, name: string): void {
+    this.add({ job, error }, what, name);
   }
 
   /** Hands every queued answer to the engine. */
@@ -44,10 +49,10 @@ export class Answers {
     if (this.answers.length === 0) {
       return;
     }
-    const answers = this.answers;
-    const labels = this.labels;
+    const { answers, whats, names } = this;
     this.answers = [];
-    this.labels = [];
+    this.whats = [];
+    this.names = [];
     let result: string;
     try {
       result = this.engine.complete(serialized(answers));
@@ -59,7 +64,7 @@ export class Answers {
     if (result.includes('"error"')) {
       (JSON.parse(result) as Answered[]).forEach((a, i) => {
         if (a.error !== undefined) {
-          this.log(`${labels[i] ?? "answer"}: ${a.error}`);
+          this.log(`${whats[i] ?? "answer"} ${names[i] ?? ""}: ${a.error}`);
         }
       });
     }

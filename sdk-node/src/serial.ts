@@ -32,7 +32,8 @@ export interface SerialHandlers {
   readonly panels: Map<string, PanelHandlers>;
 }
 
-function isThenable(v: unknown): v is PromiseLike<unknown> {
+/** Whether a handler returned a promise (or any thenable) to wait for. */
+export function isThenable(v: unknown): v is PromiseLike<unknown> {
   return (
     (typeof v === "object" || typeof v === "function") &&
     v !== null &&
@@ -64,23 +65,22 @@ export class SerialJobs {
       if (job === undefined) {
         return;
       }
-      const label = `handler ${job.kind}`;
       let r: unknown;
       try {
         r = this.run(job);
       } catch (e) {
-        answers.fail(job.id, message(e), label);
+        answers.fail(job.id, message(e), "handler", job.kind);
         continue;
       }
       if (!isThenable(r)) {
-        answers.add({ job: job.id }, label);
+        answers.add({ job: job.id }, "handler", job.kind);
         continue;
       }
       this.busy = true;
       Promise.resolve(r)
         .then(
-          () => answers.add({ job: job.id }, label),
-          (e: unknown) => answers.fail(job.id, message(e), label),
+          () => answers.add({ job: job.id }, "handler", job.kind),
+          (e: unknown) => answers.fail(job.id, message(e), "handler", job.kind),
         )
         .then(() => {
           this.busy = false;

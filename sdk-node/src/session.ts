@@ -34,7 +34,7 @@ import type {
 import type { NativeEngine } from "./native";
 import { commandAnswer, interceptAnswer, toolAnswer } from "./outcomes";
 import type { CallToolResult, JsonObject, Verdict } from "./results";
-import { type PanelHandlers, SerialJobs } from "./serial";
+import { isThenable, type PanelHandlers, SerialJobs } from "./serial";
 import type { Awaitable, CallOptions, CommandHandler, Context, EventHandler, HostInfo, ToolHandler } from "./types";
 
 interface PendingCall {
@@ -44,15 +44,6 @@ interface PendingCall {
 }
 
 export type AnyInterceptor = (request: never, ctx: Context) => Awaitable<Verdict | void>;
-
-/** Calls `f`, turning a synchronous throw into a rejection. */
-function attempt<T>(f: () => Awaitable<T>): Promise<T> {
-  try {
-    return Promise.resolve(f());
-  } catch (e) {
-    return Promise.reject(e);
-  }
-}
 
 /** What a session needs of its `Extension`: the registrations, and how to log and notify. */
 export interface Registrations {
@@ -88,7 +79,7 @@ export class Session {
     private readonly reg: Registrations,
   ) {
     this.answers = new Answers(engine, (m) => reg.log(m));
-    this.serial = new SerialJobs(this.answers, reg, () => this.context(undefined, "", this.ending));
+    this.serial = new SerialJobs(this.answers, reg, () => this.eventContext());
     this.registerAll(engine);
     this.finished = new Promise<void>((resolve, reject) => {
       this.ended = { resolve, reject };
@@ -257,7 +248,11 @@ export class Session {
     }
   }
 
-  /** Runs a command, tool or interceptor handler concurrently and answers its job. */
+  /**
+   * Runs a command, tool or interceptor handler concurrently and answers its
+   * job. A handler that returns a value (not a promise) is answered at once:
+   * no promise and no microtask per call.
+   */
   private runJob<R>(
     job: { id: number; cancelled?: boolean },
     invocation: string,
@@ -269,25 +264,24 @@ export class Session {
     const id = job.id;
     const cancel = new LazyAbort();
     this.controllers.set(id, cancel);
-    const ctx = this.context(id, invocation, cancel);
-    const running = attempt(() => call(ctx));
+    let result: Awaitable<R>;
+    try {
+      result = call(new JobContext(this, id, invocation, cancel));
+    } catch (e) {
+      result = Promise.reject(e);
+    }
     if (job.cancelled === true) {
       // Cancelled before it started: abort right after the handler's
       // synchronous start, so that an `abort` listener it set up there
       // fires (an already-aborted signal never dispatches `abort`).
       cancel.abort();
     }
-    running.then(
-      (r) => {
-        this.controllers.delete(id);
-        const answers = this.answer();
-        const label = `${what} ${name}`;
-        try {
-          answers.add(toAnswer(id, r), label);
-        } catch (e) {
-          answers.fail(id, message(e), label);
-        }
-      },
+    if (!isThenable(result)) {
+      this.settled(id, what, name, result, toAnswer);
+      return;
+    }
+    Promise.resolve(result).then(
+      (r) => this.settled(id, what, name, r, toAnswer),
       (e: unknown) => {
         this.controllers.delete(id);
         // An interceptor's failure becomes its verdict's reason (the engine
@@ -296,27 +290,34 @@ export class Session {
         if (!cancel.aborted) {
           this.reg.log(`${what} ${name} failed: ${msg}`);
         }
-        this.answer().fail(id, msg, `${what} ${name}`);
+        this.answers.fail(id, msg, what, name);
       },
     );
   }
 
-  private answer(): Answers {
-    return this.answers;
+  /** Answers job `id` with what its handler returned. */
+  private settled<R>(id: number, what: string, name: string, r: R, toAnswer: (job: number, r: R) => Answer): void {
+    this.controllers.delete(id);
+    try {
+      this.answers.add(toAnswer(id, r), what, name);
+    } catch (e) {
+      this.answers.fail(id, message(e), what, name);
+    }
   }
 
-  private context(job: number | undefined, invocation: string, cancel: { readonly signal: AbortSignal }): Context {
-    const host = this.host ?? ({} as HostInfo);
-    return {
-      id: invocation,
-      get signal(): AbortSignal {
-        return cancel.signal;
-      },
-      host,
-      callTool: (name, args = {}, options = {}) => this.startCall(job, name, args, options),
-      notify: (first: string, second?: string) => this.reg.note(first, second),
-      log: (msg) => this.reg.log(msg),
-    };
+  /** The context of event and panel handlers: no job, the session's signal. */
+  eventContext(): Context {
+    return new JobContext(this, undefined, "", this.ending);
+  }
+
+  /** Writes `[<name>] message` to stderr. */
+  log(msg: string): void {
+    this.reg.log(msg);
+  }
+
+  /** Shows a note (see `Context.notify`). */
+  note(first: string, second?: string): void {
+    this.reg.note(first, second);
   }
 
   startCall(parent: number | undefined, name: string, args: JsonObject, options: CallOptions): Promise<CallToolResult> {
@@ -383,5 +384,45 @@ class LazyAbort {
       this.cancelled = true;
       this.controller?.abort();
     }
+  }
+}
+
+/**
+ * A handler's context. Its members are prototype getters, not closures made
+ * per call: a handler that never calls `callTool`, `notify` or `log` costs
+ * none, and one that destructures them (`const { callTool } = ctx`) gets
+ * functions bound to its invocation.
+ */
+class JobContext implements Context {
+  readonly #session: Session;
+  readonly #job: number | undefined;
+  readonly #cancel: { readonly signal: AbortSignal };
+  readonly id: string;
+
+  constructor(session: Session, job: number | undefined, id: string, cancel: { readonly signal: AbortSignal }) {
+    this.#session = session;
+    this.#job = job;
+    this.#cancel = cancel;
+    this.id = id;
+  }
+
+  get signal(): AbortSignal {
+    return this.#cancel.signal;
+  }
+
+  get host(): HostInfo {
+    return this.#session.host ?? ({} as HostInfo);
+  }
+
+  get callTool(): Context["callTool"] {
+    return (name, args = {}, options = {}) => this.#session.startCall(this.#job, name, args, options);
+  }
+
+  get notify(): Context["notify"] {
+    return (first: string, second?: string) => this.#session.note(first, second);
+  }
+
+  get log(): Context["log"] {
+    return (msg) => this.#session.log(msg);
   }
 }
