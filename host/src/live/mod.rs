@@ -2,7 +2,7 @@
 //! at a time instead of by a script file. `zot-host inspect` drives it
 //! from a web page; every action is a script step (`host/SCRIPT.md`) run
 //! through the engine's `step`, so the session can be exported as a script
-//! that `zot-host run` replays with the same transcript ([`recorder`]).
+//! that `zot-host run` replays with the same transcript (`recorder`).
 //!
 //! Steps run one at a time, as in a script. While one runs, only what acts
 //! on it is taken: a Cancel, keys for the panel of the running call, and
@@ -15,7 +15,7 @@
 //! ([`crate::inspect`], [`crate::dev`]).
 
 pub(crate) mod feed;
-pub mod recorder;
+pub(crate) mod recorder;
 mod state;
 mod tail;
 
@@ -35,7 +35,7 @@ use recorder::Recorder;
 /// Steps a live session takes at most (a person never gets near it; a
 /// program driving one in a loop gets a clear error instead of growing the
 /// recording without end).
-pub const MAX_STEPS: usize = 100_000;
+pub(crate) const MAX_STEPS: usize = 100_000;
 
 /// What to load and how the session is set up.
 #[derive(Debug, Clone)]
@@ -94,7 +94,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Parses one step with the script parser (so that it is checked exactly as
 /// a script's step is).
-pub fn parse_step(step: &Map<String, Value>) -> Result<Step, LiveError> {
+pub(crate) fn parse_step(step: &Map<String, Value>) -> Result<Step, LiveError> {
     let text = json!({ "steps": [step] }).to_string();
     let script = Script::parse(&text, "step").map_err(|e| match e {
         crate::session::script::ScriptError::Invalid { message, .. } => LiveError::Invalid(

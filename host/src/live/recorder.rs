@@ -100,11 +100,6 @@ impl Recorder {
         self.steps.len()
     }
 
-    /// Whether nothing was recorded yet.
-    pub fn is_empty(&self) -> bool {
-        self.steps.is_empty()
-    }
-
     /// A step begins; returns its index.
     pub fn begin(&mut self, step: Map<String, Value>) -> usize {
         if let Some(Value::String(name)) = step.get("stub") {

@@ -164,7 +164,7 @@ impl Lang {
 
 /// Why `new` did nothing.
 #[derive(Debug, thiserror::Error)]
-pub enum NewError {
+pub(crate) enum NewError {
     /// The name cannot be used.
     #[error("invalid name {name:?}: {why}")]
     Name {
@@ -191,7 +191,7 @@ pub enum NewError {
 
 /// The names a new extension's files use, all derived from its name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Names {
+pub(crate) struct Names {
     /// The manifest name (the name given).
     pub name: ExtName,
     /// The package (crate, npm, PyPI) name and the slash command: lower
@@ -203,7 +203,7 @@ pub struct Names {
 
 /// Longest name `new` takes: its tool (`<name>_greet`) stays within the
 /// 64 characters tool names may have.
-pub const MAX_NAME: usize = 40;
+pub(crate) const MAX_NAME: usize = 40;
 
 impl Names {
     /// Checks `name` with the manifest's name rule ([`ExtName`]), then
@@ -264,7 +264,7 @@ impl Names {
 }
 
 /// The files of a new extension (relative path, contents).
-pub fn render(names: &Names, lang: Lang, source: &SdkSource) -> Vec<(&'static str, String)> {
+pub(crate) fn render(names: &Names, lang: Lang, source: &SdkSource) -> Vec<(&'static str, String)> {
     lang.templates()
         .iter()
         .map(|t| (t.path, names.fill(t.text, source)))
@@ -273,7 +273,7 @@ pub fn render(names: &Names, lang: Lang, source: &SdkSource) -> Vec<(&'static st
 
 /// Creates the extension folder; returns it and where its SDK comes from.
 /// On failure nothing the call created is left behind.
-pub fn create(args: &NewArgs) -> Result<(PathBuf, SdkSource), NewError> {
+pub(crate) fn create(args: &NewArgs) -> Result<(PathBuf, SdkSource), NewError> {
     let names = Names::new(&args.name)?;
     let source =
         SdkSource::choose(args.sdk_from.as_deref(), args.published_sdk).map_err(NewError::Sdk)?;
