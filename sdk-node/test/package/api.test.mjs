@@ -359,6 +359,22 @@ describe("callTool", () => {
       });
   }
 
+  test("a context's members work destructured, bound to their own invocation", async () => {
+    const ext = new Extension("bound", "1.0.0").tool({ name: "compose" }, async (args, { callTool, notify, id }) => {
+      notify(`from ${id}`);
+      const r = await callTool("echo", { text: args.text });
+      return ToolOutput.text(`ok:${firstText(r)}`);
+    });
+    await withHost(ext, async (host) => {
+      const id = await host.startTool("compose", { text: "hi" });
+      assert.deepEqual(await host.nextFrame(), { type: "notify", level: "info", message: `from ${id}` });
+      const call = await host.expectCallTool();
+      assert.equal(call.parent_id, id, "the call is the destructuring invocation's child");
+      await host.answerCall(call, "echoed", false);
+      assert.equal(text(await host.toolResult(id)), "ok:echoed");
+    });
+  });
+
   test("results and tool errors; parent_id is the calling tool's id", async () => {
     await withHost(caller(), async (host) => {
       const id = await host.startTool("compose", { text: "hi" });
