@@ -26,7 +26,7 @@ use crate::session::message::{Conversation, Message};
 use crate::session::notes::Notes;
 use crate::session::panels::Panels;
 use crate::session::script::{ConfirmAnswer, ConfirmPolicy, Script, Turn};
-use crate::session::waits::WaitFrames;
+use crate::session::waits::Waits;
 use crate::store::discovery::DiscoveryOptions;
 use crate::transcript::{Observation, Transcript};
 use crate::wire::WireLog;
@@ -134,13 +134,12 @@ pub struct SessionEngine {
     pub(crate) notes: Mutex<Notes>,
     pub(super) editor: Mutex<String>,
     pub(crate) inbox: Mutex<VecDeque<Inbox>>,
-    pub(crate) seen: Mutex<WaitFrames>,
-    pub(crate) seen_notify: Notify,
+    /// The script's waits for extension frames.
+    pub(crate) waits: Waits,
     pub(crate) counter: AtomicU64,
     pub(crate) busy: AtomicBool,
     pub(crate) followups: Mutex<VecDeque<(String, String)>>,
     pub(crate) first_step: Mutex<Option<u32>>,
-    pub(super) last_step_mark: Mutex<u64>,
     /// `submit`s refused since the inbox was last below its bound.
     refused_submits: AtomicU64,
     failures: AtomicUsize,
@@ -406,13 +405,11 @@ impl SessionEngine {
             notes: Mutex::default(),
             editor: Mutex::default(),
             inbox: Mutex::default(),
-            seen: Mutex::new(WaitFrames::for_script(script)),
-            seen_notify: Notify::new(),
+            waits: Waits::for_script(script),
             counter: AtomicU64::new(0),
             busy: AtomicBool::new(false),
             followups: Mutex::default(),
             first_step: Mutex::default(),
-            last_step_mark: Mutex::default(),
             refused_submits: AtomicU64::new(0),
             failures: AtomicUsize::new(0),
             exit: AtomicBool::new(false),
@@ -594,7 +591,7 @@ impl SessionEngine {
         let sum = |f: &dyn Fn(&LoadedExtension) -> usize| exts.iter().map(|e| f(e)).sum();
         Retained {
             observations: self.mgr.shared().transcript.retained(),
-            wait_frames: lock(&self.seen).len(),
+            wait_frames: self.waits.len(),
             notes: lock(&self.notes).len(),
             queued_prompts: lock(&self.inbox).len() + lock(&self.followups).len(),
             pending_replies: sum(&|e| e.pending_replies()),

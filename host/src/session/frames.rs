@@ -66,8 +66,7 @@ impl FrameHandler for SessionEngine {
     }
 
     fn on_line(&self, ext: &Arc<LoadedExtension>, line: &[u8]) {
-        lock(&self.seen).offer(&ext.name, line);
-        self.seen_notify.notify_waiters();
+        self.waits.offer(&ext.name, line);
     }
 }
 

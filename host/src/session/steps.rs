@@ -4,6 +4,7 @@
 
 use crate::session::engine::{SessionEngine, StepOutput};
 use crate::session::script::{Step, WaitSpec};
+use crate::session::waits::NotSeen;
 use crate::transcript::Observation;
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -14,17 +15,7 @@ impl SessionEngine {
     /// Runs one script step; a `call` step gives the tool's output, an
     /// `intercept` step its verdict.
     pub async fn step(&self, i: usize, s: &Step) -> StepOutput {
-        // A wait attached to a step matches frames that arrived since the
-        // step began; a lone wait, since the previous step began.
-        let mark = self.seen_mark();
-        let wait_from = if s.actions() == 0 {
-            *lock(&self.last_step_mark)
-        } else {
-            mark
-        };
-        *lock(&self.last_step_mark) = mark;
-        // No wait of this step or a later one looks further back.
-        lock(&self.seen).forget_before(wait_from);
+        let wait_from = self.waits.begin_step(s.actions() == 0);
         if let Some(r) = &s.replies {
             lock(&self.model_turns).extend(r.iter().cloned());
         }
@@ -131,7 +122,7 @@ impl SessionEngine {
     /// The position of the next frame read (a reference point for
     /// [`SessionEngine::wait_for`]).
     pub fn seen_mark(&self) -> u64 {
-        lock(&self.seen).mark()
+        self.waits.mark()
     }
 
     /// Waits for (and consumes) the first matching frame at or after position
@@ -142,32 +133,25 @@ impl SessionEngine {
     pub async fn wait_for(&self, w: &WaitSpec, from: u64) -> bool {
         let timeout = std::time::Duration::from_millis(w.timeout_ms.unwrap_or(10_000));
         let deadline = tokio::time::Instant::now() + timeout;
-        lock(&self.seen).watch(Some(w));
-        loop {
-            let notified = self.seen_notify.notified();
-            if lock(&self.seen).take(w, from) {
-                return true;
-            }
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                let dropped = lock(&self.seen).dropped();
-                let bounds = if dropped > 0 {
-                    format!(
-                        " ({dropped} earlier frames went unmatched: waits keep at most {} frames)",
-                        crate::session::waits::MAX_FRAMES
-                    )
-                } else {
-                    String::new()
-                };
-                self.fail_check(format!(
-                    "no {:?} frame{} within {timeout:?}{bounds}",
-                    w.frame_type,
-                    w.ext
-                        .as_ref()
-                        .map(|e| format!(" from {e}"))
-                        .unwrap_or_default()
-                ));
-                return false;
-            }
-        }
+        let Err(NotSeen { dropped }) = self.waits.wait(w, from, deadline).await else {
+            return true;
+        };
+        let bounds = if dropped > 0 {
+            format!(
+                " ({dropped} earlier frames went unmatched: waits keep at most {} frames)",
+                crate::session::waits::MAX_FRAMES
+            )
+        } else {
+            String::new()
+        };
+        self.fail_check(format!(
+            "no {:?} frame{} within {timeout:?}{bounds}",
+            w.frame_type,
+            w.ext
+                .as_ref()
+                .map(|e| format!(" from {e}"))
+                .unwrap_or_default()
+        ));
+        false
     }
 }

@@ -13,6 +13,9 @@
 //!   oldest go, are counted, and a wait that then times out says so.
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::Mutex;
+
+use tokio::sync::Notify;
 
 use crate::session::script::{Script, WaitSpec};
 
@@ -37,6 +40,89 @@ pub struct WaitFrames {
     base: u64,
     bytes: usize,
     dropped: u64,
+}
+
+/// The session's waits for extension frames: the frames a wait may still
+/// match, the wake-up of waiting steps when one arrives, and where the last
+/// step began. The read loops offer lines; the steps wait.
+pub(crate) struct Waits {
+    frames: Mutex<WaitFrames>,
+    arrived: Notify,
+    last_step: Mutex<u64>,
+}
+
+/// Why a wait gave up: how many frames went unmatched because at most
+/// [`MAX_FRAMES`] are kept.
+pub(crate) struct NotSeen {
+    pub(crate) dropped: u64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Waits {
+    /// Waits for the frame types `script` names.
+    pub(crate) fn for_script(script: &Script) -> Self {
+        Self {
+            frames: Mutex::new(WaitFrames::for_script(script)),
+            arrived: Notify::new(),
+            last_step: Mutex::default(),
+        }
+    }
+
+    /// A line read from `ext`, for the waits.
+    pub(crate) fn offer(&self, ext: &str, line: &[u8]) {
+        lock(&self.frames).offer(ext, line);
+        self.arrived.notify_waiters();
+    }
+
+    /// The position of the next frame read (a reference point for a wait).
+    pub(crate) fn mark(&self) -> u64 {
+        lock(&self.frames).mark()
+    }
+
+    /// A step begins: where its wait looks from. A wait attached to a step
+    /// matches frames that arrived since the step began; a lone wait
+    /// (`lone`), since the previous step began. Nothing older is kept.
+    pub(crate) fn begin_step(&self, lone: bool) -> u64 {
+        let mark = self.mark();
+        let from = {
+            let mut last = lock(&self.last_step);
+            let from = if lone { *last } else { mark };
+            *last = mark;
+            from
+        };
+        // No wait of this step or a later one looks further back.
+        lock(&self.frames).forget_before(from);
+        from
+    }
+
+    /// How many frames are kept.
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.frames).len()
+    }
+
+    /// Waits for (and consumes) the first frame matching `w` at or after
+    /// position `from` that no earlier wait consumed, until `deadline`.
+    pub(crate) async fn wait(
+        &self,
+        w: &WaitSpec,
+        from: u64,
+        deadline: tokio::time::Instant,
+    ) -> Result<(), NotSeen> {
+        lock(&self.frames).watch(Some(w));
+        loop {
+            let notified = self.arrived.notified();
+            if lock(&self.frames).take(w, from) {
+                return Ok(());
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                let dropped = lock(&self.frames).dropped();
+                return Err(NotSeen { dropped });
+            }
+        }
+    }
 }
 
 #[derive(serde::Deserialize)]
