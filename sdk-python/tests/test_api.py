@@ -1062,3 +1062,46 @@ def test_a_result_that_is_not_json_fails_its_own_call_not_its_batch() -> None:
         assert r.get("is_error") is True, r
         assert "not JSON serializable" in r["content"][0]["text"], r
     assert fine.get("is_error") is not True and fine["content"][0]["text"] == "fine", fine
+
+
+def test_a_burst_of_threaded_event_handlers_runs_in_order_one_at_a_time(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Plain `def` handlers run in worker threads; a burst of them must still
+    # run in arrival order, one at a time, through a failing handler and one
+    # that returns an awaitable (awaited on the loop before the next event).
+    ext = Extension("burst", "1.0.0")
+    order: List[object] = []
+    overlaps: List[int] = []
+    busy = threading.Lock()
+
+    @ext.on("turn_end")
+    def on_turn_end(event: zot_ext.TurnEndEvent, ctx: Ctx) -> object:
+        seq = event["sequence"]
+        if not busy.acquire(blocking=False):
+            overlaps.append(seq)
+            return None
+        try:
+            order.append(seq)
+            if seq == 3:
+                raise ValueError("three")
+            if seq == 5:
+
+                async def later() -> None:
+                    await asyncio.sleep(0)
+                    order.append("5 awaited")
+
+                return later()
+            if seq == 10:
+                ctx.notify("done")
+            return None
+        finally:
+            busy.release()
+
+    with TestHost(ext) as host:
+        for seq in range(1, 11):
+            host.event({"event": "turn_end", "sequence": seq})
+        assert host.next_frame() == {"type": "notify", "level": "info", "message": "done"}
+    assert overlaps == []
+    assert order == [1, 2, 3, 4, 5, "5 awaited", 6, 7, 8, 9, 10]
+    assert "event turn_end handler failed: three" in caplog.text

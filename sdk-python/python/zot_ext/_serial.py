@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections import deque
-from typing import TYPE_CHECKING, Any, Deque, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Deque, List, Optional, Tuple, Union, cast
 
 from ._context import Ctx
 from ._contract import EventJob, PanelCloseJob, PanelKeyJob, PanelResizeJob
@@ -53,14 +53,93 @@ class SerialJobs:
                     await self._wake.wait()
                     self._wake.clear()
                 job, panel = self._queue.popleft()
-                if await self._run_one(job, panel):
+                if self._threaded(job) is not None:
+                    done.extend(await self._run_in_thread(self._run_of_threaded(job)))
+                elif await self._run_one(job, panel):
                     done.append(job["id"])
-                    if len(done) >= 256:
-                        self._done(done)
-                        done = []
+                if len(done) >= 256:
+                    self._done(done)
+                    done = []
         finally:
             if done:
                 self._done(done)
+
+    def _threaded(self, job: SerialJob) -> Optional[_Handler]:
+        """The handler of an event whose plain ``def`` handler runs in a
+        worker thread, else ``None``."""
+        if job["kind"] != "event":
+            return None
+        handler = self.session.ext._events.get(job["name"])
+        if handler is None or handler.is_async or not handler.thread:
+            return None
+        return handler
+
+    def _run_of_threaded(self, first: SerialJob) -> List[Tuple[EventJob, _Handler]]:
+        """``first`` and the events queued right behind it whose handlers
+        also run in a thread (at most 256): they go to one worker thread
+        together, still in order and one at a time, instead of one thread
+        hand-off each."""
+        run: List[Tuple[EventJob, _Handler]] = []
+        job: SerialJob = first
+        while True:
+            handler = self._threaded(job)
+            if handler is None:  # not for `first`, which the caller checked
+                return run
+            run.append((cast(EventJob, job), handler))
+            if len(run) >= 256 or not self._queue or self._threaded(self._queue[0][0]) is None:
+                return run
+            job = self._queue.popleft()[0]
+
+    async def _run_in_thread(self, run: List[Tuple[EventJob, _Handler]]) -> List[int]:
+        """Runs a run of threaded event handlers in one worker thread, in
+        order; returns the jobs done (failures are answered here). A handler
+        that returns an awaitable is awaited on the loop, and the rest of the
+        run goes back to the front of the queue."""
+        if self._event_ctx is None:
+            self._event_ctx = Ctx(self.session, None, "", self.session.ending)
+        ctx = self._event_ctx
+
+        def work() -> Tuple[List[Tuple[EventJob, Optional[Exception]]], Any]:
+            ran: List[Tuple[EventJob, Optional[Exception]]] = []
+            for job, handler in run:
+                try:
+                    result = handler.call(job["event"], ctx)
+                except Exception as e:
+                    ran.append((job, e))
+                    continue
+                if inspect.isawaitable(result):
+                    return ran, result
+                ran.append((job, None))
+            return ran, None
+
+        try:
+            ran, pending = await self.session._in_thread(work, "event handlers")
+        except asyncio.CancelledError:
+            for job, _ in run:
+                self.session.answers.fail(job["id"], "cancelled")
+            raise
+        done = [job["id"] for job, error in ran if error is None]
+        for job, error in ran:
+            if error is not None:
+                self._failed(job, f"event {job['name']}", error)
+        if pending is not None:
+            job = run[len(ran)][0]
+            try:
+                await pending
+                done.append(job["id"])
+            except asyncio.CancelledError:
+                self.session.answers.fail(job["id"], "cancelled")
+                raise
+            except Exception as e:
+                self._failed(job, f"event {job['name']}", e)
+            for later, _ in reversed(run[len(ran) + 1 :]):
+                self._queue.appendleft((later, None))
+        return done
+
+    def _failed(self, job: SerialJob, what: str, e: Exception) -> None:
+        self.session.ext._ensure_logging()
+        log_failure(self.session.ext.logger, f"{what} handler failed", e)
+        self.session.answers.fail(job["id"], failure_message(e))  # the engine logs it too (SDK-36)
 
     def _done(self, jobs: List[int]) -> None:
         self.session.answers.done(jobs, "event handlers")
@@ -124,9 +203,7 @@ class SerialJobs:
             self.session.answers.fail(job_id, "cancelled")
             raise
         except Exception as e:
-            self.session.ext._ensure_logging()
-            log_failure(self.session.ext.logger, f"{what} handler failed", e)
-            self.session.answers.fail(job_id, failure_message(e))  # the engine logs it too (SDK-36)
+            self._failed(job, what, e)
             return False
         return True
 
