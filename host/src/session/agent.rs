@@ -71,7 +71,7 @@ impl SessionEngine {
         // in a loop: a chain of prompts, each queued by the one before,
         // must not nest (it would grow the stack without bound).
         loop {
-            let next = lock(&self.followups).pop_front();
+            let next = self.input.next_followup();
             let Some((text, from)) = next else { break };
             self.run_one_prompt(text, from, 0, true).await;
         }
@@ -413,17 +413,7 @@ impl SessionEngine {
     /// Accepts `submit`s that arrived while a turn runs: announced now with
     /// `queued: true`, run after the current one.
     fn accept_queued(&self) {
-        loop {
-            let next = {
-                let mut inbox = lock(&self.inbox);
-                match inbox.front() {
-                    Some(crate::session::engine::Inbox::Submit { .. }) => inbox.pop_front(),
-                    _ => None,
-                }
-            };
-            let Some(crate::session::engine::Inbox::Submit { ext, text }) = next else {
-                break;
-            };
+        while let Some((ext, text)) = self.input.next_submit() {
             self.observe(Observation::User {
                 text: text.clone(),
                 queued: true,
@@ -437,7 +427,7 @@ impl SessionEngine {
                 queued: true,
                 image_count: 0,
             }));
-            lock(&self.followups).push_back((text, ext));
+            self.input.push_followup(text, ext);
         }
     }
 

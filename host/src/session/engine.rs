@@ -22,6 +22,7 @@ use zot_protocol::{LifecycleEvent, SessionEndEvent, SessionEndReason, SessionSta
 use crate::config::{HostConfig, HostMode, QueueLimits, Timeouts};
 use crate::process::extension::{FrameHandler, LoadedExtension};
 use crate::process::manager::Manager;
+use crate::session::input::{Inbox, Input, Refused, MAX_QUEUED_PROMPTS};
 use crate::session::message::{Conversation, Message};
 use crate::session::notes::Notes;
 use crate::session::panels::Panels;
@@ -87,27 +88,6 @@ pub struct State {
     pub closing: bool,
 }
 
-/// Prompts and slash commands extensions may queue with `submit` /
-/// `submit_slash` before more are refused (a person does not queue more).
-pub const MAX_QUEUED_PROMPTS: usize = 64;
-
-/// Something an extension asked the engine to do later.
-#[derive(Debug, Clone)]
-pub enum Inbox {
-    /// `submit` (interactive only).
-    Submit {
-        /// Extension.
-        ext: String,
-        /// Trimmed text.
-        text: String,
-    },
-    /// `submit_slash` (interactive only).
-    SubmitSlash {
-        /// Trimmed text starting with `/`.
-        text: String,
-    },
-}
-
 /// What a step produced besides observations.
 #[derive(Debug, Clone, Default)]
 pub enum StepOutput {
@@ -133,15 +113,13 @@ pub struct SessionEngine {
     pub(crate) panels: Mutex<Panels>,
     pub(crate) notes: Mutex<Notes>,
     pub(super) editor: Mutex<String>,
-    pub(crate) inbox: Mutex<VecDeque<Inbox>>,
+    /// Input waiting its turn: queued `submit`s and follow-ups.
+    pub(crate) input: Input,
     /// The script's waits for extension frames.
     pub(crate) waits: Waits,
     pub(crate) counter: AtomicU64,
     pub(crate) busy: AtomicBool,
-    pub(crate) followups: Mutex<VecDeque<(String, String)>>,
     pub(crate) first_step: Mutex<Option<u32>>,
-    /// `submit`s refused since the inbox was last below its bound.
-    refused_submits: AtomicU64,
     failures: AtomicUsize,
     pub(super) exit: AtomicBool,
     /// Durable `call_tool` results (continuous mode).
@@ -404,13 +382,11 @@ impl SessionEngine {
             panels: Mutex::default(),
             notes: Mutex::default(),
             editor: Mutex::default(),
-            inbox: Mutex::default(),
+            input: Input::default(),
             waits: Waits::for_script(script),
             counter: AtomicU64::new(0),
             busy: AtomicBool::new(false),
-            followups: Mutex::default(),
             first_step: Mutex::default(),
-            refused_submits: AtomicU64::new(0),
             failures: AtomicUsize::new(0),
             exit: AtomicBool::new(false),
             durable,
@@ -528,19 +504,19 @@ impl SessionEngine {
     /// Runs queued `submit` / `submit_slash` requests while idle.
     pub async fn drain_inbox(&self) {
         loop {
-            let follow = lock(&self.followups).pop_front();
+            let follow = self.input.next_followup();
             if let Some((text, from)) = follow {
                 self.run_prompt(text, from, 0, true).await;
                 continue;
             }
-            let next = lock(&self.inbox).pop_front();
+            let next = self.input.next();
             match next {
                 Some(Inbox::Submit { ext, text }) => self.run_prompt(text, ext, 0, false).await,
                 Some(Inbox::SubmitSlash { text }) => Box::pin(self.run_command(&text)).await,
                 None => break,
             }
         }
-        let refused = self.refused_submits.swap(0, Ordering::SeqCst);
+        let refused = self.input.take_refused();
         if refused > 0 {
             self.observe(Observation::Warning {
                 text: format!(
@@ -593,7 +569,7 @@ impl SessionEngine {
             observations: self.mgr.shared().transcript.retained(),
             wait_frames: self.waits.len(),
             notes: lock(&self.notes).len(),
-            queued_prompts: lock(&self.inbox).len() + lock(&self.followups).len(),
+            queued_prompts: self.input.len(),
             pending_replies: sum(&|e| e.pending_replies()),
             host_calls: sum(&|e| lock(&e.host_calls).len()),
             ext_calls: sum(&|e| lock(&e.ext_calls).len()),
@@ -607,16 +583,13 @@ impl SessionEngine {
     /// wait already: then it is refused (the first refusal is a diagnostic
     /// of `ext`, the count a warning once the queue has run empty).
     pub(crate) fn queue_prompt(&self, ext: &Arc<LoadedExtension>, item: Inbox) {
-        let queued = lock(&self.followups).len() + lock(&self.inbox).len();
-        if queued >= MAX_QUEUED_PROMPTS {
-            if self.refused_submits.fetch_add(1, Ordering::SeqCst) == 0 {
+        if let Err(Refused { first }) = self.input.push(item) {
+            if first {
                 ext.diagnose(
                     self.mgr.shared(),
                     &format!("{MAX_QUEUED_PROMPTS} prompts are queued; refusing more submits until they ran"),
                 );
             }
-            return;
         }
-        lock(&self.inbox).push_back(item);
     }
 }

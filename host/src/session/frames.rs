@@ -8,7 +8,8 @@ use zot_protocol::ExtFrame;
 
 use crate::config::HostMode;
 use crate::process::extension::{FrameHandler, LoadedExtension};
-use crate::session::engine::{Inbox, SessionEngine};
+use crate::session::engine::SessionEngine;
+use crate::session::input::Inbox;
 use crate::transcript::Observation;
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {

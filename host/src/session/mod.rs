@@ -3,7 +3,8 @@
 //! Owns the session engine and its state (`engine`), with what it does
 //! split by concern: a script's steps (`steps`), the conversation and its
 //! switches (`conversation`), what extension frames do to it (`frames`),
-//! slash commands (`commands`), notes and panels on screen (`surface`,
+//! slash commands (`commands`), input waiting its turn (`input`), notes
+//! and panels on screen (`surface`,
 //! over the state of `panels` and [`notes`]); the conversation's messages
 //! (`message`, a leaf the live model builds on too), the agent loop
 //! (`agent`), the tool pipeline and the tools themselves (`tools`), the
@@ -25,6 +26,7 @@ pub(crate) mod conversation;
 pub(crate) mod engine;
 pub(crate) mod events;
 pub(crate) mod frames;
+pub(crate) mod input;
 pub(crate) mod intercept;
 pub(crate) mod message;
 pub mod notes;
@@ -37,4 +39,5 @@ pub(crate) mod surface;
 pub(crate) mod tools;
 pub mod waits;
 
-pub use engine::{run_script, Retained, RunOptions, RunOutcome, MAX_QUEUED_PROMPTS};
+pub use engine::{run_script, Retained, RunOptions, RunOutcome};
+pub use input::MAX_QUEUED_PROMPTS;
