@@ -192,16 +192,16 @@ impl SessionEngine {
             CommandAction::Insert => {
                 if mode.is_interactive() {
                     let text = {
-                        let mut ed = lock(&self.editor);
-                        ed.push_str(&r.insert);
-                        ed.clone()
+                        let mut screen = lock(&self.screen);
+                        screen.editor.push_str(&r.insert);
+                        screen.editor.clone()
                     };
                     self.observe(Observation::Editor { text });
                 }
             }
             CommandAction::Display => match mode {
                 HostMode::Interactive => {
-                    lock(&self.notes).push(&ext.name, &r.display);
+                    lock(&self.screen).notes.push(&ext.name, &r.display);
                     self.observe(Observation::Display {
                         ext: ext.name.clone(),
                         text: r.display.clone(),

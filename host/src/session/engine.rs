@@ -24,8 +24,8 @@ use crate::process::extension::{FrameHandler, LoadedExtension};
 use crate::process::manager::Manager;
 use crate::session::input::{Inbox, Input, Refused, MAX_QUEUED_PROMPTS};
 use crate::session::message::{Conversation, Message};
-use crate::session::notes::Notes;
 use crate::session::panels::Panels;
+use crate::session::screen::Screen;
 use crate::session::script::{ConfirmAnswer, ConfirmPolicy, Script, Turn};
 use crate::session::waits::Waits;
 use crate::store::discovery::DiscoveryOptions;
@@ -110,9 +110,8 @@ pub struct SessionEngine {
     pub(crate) answers: Mutex<VecDeque<ConfirmAnswer>>,
     /// Woken when answers are queued or shutdown begins.
     pub(crate) answers_notify: Notify,
-    pub(crate) panels: Mutex<Panels>,
-    pub(crate) notes: Mutex<Notes>,
-    pub(super) editor: Mutex<String>,
+    /// Panels, notes and the editor's text.
+    pub(crate) screen: Mutex<Screen>,
     /// Input waiting its turn: queued `submit`s and follow-ups.
     pub(crate) input: Input,
     /// The script's waits for extension frames.
@@ -379,9 +378,7 @@ impl SessionEngine {
             model_turns: Mutex::default(),
             answers: Mutex::default(),
             answers_notify: Notify::new(),
-            panels: Mutex::default(),
-            notes: Mutex::default(),
-            editor: Mutex::default(),
+            screen: Mutex::default(),
             input: Input::default(),
             waits: Waits::for_script(script),
             counter: AtomicU64::new(0),
@@ -530,7 +527,7 @@ impl SessionEngine {
     pub(super) async fn restart_ext(&self, name: &str) {
         match self.mgr.restart(name).await {
             Ok(s) => {
-                let _ = lock(&self.panels).drop_ext(name);
+                let _ = lock(&self.screen).panels.drop_ext(name);
                 self.status(
                     "info",
                     format!(
@@ -552,7 +549,7 @@ impl SessionEngine {
     pub(super) async fn reload(&self) {
         let s = self.mgr.reload().await;
         lock(&self.st).prompt = None;
-        *lock(&self.panels) = Panels::default();
+        lock(&self.screen).panels = Panels::default();
         self.observe(Observation::Reload {
             stopped: s.stopped,
             loaded: s.loaded,
@@ -568,7 +565,7 @@ impl SessionEngine {
         Retained {
             observations: self.mgr.shared().transcript.retained(),
             wait_frames: self.waits.len(),
-            notes: lock(&self.notes).len(),
+            notes: lock(&self.screen).notes.len(),
             queued_prompts: self.input.len(),
             pending_replies: sum(&|e| e.pending_replies()),
             host_calls: sum(&|e| lock(&e.host_calls).len()),

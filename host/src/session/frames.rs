@@ -35,7 +35,10 @@ impl FrameHandler for SessionEngine {
                 }
             }
             ExtFrame::PanelClose(c) => {
-                if let Some(p) = lock(&self.panels).close_from_ext(&ext.name, &c.panel_id) {
+                let closed = lock(&self.screen)
+                    .panels
+                    .close_from_ext(&ext.name, &c.panel_id);
+                if let Some(p) = closed {
                     self.observe(Observation::PanelClosed {
                         ext: p.ext,
                         id: p.id,
@@ -63,7 +66,7 @@ impl FrameHandler for SessionEngine {
     }
 
     fn on_disconnect(&self, ext: &Arc<LoadedExtension>) {
-        lock(&self.panels).drop_ext(&ext.name);
+        lock(&self.screen).panels.drop_ext(&ext.name);
     }
 
     fn on_line(&self, ext: &Arc<LoadedExtension>, line: &[u8]) {
@@ -77,7 +80,7 @@ impl SessionEngine {
     fn clear_ext_notes(&self, ext: &LoadedExtension) {
         match self.mode() {
             HostMode::Interactive => {
-                let dropped = lock(&self.notes).clear_ext(&ext.name);
+                let dropped = lock(&self.screen).notes.clear_ext(&ext.name);
                 if dropped > 0 {
                     self.observe(Observation::NotesDropped {
                         ext: ext.name.clone(),
@@ -123,7 +126,7 @@ impl SessionEngine {
     /// `panel_render`: shown when it names the extension's open panel
     /// (HOST-164, HOST-165).
     fn render_panel(&self, ext: &LoadedExtension, r: zot_protocol::PanelRender) {
-        let shown = lock(&self.panels).render(&ext.name, r).cloned();
+        let shown = lock(&self.screen).panels.render(&ext.name, r).cloned();
         if let Some(p) = shown {
             self.observe(Observation::Panel {
                 ext: p.ext.clone(),

@@ -4,7 +4,7 @@
 //! split by concern: a script's steps (`steps`), the conversation and its
 //! switches (`conversation`), what extension frames do to it (`frames`),
 //! slash commands (`commands`), input waiting its turn (`input`), notes
-//! and panels on screen (`surface`,
+//! and panels on screen (`surface`, over `screen`,
 //! over the state of `panels` and [`notes`]); the conversation's messages
 //! (`message`, a leaf the live model builds on too), the agent loop
 //! (`agent`), the tool pipeline and the tools themselves (`tools`), the
@@ -33,6 +33,7 @@ pub mod notes;
 pub(crate) mod observe;
 pub(crate) mod panels;
 pub(crate) mod payload;
+pub(crate) mod screen;
 pub mod script;
 pub(crate) mod steps;
 pub(crate) mod surface;

@@ -18,7 +18,7 @@ impl SessionEngine {
     pub(crate) fn notify(&self, ext: &Arc<LoadedExtension>, level: &NotifyLevel, message: &str) {
         match self.mode() {
             HostMode::Interactive => {
-                lock(&self.notes).push(&ext.name, message);
+                lock(&self.screen).notes.push(&ext.name, message);
                 self.observe(Observation::Note {
                     ext: ext.name.clone(),
                     level: level.to_string(),
@@ -37,7 +37,7 @@ impl SessionEngine {
     /// Clears the notes area (next prompt, `/clear`, shutdown, HOST-157)
     /// and reports the notes a flood had pushed out of it.
     pub(crate) fn clear_notes(&self) {
-        let dropped = lock(&self.notes).clear();
+        let dropped = lock(&self.screen).notes.clear();
         for (ext, count) in dropped {
             self.observe(Observation::NotesDropped { ext, count });
         }
@@ -45,12 +45,13 @@ impl SessionEngine {
 
     /// The notes of `ext` now in the notes area, oldest first.
     pub fn notes_of(&self, ext: &str) -> Vec<String> {
-        lock(&self.notes).shown(ext)
+        lock(&self.screen).notes.shown(ext)
     }
 
     pub(crate) fn open_panel(&self, ext: &Arc<LoadedExtension>, spec: zot_protocol::PanelSpec) {
         let (displaced, shown) = {
-            let mut p = lock(&self.panels);
+            let mut screen = lock(&self.screen);
+            let p = &mut screen.panels;
             let d = p.open(&ext.name, spec);
             (d, p.current().cloned())
         };
@@ -79,7 +80,7 @@ impl SessionEngine {
     }
 
     pub(crate) fn panel_key(&self, key: &str, text: &str) {
-        let current = lock(&self.panels).current().cloned();
+        let current = lock(&self.screen).panels.current().cloned();
         let Some(p) = current else {
             return self.status("warn", format!("key {key}: no panel is open"));
         };
@@ -89,7 +90,7 @@ impl SessionEngine {
         let k = key.to_ascii_lowercase();
         if k == "esc" || k == "ctrl+c" {
             // HOST-163: close instead of sending the key.
-            lock(&self.panels).close_by_user();
+            lock(&self.screen).panels.close_by_user();
             let _ = owner.outbound.send(&HostFrame::PanelClose(PanelClose {
                 panel_id: p.id.clone(),
             }));
@@ -117,6 +118,6 @@ impl SessionEngine {
 
     /// The panel shown now.
     pub fn current_panel(&self) -> Option<crate::session::panels::OpenPanel> {
-        lock(&self.panels).current().cloned()
+        lock(&self.screen).panels.current().cloned()
     }
 }
