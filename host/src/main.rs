@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
-use zot_host::cli::{self, CliError, Outcome};
+use zot_host::cli::{self, CliError, CliOutcome};
 use zot_host::store::discovery::zot_home_from_env;
 use zot_host::transcript::{Observation, Renderer, Transcript};
 use zot_host::wire::WireLog;
@@ -131,10 +131,10 @@ fn main() -> ExitCode {
 }
 
 /// Exit status of an `ext` command: 0, or 1 with the error on stderr.
-fn finish(r: Result<Outcome, CliError>) -> ExitCode {
+fn finish(r: Result<CliOutcome, CliError>) -> ExitCode {
     match r {
-        Ok(Outcome::Success) => ExitCode::SUCCESS,
-        Ok(Outcome::Failure) => ExitCode::from(1),
+        Ok(CliOutcome::Success) => ExitCode::SUCCESS,
+        Ok(CliOutcome::Failure) => ExitCode::from(1),
         // The reader went away (`| head`): nothing left to say.
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) if e.interrupted_by().is_some() => {

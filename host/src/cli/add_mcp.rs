@@ -8,7 +8,7 @@ use std::io::Write;
 use clap::Args;
 
 use crate::cli::args::InstallArgs;
-use crate::cli::{install, CliError, Context, Outcome};
+use crate::cli::{install, CliError, CliOutcome, Context};
 
 /// `ext add-mcp`.
 #[derive(Args, Debug)]
@@ -43,7 +43,7 @@ pub fn manifest(name: &str, command: &[String]) -> serde_json::Value {
 }
 
 /// Writes the manifest into a temporary folder and installs that folder.
-pub fn run(ctx: &Context, args: &AddMcpArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+pub fn run(ctx: &Context, args: &AddMcpArgs, out: &mut dyn Write) -> Result<CliOutcome, CliError> {
     let staging = tempfile::Builder::new().prefix("zot-add-mcp-").tempdir()?;
     let dir = staging.path().join(&args.name);
     std::fs::create_dir(&dir)?;

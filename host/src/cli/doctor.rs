@@ -15,11 +15,11 @@ use zot_protocol::validate::{command_key, validate_command_name, validate_tool_n
 use crate::cli::args::DoctorArgs;
 use crate::cli::doctor_refused::{self, LogMarks};
 use crate::cli::doctor_report::{
-    render, Conflict, ConflictKind, ExtReport, Health, Registration, Report, Summary, Winner,
+    render, Conflict, ConflictKind, ExtReport, Health, RegistrationReport, Report, Summary, Winner,
 };
 use crate::cli::staging::sweep;
 use crate::cli::style::Style;
-use crate::cli::{list, CliError, Context, Outcome};
+use crate::cli::{list, CliError, CliOutcome, Context};
 use crate::process::extension::LoadedExtension;
 use crate::process::handshake::LoadError;
 use crate::process::ready::ReadyState;
@@ -39,7 +39,7 @@ const READY_NOTES: [&str; 2] = [
 ];
 
 /// Runs `ext doctor`.
-pub fn run(ctx: &Context, args: &DoctorArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+pub fn run(ctx: &Context, args: &DoctorArgs, out: &mut dyn Write) -> Result<CliOutcome, CliError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -59,9 +59,9 @@ pub fn run(ctx: &Context, args: &DoctorArgs, out: &mut dyn Write) -> Result<Outc
         render(&report, Style::for_stdout(), out)?;
     }
     Ok(if report.ok {
-        Outcome::Success
+        CliOutcome::Success
     } else {
-        Outcome::Failure
+        CliOutcome::Failure
     })
 }
 
@@ -133,11 +133,11 @@ pub fn is_broken_state(state: &str) -> bool {
     )
 }
 
-fn registrations(records: &[RegRecord], ext: &str, kind: &str) -> Vec<Registration> {
+fn registrations(records: &[RegRecord], ext: &str, kind: &str) -> Vec<RegistrationReport> {
     records
         .iter()
         .filter(|r| r.ext == ext && r.kind == kind)
-        .map(|r| Registration {
+        .map(|r| RegistrationReport {
             name: r.name.clone(),
             active: r.active,
             note: r.note.clone(),
@@ -145,7 +145,7 @@ fn registrations(records: &[RegRecord], ext: &str, kind: &str) -> Vec<Registrati
         .collect()
 }
 
-fn is_conflict(r: &Registration) -> bool {
+fn is_conflict(r: &RegistrationReport) -> bool {
     !r.active && r.note.as_deref() != Some(DISCONNECTED_NOTE)
 }
 

@@ -25,7 +25,7 @@ pub enum Health {
 
 /// One registration attempt of an extension.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Registration {
+pub struct RegistrationReport {
     /// Name as registered.
     pub name: String,
     /// Whether it is the active registration.
@@ -73,9 +73,9 @@ pub struct ExtReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
     /// Command registrations.
-    pub commands: Vec<Registration>,
+    pub commands: Vec<RegistrationReport>,
     /// Tool registrations.
-    pub tools: Vec<Registration>,
+    pub tools: Vec<RegistrationReport>,
     /// Diagnostics recorded by the host (malformed frames, name mismatch, ...).
     pub warnings: Vec<String>,
     /// Registrations refused after start-up, as its log says
@@ -197,7 +197,12 @@ fn title(e: &ExtReport, style: Style) -> String {
     format!("{t} ({})", e.source.label())
 }
 
-fn registrations(rows: &mut Vec<Vec<String>>, what: &str, regs: &[Registration], prefix: &str) {
+fn registrations(
+    rows: &mut Vec<Vec<String>>,
+    what: &str,
+    regs: &[RegistrationReport],
+    prefix: &str,
+) {
     for r in regs {
         let state = if r.active {
             "active".to_owned()

@@ -29,7 +29,7 @@ use crate::cli::staging::{
 };
 use crate::cli::test_hook::pause;
 use crate::cli::tree::{check_symlinks, copy_tree, LeftOut, TreeError};
-use crate::cli::{CliError, Context, Outcome};
+use crate::cli::{CliError, CliOutcome, Context};
 use crate::store::discovery::{discover, EntryState};
 use crate::store::manifest::{load_manifest, ManifestError, MANIFEST_FILE};
 use crate::store::name::{is_plain_name, ExtName};
@@ -174,7 +174,7 @@ pub struct Installed {
 }
 
 /// Runs `ext install`.
-pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<CliOutcome, CliError> {
     let done = install(ctx, &args.source, args.name.as_deref(), args.force)?;
     for c in &done.cleaned {
         writeln!(out, "Cleaned up: {}.", c.describe())?;
@@ -211,7 +211,7 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<Out
         )?;
     }
     writeln!(out, "Check that it starts with `zot-host ext doctor`.")?;
-    Ok(Outcome::Success)
+    Ok(CliOutcome::Success)
 }
 
 /// The summary of what a folder install left out, if anything.

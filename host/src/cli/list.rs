@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::cli::args::{DiscoveryArgs, ListArgs};
 use crate::cli::style::{table, Style};
-use crate::cli::{explicit_paths, CliError, Context, Outcome};
+use crate::cli::{explicit_paths, CliError, CliOutcome, Context};
 use crate::store::discovery::{discover, DiscoveryOptions, Entry, EntryState, Source};
 use crate::store::manifest::ManifestKind;
 
@@ -92,13 +92,13 @@ pub fn options(ctx: &Context, d: &DiscoveryArgs) -> DiscoveryOptions {
 }
 
 /// Runs `ext list`.
-pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<CliOutcome, CliError> {
     let found = discover(&options(ctx, &args.discovery));
     let rows = items(&found.entries);
     if args.json {
         let text = serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".into());
         writeln!(out, "{text}")?;
-        return Ok(Outcome::Success);
+        return Ok(CliOutcome::Success);
     }
     let style = Style::for_stdout();
     if rows.is_empty() {
@@ -108,10 +108,10 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<Outcom
             ctx.project_root().display(),
             ctx.global_root().display()
         )?;
-        return Ok(Outcome::Success);
+        return Ok(CliOutcome::Success);
     }
     write_table(&rows, style, out)?;
-    Ok(Outcome::Success)
+    Ok(CliOutcome::Success)
 }
 
 fn dash(s: &str) -> String {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::cli::args::LogsArgs;
 use crate::cli::resolve::{dir_name, installs, Scope};
-use crate::cli::{CliError, Context, Outcome};
+use crate::cli::{CliError, CliOutcome, Context};
 use crate::store::name::ExtName;
 
 /// How often a followed log is checked for new lines.
@@ -42,7 +42,7 @@ pub fn log_name(ctx: &Context, name: &str) -> Result<ExtName, CliError> {
 }
 
 /// Runs `ext logs`.
-pub fn run(ctx: &Context, args: &LogsArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+pub fn run(ctx: &Context, args: &LogsArgs, out: &mut dyn Write) -> Result<CliOutcome, CliError> {
     let name = log_name(ctx, &args.name)?;
     let path = ctx.log_path(&name);
     if !path.is_file() {
@@ -55,14 +55,14 @@ pub fn run(ctx: &Context, args: &LogsArgs, out: &mut dyn Write) -> Result<Outcom
     if !args.follow {
         std::io::copy(&mut file, out).map_err(CliError::Output)?;
         out.flush()?;
-        return Ok(Outcome::Success);
+        return Ok(CliOutcome::Success);
     }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(CliError::Runtime)?;
     rt.block_on(follow(&path, file, out))?;
-    Ok(Outcome::Success)
+    Ok(CliOutcome::Success)
 }
 
 /// The inode-like identity of a file, to notice a replaced log.

@@ -14,12 +14,16 @@ use crate::cli::json_edit::{get_bool, set_bool};
 use crate::cli::lock::lock_names;
 use crate::cli::resolve::{dir_name, find_one, Scope};
 use crate::cli::staging::{sweep, Staging, REMOVE_PREFIX};
-use crate::cli::{CliError, Context, Outcome};
+use crate::cli::{CliError, CliOutcome, Context};
 use crate::store::discovery::{discover, EntryState};
 use crate::store::manifest::MANIFEST_FILE;
 
 /// Runs `ext remove`.
-pub fn remove(ctx: &Context, args: &RemoveArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+pub fn remove(
+    ctx: &Context,
+    args: &RemoveArgs,
+    out: &mut dyn Write,
+) -> Result<CliOutcome, CliError> {
     for c in sweep(&ctx.zot_home, &[ctx.global_root(), ctx.project_root()]) {
         writeln!(out, "Cleaned up: {}.", c.describe())?;
     }
@@ -44,18 +48,18 @@ pub fn remove(ctx: &Context, args: &RemoveArgs, out: &mut dyn Write) -> Result<O
             .map_err(|e| CliError::io("read the answer from", "stdin", e))?;
         if !matches!(answer.trim().to_lowercase().as_str(), "y" | "yes") {
             writeln!(out, "Nothing removed.")?;
-            return Ok(Outcome::Failure);
+            return Ok(CliOutcome::Failure);
         }
     }
     let _locks = lock_names(&ctx.zot_home, &[name.as_str(), &dir_name(&entry)])?;
     if entry.dir.symlink_metadata().is_err() {
         // Another command removed it while we asked.
         writeln!(out, "{what} is already gone.")?;
-        return Ok(Outcome::Success);
+        return Ok(CliOutcome::Success);
     }
     delete_install(&ctx.zot_home, &entry.dir)?;
     writeln!(out, "Removed {what}.")?;
-    Ok(Outcome::Success)
+    Ok(CliOutcome::Success)
 }
 
 /// Deletes an install: a symlinked install loses only its link; a directory
@@ -93,7 +97,7 @@ pub fn set_enabled(
     args: &NameArgs,
     value: bool,
     out: &mut dyn Write,
-) -> Result<Outcome, CliError> {
+) -> Result<CliOutcome, CliError> {
     let entry = find_one(ctx, &args.name, Scope::from(&args.scope))?;
     let name = entry.name();
     let path = entry.dir.join(MANIFEST_FILE);
@@ -104,7 +108,7 @@ pub fn set_enabled(
         serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| v.get("enabled").is_none());
     if get_bool(&text, "enabled") == Some(value) || (value && absent) {
         writeln!(out, "{name} is already {word} ({}).", path.display())?;
-        return Ok(Outcome::Success);
+        return Ok(CliOutcome::Success);
     }
     let edited = set_bool(&text, "enabled", value).map_err(|source| CliError::Edit {
         path: path.clone(),
@@ -127,7 +131,7 @@ pub fn set_enabled(
             )?;
         }
     }
-    Ok(Outcome::Success)
+    Ok(CliOutcome::Success)
 }
 
 /// Replaces the file's content through a temporary file in the same

@@ -44,7 +44,7 @@ use crate::store::discovery::{zot_home_from_env, DiscoveryOptions};
 
 /// Whether a command succeeded; a failed one exits with status 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum CliOutcome {
     /// Everything went well.
     Success,
     /// The command ran but found or caused a failure (doctor found a
@@ -113,7 +113,7 @@ pub(crate) fn explicit_paths(paths: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Runs one `ext` subcommand, writing its report to `out`.
-pub fn run_ext(args: ExtArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+pub fn run_ext(args: ExtArgs, out: &mut dyn Write) -> Result<CliOutcome, CliError> {
     let ctx = Context::from_args(&args.common);
     match args.command {
         ExtCommand::List(a) => list::run(&ctx, &a, out),
@@ -133,6 +133,6 @@ pub fn run_update(
     common: &CommonArgs,
     args: &UpdateArgs,
     out: &mut dyn Write,
-) -> Result<Outcome, CliError> {
+) -> Result<CliOutcome, CliError> {
     update::run(&Context::from_args(common), args, out)
 }

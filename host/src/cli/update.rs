@@ -32,7 +32,7 @@ use crate::cli::lock::lock_names;
 use crate::cli::resolve::{dir_name, installs, matches, not_found, Scope};
 use crate::cli::staging::sweep;
 use crate::cli::style::Style;
-use crate::cli::{CliError, Context, Outcome};
+use crate::cli::{CliError, CliOutcome, Context};
 use crate::store::discovery::{Entry, Source};
 
 /// What happened to one install.
@@ -72,7 +72,7 @@ pub struct Update {
 }
 
 /// Runs the update of every matching install.
-pub fn run(ctx: &Context, args: &UpdateArgs, out: &mut dyn Write) -> Result<Outcome, CliError> {
+pub fn run(ctx: &Context, args: &UpdateArgs, out: &mut dyn Write) -> Result<CliOutcome, CliError> {
     for c in sweep(&ctx.zot_home, &[ctx.global_root(), ctx.project_root()]) {
         // The JSON on stdout stays one array.
         if args.json {
@@ -117,9 +117,9 @@ pub fn run(ctx: &Context, args: &UpdateArgs, out: &mut dyn Write) -> Result<Outc
         return Err(CliError::Interrupted { signal });
     }
     Ok(if failed == 0 {
-        Outcome::Success
+        CliOutcome::Success
     } else {
-        Outcome::Failure
+        CliOutcome::Failure
     })
 }
 
