@@ -236,7 +236,10 @@ impl NativeEngine {
     /// Returns how many registrations were refused.
     #[napi(catch_unwind)]
     pub fn register_all(&self, registrations: String) -> Result<u32> {
-        let refused = self.core.register_all(&registrations).map_err(binding_err)?;
+        let refused = self
+            .core
+            .register_all(&registrations)
+            .map_err(binding_err)?;
         Ok(u32::try_from(refused).unwrap_or(u32::MAX))
     }
 
