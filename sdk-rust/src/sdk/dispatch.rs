@@ -21,7 +21,9 @@ use super::handle::{ExtHandle, HostInfo, PanelTarget, CURRENT_TOOL};
 use super::RunError;
 use crate::engine::panic::{self, CatchPanic};
 use crate::engine::registration::Registrations;
-use crate::engine::{CancelToken, CompleteError, Completion, Engine, Job, JobId, Outcome};
+use crate::engine::{
+    CancelToken, CommandJob, CompleteError, Completion, Engine, Job, JobId, Outcome, ToolJob,
+};
 
 pub(crate) async fn serve(
     ext: Extension,
@@ -208,49 +210,59 @@ impl Dispatcher {
         None
     }
 
+    /// Starts a command handler (spawned, or run inline up to its first
+    /// wait); its result or failure answers the job.
+    fn run_command(&self, c: CommandJob) -> Option<Result<(), RunError>> {
+        let Some(f) = self.tables.commands.get(&c.name).cloned() else {
+            return self.unrouted(c.id, "command", &c.name);
+        };
+        let ctx = self.ctx(Some(c.id), c.invocation, self.engine.cancel_token(c.id));
+        let (engine, handle) = (self.engine.clone(), self.handle.clone());
+        self.run_or_spawn(async move {
+            let r = run_handler(|| f(c.args, ctx)).await;
+            let done = match r {
+                Ok(resp) => engine.complete(c.id, Outcome::Command(resp.into_outcome())),
+                Err(msg) => {
+                    handle.log(format!("command /{} failed: {msg}", c.name));
+                    engine.complete(c.id, Outcome::Failed(msg))
+                }
+            };
+            report(&handle, "command", &c.name, done);
+        });
+        None
+    }
+
+    /// Starts a tool handler, with the call's id as the parent of the
+    /// `call_tool`s it makes (SDK-26).
+    fn run_tool(&self, t: ToolJob) -> Option<Result<(), RunError>> {
+        let Some(f) = self.tables.tools.get(&t.name).cloned() else {
+            return self.unrouted(t.id, "tool", &t.name);
+        };
+        let ctx = self.ctx(Some(t.id), t.invocation, self.engine.cancel_token(t.id));
+        let (engine, handle) = (self.engine.clone(), self.handle.clone());
+        let id = t.id;
+        self.run_or_spawn(CURRENT_TOOL.scope(id, async move {
+            let token = ctx.token.clone();
+            let r = run_handler(|| f(t.args, ctx)).await;
+            let done = match r {
+                Ok(out) => engine.complete(id, Outcome::Tool(out.into_outcome())),
+                Err(msg) => {
+                    if !token.is_cancelled() {
+                        handle.log(format!("tool {} failed: {msg}", t.name));
+                    }
+                    engine.complete(id, Outcome::Failed(msg))
+                }
+            };
+            report(&handle, "tool", &t.name, done);
+        }));
+        None
+    }
+
     /// Starts one job; `Some` when the session is over.
     fn dispatch(&self, job: Job) -> Option<Result<(), RunError>> {
         match job {
-            Job::Command(c) => {
-                let Some(f) = self.tables.commands.get(&c.name).cloned() else {
-                    return self.unrouted(c.id, "command", &c.name);
-                };
-                let ctx = self.ctx(Some(c.id), c.invocation, self.engine.cancel_token(c.id));
-                let (engine, handle) = (self.engine.clone(), self.handle.clone());
-                self.run_or_spawn(async move {
-                    let r = run_handler(|| f(c.args, ctx)).await;
-                    let done = match r {
-                        Ok(resp) => engine.complete(c.id, Outcome::Command(resp.into_outcome())),
-                        Err(msg) => {
-                            handle.log(format!("command /{} failed: {msg}", c.name));
-                            engine.complete(c.id, Outcome::Failed(msg))
-                        }
-                    };
-                    report(&handle, "command", &c.name, done);
-                });
-            }
-            Job::Tool(t) => {
-                let Some(f) = self.tables.tools.get(&t.name).cloned() else {
-                    return self.unrouted(t.id, "tool", &t.name);
-                };
-                let ctx = self.ctx(Some(t.id), t.invocation, self.engine.cancel_token(t.id));
-                let (engine, handle) = (self.engine.clone(), self.handle.clone());
-                let id = t.id;
-                self.run_or_spawn(CURRENT_TOOL.scope(id, async move {
-                    let token = ctx.token.clone();
-                    let r = run_handler(|| f(t.args, ctx)).await;
-                    let done = match r {
-                        Ok(out) => engine.complete(id, Outcome::Tool(out.into_outcome())),
-                        Err(msg) => {
-                            if !token.is_cancelled() {
-                                handle.log(format!("tool {} failed: {msg}", t.name));
-                            }
-                            engine.complete(id, Outcome::Failed(msg))
-                        }
-                    };
-                    report(&handle, "tool", &t.name, done);
-                }));
-            }
+            Job::Command(c) => return self.run_command(c),
+            Job::Tool(t) => return self.run_tool(t),
             Job::Intercept(i) => {
                 let name = i.request.name();
                 let idx = INTERCEPTABLE_EVENT_NAMES.iter().position(|e| *e == name);
