@@ -1,6 +1,6 @@
 //! The extension manager: loading (discovery → spawn → handshake, in
 //! parallel, HOST-18/19), the loaded set in load order, correlation ids,
-//! lifecycle notifications with one sequence (see [`crate::session::events`]),
+//! lifecycle notifications with one sequence (see [`crate::session::fanout`]),
 //! shutdown and reload.
 
 use std::sync::{Arc, Mutex, RwLock, Weak};

@@ -175,6 +175,7 @@ impl SessionEngine {
     /// Makes sure the `before_agent_start` pass ran for the current
     /// session/model (HOST-114..120).
     async fn ensure_prompt(&self) {
+        let place = self.fanout.place();
         let (base, pass) = {
             let st = lock(&self.st);
             if st.prompt.is_some() {
@@ -183,9 +184,9 @@ impl SessionEngine {
             (
                 st.base_prompt.clone(),
                 PromptPass {
-                    session_id: st.session_id.clone(),
+                    session_id: place.session_id,
                     agent_run_id: String::new(),
-                    cwd: st.cwd.display().to_string(),
+                    cwd: place.cwd.display().to_string(),
                     provider: st.provider.clone(),
                     model: st.model.clone(),
                 },

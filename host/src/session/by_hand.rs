@@ -3,7 +3,7 @@
 //! own, and answer calls of stub tools by hand. `zot-host inspect` does these
 //! live; the `call`, `emit`, `intercept`, `stub`, `unstub` and `answer`
 //! script steps replay them. Each goes through the host's one path for it:
-//! the tool pipeline of [`crate::session::agent`], [`crate::session::events::emit`] and the
+//! the tool pipeline of [`crate::session::agent`], [`crate::session::fanout`] and the
 //! chains of [`crate::session::intercept`].
 
 use std::collections::VecDeque;

@@ -8,6 +8,7 @@ use zot_protocol::{
 };
 
 use crate::session::engine::SessionEngine;
+use crate::session::fanout::Place;
 use crate::session::message::{Conversation, Message};
 use crate::transcript::Observation;
 
@@ -18,10 +19,11 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl SessionEngine {
     /// The session's id, cwd, mode, provider and model, as JSON.
     pub fn session_info(&self) -> serde_json::Value {
+        let place = self.fanout.place();
         let st = lock(&self.st);
         serde_json::json!({
-            "id": st.session_id,
-            "cwd": st.cwd.display().to_string(),
+            "id": place.session_id,
+            "cwd": place.cwd.display().to_string(),
             "mode": st.mode.as_str(),
             "provider": st.provider,
             "model": st.model,
@@ -121,25 +123,25 @@ impl SessionEngine {
     }
 
     pub(super) fn switch_session(&self, sw: &crate::session::script::SessionSwitch) {
-        let (reason, new_cwd) = {
-            let st = lock(&self.st);
-            match &sw.cwd {
-                Some(c) => {
-                    let p = st.cwd.join(c);
-                    if p != st.cwd {
-                        (SessionEndReason::CwdChange, p)
-                    } else {
-                        (SessionEndReason::SessionSwitch, p)
-                    }
+        let cwd = self.fanout.cwd();
+        let (reason, new_cwd) = match &sw.cwd {
+            Some(c) => {
+                let p = cwd.join(c);
+                if p != cwd {
+                    (SessionEndReason::CwdChange, p)
+                } else {
+                    (SessionEndReason::SessionSwitch, p)
                 }
-                None => (SessionEndReason::SessionSwitch, st.cwd.clone()),
             }
+            None => (SessionEndReason::SessionSwitch, cwd),
         };
         self.end_session(reason);
+        self.fanout.move_to(Place {
+            session_id: sw.id.clone(),
+            cwd: new_cwd,
+        });
         {
             let mut st = lock(&self.st);
-            st.session_id = sw.id.clone();
-            st.cwd = new_cwd;
             st.forget_conversation();
             st.prompt = None;
         }

@@ -22,6 +22,7 @@ use zot_protocol::{LifecycleEvent, SessionEndEvent, SessionEndReason, SessionSta
 use crate::config::{HostConfig, HostMode, QueueLimits, Timeouts};
 use crate::process::extension::{FrameHandler, LoadedExtension};
 use crate::process::manager::Manager;
+use crate::session::fanout::{Fanout, Place};
 use crate::session::input::{Inbox, Input, Refused, MAX_QUEUED_PROMPTS};
 use crate::session::message::{Conversation, Message};
 use crate::session::panels::Panels;
@@ -57,10 +58,6 @@ impl State {
 /// Mutable session state.
 #[derive(Debug)]
 pub struct State {
-    /// Session id.
-    pub session_id: String,
-    /// Working directory.
-    pub cwd: PathBuf,
     /// Provider.
     pub provider: String,
     /// Model.
@@ -105,6 +102,8 @@ pub struct SessionEngine {
     /// The extension manager.
     pub mgr: Arc<Manager>,
     me: Weak<SessionEngine>,
+    /// Observations and lifecycle events, and where the session is.
+    pub(crate) fanout: Fanout,
     pub(crate) st: Mutex<State>,
     pub(crate) model_turns: Mutex<VecDeque<Turn>>,
     pub(crate) answers: Mutex<VecDeque<ConfirmAnswer>>,
@@ -349,14 +348,19 @@ impl SessionEngine {
             ConfirmPolicy::Yolo
         });
         Arc::new_cyclic(|me| Self {
+            fanout: Fanout::new(
+                mgr.clone(),
+                Place {
+                    session_id: script
+                        .session_id
+                        .clone()
+                        .unwrap_or_else(|| "session-1".into()),
+                    cwd: cfg.cwd.clone(),
+                },
+            ),
             mgr,
             me: me.clone(),
             st: Mutex::new(State {
-                session_id: script
-                    .session_id
-                    .clone()
-                    .unwrap_or_else(|| "session-1".into()),
-                cwd: cfg.cwd.clone(),
                 provider: cfg.provider.clone(),
                 model: cfg.model.clone(),
                 mode: cfg.mode,
@@ -418,24 +422,19 @@ impl SessionEngine {
         lock(&self.st).mode
     }
 
+    /// Records what a user of the host would see (see [`Fanout`]).
     pub(crate) fn observe(&self, o: Observation) {
-        self.mgr.shared().transcript.push(o);
+        self.fanout.observe(o);
     }
 
+    /// A status line.
     pub(crate) fn status(&self, level: &str, text: impl Into<String>) {
-        self.observe(Observation::Status {
-            level: level.into(),
-            text: text.into(),
-        });
+        self.fanout.status(level, text);
     }
 
     /// Emits a lifecycle event with the session's common fields.
     pub(crate) fn emit(&self, ev: LifecycleEvent) {
-        let (sid, cwd) = {
-            let st = lock(&self.st);
-            (st.session_id.clone(), st.cwd.display().to_string())
-        };
-        crate::session::events::emit(&self.mgr, &sid, &cwd, ev);
+        self.fanout.emit(ev);
     }
 
     pub(super) fn fail_check(&self, message: String) {
@@ -445,15 +444,18 @@ impl SessionEngine {
 
     /// Starts the session (HOST-127..130); a no-op when active or closing.
     pub(crate) fn start_session(&self) {
-        let (id, cwd) = {
+        {
             let mut st = lock(&self.st);
             if st.active || st.closing {
                 return;
             }
             st.active = true;
-            (st.session_id.clone(), st.cwd.display().to_string())
-        };
-        self.observe(Observation::Session { id, cwd });
+        }
+        let Place { session_id, cwd } = self.fanout.place();
+        self.observe(Observation::Session {
+            id: session_id,
+            cwd: cwd.display().to_string(),
+        });
         self.emit(LifecycleEvent::SessionStart(SessionStartEvent {
             session_id: String::new(),
             cwd: String::new(),

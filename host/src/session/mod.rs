@@ -24,7 +24,7 @@ pub(crate) mod by_hand;
 pub(crate) mod commands;
 pub(crate) mod conversation;
 pub(crate) mod engine;
-pub(crate) mod events;
+pub(crate) mod fanout;
 pub(crate) mod frames;
 pub(crate) mod input;
 pub(crate) mod intercept;

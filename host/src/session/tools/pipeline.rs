@@ -333,7 +333,7 @@ impl Call<'_> {
             chain.push(req.name.clone());
         }
         let scope = if req.durable_scope.is_empty() {
-            format!("{}/{}", lock(&engine.st).session_id, req.tool_id)
+            format!("{}/{}", engine.fanout.session_id(), req.tool_id)
         } else {
             req.durable_scope.clone()
         };
@@ -374,7 +374,7 @@ impl Call<'_> {
     }
 
     async fn execute_builtin(&self, args: &RawJson, cancel: &CancellationToken) -> ToolOutput {
-        let cwd = lock(&self.engine.st).cwd.clone();
+        let cwd = self.engine.fanout.cwd();
         let run = crate::session::tools::builtin::run(&self.req.name, args, &cwd, cancel);
         let Some(d) = self.req.exec_deadline else {
             return run.await;
