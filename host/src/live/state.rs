@@ -54,7 +54,7 @@ impl Live {
             "commands": commands,
             "builtin_commands": BUILTIN_COMMANDS,
             "panel": panel,
-            "stubs": self.engine.direct.stubs(),
+            "stubs": self.engine.answers.stubs(),
             "running": self.running(),
             "steps": self.steps(),
             "closed": self.is_closed(),
@@ -87,7 +87,7 @@ impl Live {
                     "deferred": t.def.deferred,
                     "namespace": t.def.namespace,
                     "model_callable": reg.model_callable(&t.def.name),
-                    "stub": self.engine.direct.is_stub(&t.def.name),
+                    "stub": self.engine.answers.is_stub(&t.def.name),
                 })
             })
             .collect();

@@ -20,7 +20,7 @@ use crate::process::extension::LoadedExtension;
 use crate::session::engine::SessionEngine;
 use crate::session::intercept::{self, MessageVerdict, PromptPass};
 use crate::session::message::Message;
-use crate::session::script::{ConfirmAnswer, ToolCallSpec, Turn};
+use crate::session::script::{ToolCallSpec, Turn};
 use crate::session::tools::request::WhileRunning;
 pub(crate) use crate::session::tools::request::{ProposedArgs, ToolRequest};
 use crate::transcript::Observation;
@@ -297,7 +297,7 @@ impl SessionEngine {
             // One reply may hold hundreds of calls: their events go out
             // at the pace the subscribers read them (N-11).
             self.mgr.pace().await;
-            self.announce_tool_call(id, &c.name, args, "");
+            crate::session::tools::pipeline::announce(&self.fanout, id, &c.name, args, "");
         }
         lock(&self.st).converse(Message::Assistant {
             text: turn.text.clone(),
@@ -429,31 +429,6 @@ impl SessionEngine {
                 image_count: 0,
             }));
             self.input.push_followup(text, ext);
-        }
-    }
-
-    /// The next queued confirmation answer, else the default one; with the
-    /// default `wait`, waits for a `confirm` step (denied once shutdown
-    /// begins).
-    pub(crate) async fn next_answer(&self) -> ConfirmAnswer {
-        loop {
-            let notified = self.answers_notify.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            if let Some(a) = lock(&self.answers).pop_front() {
-                return a;
-            }
-            let (default, closing) = {
-                let st = lock(&self.st);
-                (st.default_answer, st.closing)
-            };
-            if let Some(a) = default {
-                return a;
-            }
-            if closing {
-                return ConfirmAnswer::Deny;
-            }
-            notified.await;
         }
     }
 

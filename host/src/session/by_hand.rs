@@ -3,28 +3,20 @@
 //! own, and answer calls of stub tools by hand. `zot-host inspect` does these
 //! live; the `call`, `emit`, `intercept`, `stub`, `unstub` and `answer`
 //! script steps replay them. Each goes through the host's one path for it:
-//! the tool pipeline of [`crate::session::agent`], [`crate::session::fanout`] and the
-//! chains of [`crate::session::intercept`].
-
-use std::collections::VecDeque;
-use std::sync::Mutex;
-use std::time::Duration;
+//! the tool pipeline of [`crate::session::tools::pipeline`], the fan-out of
+//! [`crate::session::fanout`] and the chains of [`crate::session::intercept`];
+//! stubs and their replies are kept by [`crate::session::tools::answers`].
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
-use zot_protocol::{InterceptRequest, RawJson, ToolResult, ToolStatus};
+use zot_protocol::InterceptRequest;
 
 use crate::session::engine::SessionEngine;
 use crate::session::intercept::{self, MessageVerdict, PromptPass, ToolCallVerdict};
 use crate::session::payload::{decode_event, decode_intercept, Verdict};
 use crate::session::script::{StubAnswer, ToolCallSpec};
-use crate::session::tools::invoke::ToolOutput;
 use crate::session::tools::request::{ProposedArgs, ToolRequest, ToolRun, WhileRunning};
 use crate::transcript::Observation;
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 impl SessionEngine {
     /// Runs a direct tool call through the whole pipeline (interception,
@@ -37,11 +29,7 @@ impl SessionEngine {
             .unwrap_or_else(|| format!("toolu_{}", self.next_n()));
         let cancel = CancellationToken::new();
         let (user, on_delivery) = WhileRunning::of(spec, &cancel);
-        let key = self
-            .direct
-            .next_running
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        lock(&self.direct.running).insert(key, cancel.clone());
+        let key = self.answers.track(cancel.clone());
         let run = self
             .run_tool_while(
                 ToolRequest {
@@ -64,18 +52,14 @@ impl SessionEngine {
                 user,
             )
             .await;
-        lock(&self.direct.running).remove(&key);
+        self.answers.untrack(key);
         run
     }
 
     /// Cancels every direct call in flight (the inspector's Cancel button);
     /// whether any was running.
     pub fn cancel_direct_calls(&self) -> bool {
-        let running = std::mem::take(&mut *lock(&self.direct.running));
-        for t in running.values() {
-            t.cancel();
-        }
-        !running.is_empty()
+        self.answers.cancel_direct_calls()
     }
 
     /// Emits a lifecycle event with a payload of the user's (an `emit` step).
@@ -151,83 +135,12 @@ impl SessionEngine {
 
     /// Declares (or withdraws) a stub tool.
     pub fn set_stub(&self, name: &str, on: bool) {
-        let mut stubs = lock(&self.direct.stubs);
-        if on {
-            stubs.insert(name.to_owned());
-        } else {
-            stubs.remove(name);
-        }
+        self.answers.set_stub(name, on);
     }
 
     /// Queues the reply to the next call of a stub tool and wakes a call
     /// that waits for it.
     pub fn queue_answer(&self, a: StubAnswer) {
-        lock(&self.direct.answers)
-            .entry(a.tool.clone())
-            .or_default()
-            .push_back(a);
-        self.answers_notify.notify_waiters();
+        self.answers.queue_reply(a);
     }
-
-    /// Executes a call of a stub tool: the first queued answer for it, or
-    /// the next one queued, unless the call is cancelled, its deadline
-    /// passes or the session shuts down first.
-    pub(crate) async fn stub_call(
-        &self,
-        name: &str,
-        cancel: &CancellationToken,
-        deadline: Option<Duration>,
-    ) -> ToolOutput {
-        let wait = async {
-            loop {
-                let notified = self.answers_notify.notified();
-                tokio::pin!(notified);
-                notified.as_mut().enable();
-                let next = lock(&self.direct.answers)
-                    .get_mut(name)
-                    .and_then(VecDeque::pop_front);
-                if let Some(a) = next {
-                    return Some(a);
-                }
-                if self.is_closing() {
-                    return None;
-                }
-                notified.await;
-            }
-        };
-        let sleep = async {
-            match deadline {
-                Some(d) => tokio::time::sleep(d).await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            a = wait => match a {
-                Some(a) => answer_output(name, a),
-                None => ToolOutput::error(format!("stub {name}: the session ended before an answer"), ToolStatus::Failed, false),
-            },
-            _ = cancel.cancelled() => ToolOutput::error(format!("stub {name}: cancelled"), ToolStatus::Cancelled, true),
-            _ = sleep => ToolOutput::error(format!("stub {name}: timed out after {deadline:?}"), ToolStatus::TimedOut, true),
-        }
-    }
-}
-
-/// Converts a hand-typed answer the way an extension's result is converted.
-fn answer_output(name: &str, a: StubAnswer) -> ToolOutput {
-    let mut content = Vec::new();
-    if let Some(t) = a.text {
-        content.push(zot_protocol::ContentBlock::text(t));
-    }
-    content.extend(a.content);
-    crate::session::tools::invoke::convert(
-        "stub",
-        name,
-        ToolResult {
-            id: String::new(),
-            content,
-            is_error: a.is_error,
-            activate_tools: Vec::new(),
-            structured_content: a.structured_content.map(RawJson::from),
-        },
-    )
 }

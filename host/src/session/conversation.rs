@@ -24,7 +24,7 @@ impl SessionEngine {
         serde_json::json!({
             "id": place.session_id,
             "cwd": place.cwd.display().to_string(),
-            "mode": st.mode.as_str(),
+            "mode": self.mode().as_str(),
             "provider": st.provider,
             "model": st.model,
             "active": st.active,

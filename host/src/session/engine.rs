@@ -11,12 +11,11 @@
 //! [`crate::session::frames`], the agent loop in [`crate::session::agent`],
 //! the tool pipeline in [`crate::session::tools`].
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use tokio::sync::Notify;
 use zot_protocol::{LifecycleEvent, SessionEndEvent, SessionEndReason, SessionStartEvent};
 
 use crate::config::{HostConfig, HostMode, QueueLimits, Timeouts};
@@ -28,6 +27,7 @@ use crate::session::message::{Conversation, Message};
 use crate::session::panels::Panels;
 use crate::session::screen::Screen;
 use crate::session::script::{ConfirmAnswer, ConfirmPolicy, Script, Turn};
+use crate::session::tools::answers::Answers;
 use crate::session::waits::Waits;
 use crate::store::discovery::DiscoveryOptions;
 use crate::transcript::{Observation, Transcript};
@@ -62,14 +62,6 @@ pub struct State {
     pub provider: String,
     /// Model.
     pub model: String,
-    /// Host mode.
-    pub mode: HostMode,
-    /// Confirmation policy.
-    pub policy: ConfirmPolicy,
-    /// Answer when nothing is scripted; `None`: wait for a `confirm` step.
-    pub default_answer: Option<ConfirmAnswer>,
-    /// Tools approved with "remember".
-    pub remembered: HashSet<String>,
     /// The conversation (its size).
     pub conversation: Conversation,
     /// The base system prompt.
@@ -104,11 +96,13 @@ pub struct SessionEngine {
     me: Weak<SessionEngine>,
     /// Observations and lifecycle events, and where the session is.
     pub(crate) fanout: Fanout,
+    /// The host mode (fixed for the session).
+    mode: HostMode,
     pub(crate) st: Mutex<State>,
     pub(crate) model_turns: Mutex<VecDeque<Turn>>,
-    pub(crate) answers: Mutex<VecDeque<ConfirmAnswer>>,
-    /// Woken when answers are queued or shutdown begins.
-    pub(crate) answers_notify: Notify,
+    /// Confirmation and stub answers, stub tools, direct calls in flight:
+    /// what the tool pipeline waits on a person for.
+    pub(crate) answers: Answers,
     /// Panels, notes and the editor's text.
     pub(crate) screen: Mutex<Screen>,
     /// Input waiting its turn: queued `submit`s and follow-ups.
@@ -122,8 +116,6 @@ pub struct SessionEngine {
     pub(super) exit: AtomicBool,
     /// Durable `call_tool` results (continuous mode).
     pub durable: Option<crate::store::durable::DurableStore>,
-    /// Stub tools, their hand-typed answers, direct calls in flight.
-    pub(crate) direct: crate::session::tools::stubs::Direct,
     /// The live model answering turns instead of the script's replies.
     pub(crate) live_model: std::sync::OnceLock<Arc<crate::model::LiveModel>>,
     /// Told each live model turn (a live session records it as `replies`).
@@ -363,12 +355,6 @@ impl SessionEngine {
             st: Mutex::new(State {
                 provider: cfg.provider.clone(),
                 model: cfg.model.clone(),
-                mode: cfg.mode,
-                policy,
-                default_answer: script
-                    .default_answer
-                    .map_or(Some(ConfirmAnswer::Approve), |d| d.answer()),
-                remembered: HashSet::new(),
                 conversation: Conversation::default(),
                 base_prompt: script
                     .system_prompt
@@ -379,9 +365,14 @@ impl SessionEngine {
                 active: false,
                 closing: false,
             }),
+            mode: cfg.mode,
             model_turns: Mutex::default(),
-            answers: Mutex::default(),
-            answers_notify: Notify::new(),
+            answers: Answers::new(
+                policy,
+                script
+                    .default_answer
+                    .map_or(Some(ConfirmAnswer::Approve), |d| d.answer()),
+            ),
             screen: Mutex::default(),
             input: Input::default(),
             waits: Waits::for_script(script),
@@ -391,7 +382,6 @@ impl SessionEngine {
             failures: AtomicUsize::new(0),
             exit: AtomicBool::new(false),
             durable,
-            direct: crate::session::tools::stubs::Direct::default(),
             live_model: std::sync::OnceLock::new(),
             on_model_turn: Mutex::default(),
         })
@@ -419,7 +409,7 @@ impl SessionEngine {
 
     /// The host mode.
     pub fn mode(&self) -> HostMode {
-        lock(&self.st).mode
+        self.mode
     }
 
     /// Records what a user of the host would see (see [`Fanout`]).
@@ -490,7 +480,7 @@ impl SessionEngine {
         self.clear_notes();
         self.end_session(SessionEndReason::Shutdown);
         lock(&self.st).closing = true;
-        self.answers_notify.notify_waiters();
+        self.answers.wake_all();
         let grace = self.mgr.cfg().timeouts.shutdown_grace;
         self.mgr.shutdown_by(grace, how).await;
     }

@@ -37,6 +37,7 @@ pub(crate) mod screen;
 pub mod script;
 pub(crate) mod steps;
 pub(crate) mod surface;
+pub(crate) mod tool_session;
 pub(crate) mod tools;
 pub mod waits;
 

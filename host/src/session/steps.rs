@@ -43,8 +43,7 @@ impl SessionEngine {
         } else if let Some(k) = &s.key {
             self.panel_key(k, s.text.as_deref().unwrap_or(""));
         } else if let Some(a) = &s.confirm {
-            lock(&self.answers).extend(a.to_vec());
-            self.answers_notify.notify_waiters();
+            self.answers.queue_confirms(a.to_vec());
         } else if let Some(c) = &s.compact {
             self.compact(c);
         } else if let Some(a) = &s.subagent {

@@ -2,9 +2,11 @@
 //!
 //! - `request`: a call as it enters the pipeline and what comes out (what
 //!   every caller speaks; it uses none of them).
-//! - `stubs`: tools a person answers by hand, and direct calls in flight.
+//! - `answers`: what a person answers calls with (confirmations, stub
+//!   replies), stub tools, direct calls in flight.
 //! - [`pipeline`]: one tool call through the host's steps in order
-//!   (validate → resolve → intercept → confirm → execute → observe).
+//!   (validate → resolve → intercept → confirm → execute → observe); it
+//!   sees the session through its `ToolSession` trait only.
 //! - [`invoke`]: sending a call to the extension that registered the tool
 //!   and waiting for its result (deadline, cancel, withdrawal).
 //! - [`call_tool`]: an extension calling a tool itself (`call_tool`
@@ -16,9 +18,9 @@
 //! owns a name is the registry's answer ([`crate::process::registry`]),
 //! never decided here.
 
+pub(crate) mod answers;
 pub mod builtin;
 pub mod call_tool;
 pub mod invoke;
 pub mod pipeline;
 pub(crate) mod request;
-pub(crate) mod stubs;

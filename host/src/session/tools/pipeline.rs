@@ -6,7 +6,12 @@
 //! A step that ends the call early returns the output the call ends with
 //! (`Err(ToolOutput)`); every way out goes through [`ToolRun`]'s one
 //! `tool_result` event and observation.
+//!
+//! The pipeline sees the session it runs in only through [`ToolSession`]:
+//! the extensions, the fan-out, the answers part, and the scripted user's
+//! waits and keys.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -16,16 +21,42 @@ use zot_protocol::{
     ToolResultEvent, ToolStatus,
 };
 
+use crate::process::manager::Manager;
 use crate::process::registry::ToolReg;
-use crate::session::engine::SessionEngine;
+use crate::session::fanout::Fanout;
 use crate::session::intercept::{self, ToolCallVerdict};
-use crate::session::script::{ConfirmAnswer, ConfirmPolicy};
+use crate::session::script::{ConfirmAnswer, ConfirmPolicy, KeyPress, WaitSpec};
+use crate::session::tools::answers::Answers;
 use crate::session::tools::invoke::{CancelNotice, Invocation, Invoked, ToolOutput};
 use crate::session::tools::request::{ProposedArgs, ToolRequest, ToolRun, WhileRunning};
 use crate::transcript::Observation;
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The session as the tool pipeline sees it: what a call needs from around
+/// it and nothing more. The session engine is the one implementation.
+pub(crate) trait ToolSession: Sync {
+    /// The extensions: the registry a name resolves in, the interceptors,
+    /// the tool's owner.
+    fn extensions(&self) -> &Arc<Manager>;
+    /// Where the call's observations and events go (and the session's id
+    /// and cwd).
+    fn fanout(&self) -> &Fanout;
+    /// The confirmation policy and answers, and the stub tools.
+    fn answers(&self) -> &Answers;
+    /// Whether the host has a user to ask (the tool is told too).
+    fn interactive(&self) -> bool;
+    /// Shutdown began: no answer comes any more.
+    fn is_closing(&self) -> bool;
+    /// The position of the next frame read.
+    fn seen_mark(&self) -> u64;
+    /// Waits for a frame at or after `from` (a failed wait is a failed
+    /// check); whether it came.
+    async fn wait_for(&self, w: &WaitSpec, from: u64) -> bool;
+    /// Presses the scripted keys in the panel `ext` opens.
+    async fn press_keys(&self, keys: &[KeyPress], ext: &str, from: u64);
 }
 
 /// A step either lets the call go on with a value or ends it with an output.
@@ -41,89 +72,83 @@ enum Target {
     Builtin,
 }
 
-impl SessionEngine {
-    /// Runs one tool call through the whole pipeline.
-    pub async fn run_tool(&self, req: ToolRequest) -> ToolRun {
-        self.run_tool_while(req, WhileRunning::default()).await
+/// Runs one tool call through the whole pipeline while the scripted user
+/// works its panel.
+pub(crate) async fn run<S: ToolSession>(
+    session: &S,
+    req: ToolRequest,
+    user: WhileRunning,
+) -> ToolRun {
+    let wait_from = session.seen_mark();
+    // Each call emits a few events; calls run back to back (or many at
+    // once through call_tool): keep pace with the subscribers.
+    session.extensions().pace().await;
+    if req.announce {
+        announce(
+            session.fanout(),
+            &req.tool_id,
+            &req.name,
+            &req.args,
+            &req.origin_extension,
+        );
     }
-
-    /// Runs one tool call through the whole pipeline while the scripted user
-    /// works its panel.
-    pub(crate) async fn run_tool_while(&self, req: ToolRequest, user: WhileRunning) -> ToolRun {
-        let wait_from = self.seen_mark();
-        // Each call emits a few events; calls run back to back (or many at
-        // once through call_tool): keep pace with the subscribers.
-        self.mgr.pace().await;
-        if req.announce {
-            self.announce_tool_call(&req.tool_id, &req.name, &req.args, &req.origin_extension);
+    let call = Call { session, req: &req };
+    let (args, target) = match call.validate().and_then(|args| Ok((args, call.resolve()?))) {
+        Ok(found) => found,
+        Err(out) => return call.finish(&req.args, out),
+    };
+    let args = match call.intercept(args).await {
+        Ok(args) => args,
+        Err(out) => return call.finish(&req.args, out),
+    };
+    let then_wait = user.then_wait.clone();
+    let invoked = match call.confirm(&args).await {
+        Ok(host_interactive) => {
+            call.execute(target, &args, host_interactive, user, wait_from)
+                .await
         }
-        let call = Call {
-            engine: self,
-            req: &req,
-        };
-        let (args, target) = match call.validate().and_then(|args| Ok((args, call.resolve()?))) {
-            Ok(found) => found,
-            Err(out) => return call.finish(&req.args, out),
-        };
-        let args = match call.intercept(args).await {
-            Ok(args) => args,
-            Err(out) => return call.finish(&req.args, out),
-        };
-        let then_wait = user.then_wait.clone();
-        let invoked = match call.confirm(&args).await {
-            Ok(host_interactive) => {
-                call.execute(target, &args, host_interactive, user, wait_from)
-                    .await
-            }
-            Err(out) => out.into(),
-        };
-        let run = call.observe(ProposedArgs::Json(args), invoked);
-        // The scripted user waits for the extension's reaction to a cancel,
-        // which the result recorded above comes before.
-        if let Some(w) = &then_wait {
-            self.wait_for(w, wait_from).await;
-        }
-        run
+        Err(out) => out.into(),
+    };
+    let run = call.observe(ProposedArgs::Json(args), invoked);
+    // The scripted user waits for the extension's reaction to a cancel,
+    // which the result recorded above comes before.
+    if let Some(w) = &then_wait {
+        session.wait_for(w, wait_from).await;
     }
+    run
+}
 
-    /// The `tool_call` event and observation of a call about to run.
-    pub(crate) fn announce_tool_call(
-        &self,
-        id: &str,
-        name: &str,
-        args: &ProposedArgs,
-        origin: &str,
-    ) {
-        let (tool_args, tool_args_raw, shown) = match args {
-            ProposedArgs::Json(j) => (Some(j.clone()), None, j.to_value()),
-            ProposedArgs::Raw(r) => (None, Some(r.clone()), serde_json::Value::String(r.clone())),
-        };
-        self.observe(Observation::ToolCall {
-            tool_id: id.to_owned(),
-            name: name.to_owned(),
-            args: shown,
-            origin_extension: origin.to_owned(),
-        });
-        self.emit(LifecycleEvent::ToolCall(ToolCallEvent {
-            session_id: String::new(),
-            cwd: String::new(),
-            sequence: 0,
-            origin_extension: origin.to_owned(),
-            tool_id: id.to_owned(),
-            tool_name: name.to_owned(),
-            tool_args,
-            tool_args_raw,
-        }));
-    }
+/// The `tool_call` event and observation of a call about to run.
+pub(crate) fn announce(fanout: &Fanout, id: &str, name: &str, args: &ProposedArgs, origin: &str) {
+    let (tool_args, tool_args_raw, shown) = match args {
+        ProposedArgs::Json(j) => (Some(j.clone()), None, j.to_value()),
+        ProposedArgs::Raw(r) => (None, Some(r.clone()), serde_json::Value::String(r.clone())),
+    };
+    fanout.observe(Observation::ToolCall {
+        tool_id: id.to_owned(),
+        name: name.to_owned(),
+        args: shown,
+        origin_extension: origin.to_owned(),
+    });
+    fanout.emit(LifecycleEvent::ToolCall(ToolCallEvent {
+        session_id: String::new(),
+        cwd: String::new(),
+        sequence: 0,
+        origin_extension: origin.to_owned(),
+        tool_id: id.to_owned(),
+        tool_name: name.to_owned(),
+        tool_args,
+        tool_args_raw,
+    }));
 }
 
 /// One call on its way through the steps.
-struct Call<'a> {
-    engine: &'a SessionEngine,
+struct Call<'a, S> {
+    session: &'a S,
     req: &'a ToolRequest,
 }
 
-impl Call<'_> {
+impl<S: ToolSession> Call<'_, S> {
     /// Not cancelled already, and arguments that are a JSON object.
     fn validate(&self) -> Step<RawJson> {
         if self.req.cancel.is_cancelled() {
@@ -153,10 +178,10 @@ impl Call<'_> {
         if crate::session::tools::builtin::is_builtin(name) {
             return Ok(Target::Builtin);
         }
-        if self.engine.direct.is_stub(name) {
+        if self.session.answers().is_stub(name) {
             return Ok(Target::Stub);
         }
-        let reg = lock(&self.engine.mgr.shared().registry);
+        let reg = lock(&self.session.extensions().shared().registry);
         let visible = if self.req.via_call_tool {
             reg.in_agent(name)
         } else {
@@ -177,7 +202,7 @@ impl Call<'_> {
     async fn intercept(&self, args: RawJson) -> Step<RawJson> {
         let req = self.req;
         let verdict = intercept::tool_call(
-            &self.engine.mgr,
+            self.session.extensions(),
             &req.tool_id,
             &req.name,
             args,
@@ -207,14 +232,8 @@ impl Call<'_> {
     /// whether the host is interactive (the tool is told).
     async fn confirm(&self, args: &RawJson) -> Step<bool> {
         let req = self.req;
-        let (policy, remembered, interactive) = {
-            let st = lock(&self.engine.st);
-            (
-                st.policy,
-                st.remembered.contains(&req.name),
-                st.mode.is_interactive(),
-            )
-        };
+        let (policy, remembered) = self.session.answers().rule_for(&req.name);
+        let interactive = self.session.interactive();
         let approve =
             |source| self.decision(Decision::Approved, source, DecisionStage::PreExecution, "");
         if policy == ConfirmPolicy::Yolo {
@@ -248,7 +267,7 @@ impl Call<'_> {
                     ));
                 }
                 ConfirmAnswer::Remember => {
-                    lock(&self.engine.st).remembered.insert(req.name.clone());
+                    self.session.answers().remember(&req.name);
                     approve(DecisionSource::User);
                 }
                 ConfirmAnswer::Approve => approve(DecisionSource::User),
@@ -262,7 +281,8 @@ impl Call<'_> {
     async fn ask_user(&self, args: &RawJson) -> ConfirmAnswer {
         let req = self.req;
         let preview = crate::session::tools::builtin::preview(&req.name, args);
-        self.engine.emit(LifecycleEvent::ToolConfirmationRequested(
+        let fanout = self.session.fanout();
+        fanout.emit(LifecycleEvent::ToolConfirmationRequested(
             ToolConfirmationRequestedEvent {
                 session_id: String::new(),
                 cwd: String::new(),
@@ -275,9 +295,12 @@ impl Call<'_> {
         ));
         let answer = match req.confirm {
             Some(a) => a,
-            None => self.engine.next_answer().await,
+            None => {
+                let s = self.session;
+                s.answers().next_confirm(|| s.is_closing()).await
+            }
         };
-        self.engine.observe(Observation::Confirmation {
+        fanout.observe(Observation::Confirmation {
             tool_id: req.tool_id.clone(),
             name: req.name.clone(),
             preview,
@@ -301,11 +324,15 @@ impl Call<'_> {
                 self.execute_in_extension(tool, args, host_interactive, &cancel, &user, wait_from)
                     .await
             }
-            Target::Stub => self
-                .engine
-                .stub_call(&self.req.name, &cancel, self.req.exec_deadline)
-                .await
-                .into(),
+            Target::Stub => {
+                let s = self.session;
+                s.answers()
+                    .stub_call(&self.req.name, &cancel, self.req.exec_deadline, || {
+                        s.is_closing()
+                    })
+                    .await
+                    .into()
+            }
             Target::Builtin => self.execute_builtin(args, &cancel).await.into(),
         }
     }
@@ -319,8 +346,8 @@ impl Call<'_> {
         user: &WhileRunning,
         wait_from: u64,
     ) -> Invoked {
-        let (engine, req) = (self.engine, self.req);
-        let Some(ext) = engine.mgr.get(&tool.ext) else {
+        let (session, req) = (self.session, self.req);
+        let Some(ext) = session.extensions().get(&tool.ext) else {
             return ToolOutput::error(
                 format!("extension {} is not loaded", tool.ext),
                 ToolStatus::Failed,
@@ -333,12 +360,12 @@ impl Call<'_> {
             chain.push(req.name.clone());
         }
         let scope = if req.durable_scope.is_empty() {
-            format!("{}/{}", engine.fanout.session_id(), req.tool_id)
+            format!("{}/{}", session.fanout().session_id(), req.tool_id)
         } else {
             req.durable_scope.clone()
         };
         let invocation = crate::session::tools::invoke::invoke(
-            engine.mgr.shared(),
+            session.extensions().shared(),
             Invocation {
                 ext: ext.clone(),
                 tool: req.name.clone(),
@@ -357,7 +384,7 @@ impl Call<'_> {
         }
         // The user works the tool's panel while it waits.
         tokio::pin!(run);
-        let keys = engine.press_keys(&user.keys, &ext.name, wait_from);
+        let keys = session.press_keys(&user.keys, &ext.name, wait_from);
         tokio::pin!(keys);
         let mut pressed = false;
         loop {
@@ -374,7 +401,7 @@ impl Call<'_> {
     }
 
     async fn execute_builtin(&self, args: &RawJson, cancel: &CancellationToken) -> ToolOutput {
-        let cwd = self.engine.fanout.cwd();
+        let cwd = self.session.fanout().cwd();
         let run = crate::session::tools::builtin::run(&self.req.name, args, &cwd, cancel);
         let Some(d) = self.req.exec_deadline else {
             return run.await;
@@ -405,7 +432,7 @@ impl Call<'_> {
         }
         if !output.activate_tools.is_empty() {
             let names = std::mem::take(&mut output.activate_tools);
-            lock(&self.engine.mgr.shared().registry).activate(&names);
+            lock(&self.session.extensions().shared().registry).activate(&names);
         }
         self.finish_then(&args, output, cancel_notice)
     }
@@ -429,7 +456,8 @@ impl Call<'_> {
             ProposedArgs::Json(j) => (Some(j.clone()), None),
             ProposedArgs::Raw(r) => (None, Some(r.clone())),
         };
-        self.engine.observe(Observation::ToolResult {
+        let fanout = self.session.fanout();
+        fanout.observe(Observation::ToolResult {
             tool_id: req.tool_id.clone(),
             name: req.name.clone(),
             status: output.status.to_string(),
@@ -437,24 +465,23 @@ impl Call<'_> {
             text: crate::util::ellipsize(&output.joined_text(), 2000),
         });
         drop(cancel_notice);
-        self.engine
-            .emit(LifecycleEvent::ToolResult(ToolResultEvent {
-                session_id: String::new(),
-                cwd: String::new(),
-                sequence: 0,
-                status: output.status.clone(),
-                result: Some(EventResult {
-                    content: observed,
-                    is_error: output.is_error,
-                    truncated,
-                }),
-                executed: Some(output.executed),
-                origin_extension: req.origin_extension.clone(),
-                tool_id: req.tool_id.clone(),
-                tool_name: req.name.clone(),
-                tool_args,
-                tool_args_raw,
-            }));
+        fanout.emit(LifecycleEvent::ToolResult(ToolResultEvent {
+            session_id: String::new(),
+            cwd: String::new(),
+            sequence: 0,
+            status: output.status.clone(),
+            result: Some(EventResult {
+                content: observed,
+                is_error: output.is_error,
+                truncated,
+            }),
+            executed: Some(output.executed),
+            origin_extension: req.origin_extension.clone(),
+            tool_id: req.tool_id.clone(),
+            tool_name: req.name.clone(),
+            tool_args,
+            tool_args_raw,
+        }));
         ToolRun { output }
     }
 
@@ -466,20 +493,22 @@ impl Call<'_> {
         reason: &str,
     ) {
         let req = self.req;
-        self.engine.emit(LifecycleEvent::PermissionDecision(
-            PermissionDecisionEvent {
-                session_id: String::new(),
-                cwd: String::new(),
-                sequence: 0,
-                reason: reason.to_owned(),
-                source,
-                decision,
-                stage,
-                origin_extension: req.origin_extension.clone(),
-                tool_id: req.tool_id.clone(),
-                tool_name: req.name.clone(),
-            },
-        ));
+        self.session
+            .fanout()
+            .emit(LifecycleEvent::PermissionDecision(
+                PermissionDecisionEvent {
+                    session_id: String::new(),
+                    cwd: String::new(),
+                    sequence: 0,
+                    reason: reason.to_owned(),
+                    source,
+                    decision,
+                    stage,
+                    origin_extension: req.origin_extension.clone(),
+                    tool_id: req.tool_id.clone(),
+                    tool_name: req.name.clone(),
+                },
+            ));
     }
 }
 
