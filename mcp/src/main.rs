@@ -1,6 +1,7 @@
 //! The `zot-mcp` command.
 
 use std::ffi::OsString;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -29,13 +30,21 @@ enum Cmd {
         #[arg(last = true, required = true, value_name = "COMMAND")]
         command: Vec<OsString>,
     },
-    /// Serve a zot extension's tools to MCP clients over stdio: the zot host
-    /// library loads the extension; its commands are offered as prompts.
+    /// Serve a zot extension's tools to MCP clients over stdio (or Streamable
+    /// HTTP with --http): the zot host library loads the extension; its
+    /// commands are offered as prompts.
     /// For a client's configuration: {"command": "zot-mcp", "args": ["serve", "/path/to/extension"]}
     Serve {
         /// The extension's folder (the one holding extension.json).
         #[arg(value_name = "EXT_DIR")]
         ext_dir: PathBuf,
+        /// Serve over Streamable HTTP at http://ADDR/mcp instead of stdio.
+        /// ADDR is a loopback address (127.0.0.1:PORT, [::1]:PORT or
+        /// localhost:PORT; port 0 picks a free one); others are refused.
+        /// Clients send "Authorization: Bearer TOKEN": the token is printed
+        /// on stderr, or set with the ZOT_MCP_TOKEN environment variable.
+        #[arg(long, value_name = "ADDR", value_parser = serve::http::parse_addr)]
+        http: Option<SocketAddr>,
     },
 }
 
@@ -60,7 +69,9 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Cmd::Wrap { name, command } => runtime.block_on(wrap::run(WrapOptions { name, command })),
-        Cmd::Serve { ext_dir } => runtime.block_on(serve::run(ServeOptions { ext_dir })),
+        Cmd::Serve { ext_dir, http } => {
+            runtime.block_on(serve::run(ServeOptions { ext_dir, http }))
+        }
     };
     // Blocked stdin reads must not delay the exit.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));

@@ -214,6 +214,122 @@ fn a_folder_that_is_no_extension_is_one_line_and_status_1() {
     assert!(err.contains("missing"), "names the folder: {err}");
 }
 
+/// `zot-mcp serve --http 127.0.0.1:0 DIR` with the token `secret`, and the
+/// address it printed.
+struct HttpServed {
+    child: std::process::Child,
+    addr: String,
+    _home: tempfile::TempDir,
+}
+
+fn serve_http() -> HttpServed {
+    let home = tempfile::tempdir().unwrap();
+    let dir = extension_dir(home.path());
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_zot-mcp"))
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .arg(&dir)
+        .env("ZOT_HOME", home.path())
+        .env("ZOT_MCP_TOKEN", "secret")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    // The URL is printed once the extension is ready.
+    let addr = loop {
+        let line = lines.next().expect("the URL on stderr").unwrap();
+        eprintln!("serve --http: {line}");
+        if let Some(url) = line.split("at http://").nth(1) {
+            break url.trim_end_matches("/mcp").to_owned();
+        }
+    };
+    std::thread::spawn(move || {
+        lines
+            .map_while(Result::ok)
+            .for_each(|l| eprintln!("serve --http: {l}"))
+    });
+    HttpServed {
+        child,
+        addr,
+        _home: home,
+    }
+}
+
+impl HttpServed {
+    /// Posts an MCP initialize request, with `auth` as the Authorization
+    /// header when given; the whole answer (status line, headers, body).
+    fn initialize(&self, auth: Option<&str>) -> String {
+        use std::io::{Read, Write};
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}})
+        .to_string();
+        let auth = auth
+            .map(|a| format!("Authorization: {a}\r\n"))
+            .unwrap_or_default();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{auth}Content-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        );
+        let mut stream = std::net::TcpStream::connect(&self.addr).unwrap();
+        stream.set_read_timeout(Some(STUCK)).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer
+    }
+
+    /// SIGTERM, then the exit status.
+    fn stop(mut self) -> Option<i32> {
+        let pid = self.child.id().to_string();
+        let kill = std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status();
+        assert!(kill.unwrap().success());
+        self.child.wait().unwrap().code()
+    }
+}
+
+fn http_refuses_a_missing_or_wrong_token_with_401() {
+    let s = serve_http();
+    for auth in [None, Some("Bearer wrong"), Some("secret")] {
+        let answer = s.initialize(auth);
+        assert!(answer.starts_with("HTTP/1.1 401"), "{auth:?}: {answer}");
+        assert!(
+            answer
+                .to_ascii_lowercase()
+                .contains("www-authenticate: bearer"),
+            "{answer}"
+        );
+    }
+    let answer = s.initialize(Some("Bearer secret"));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("mcp-session-id:"),
+        "{answer}"
+    );
+    assert!(answer.contains(r#""name":"conformance""#), "{answer}");
+    assert_eq!(s.stop(), Some(0), "SIGTERM stops the server cleanly");
+}
+
+fn http_refuses_a_non_loopback_address_before_starting_anything() {
+    let home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_zot-mcp"))
+        .args(["serve", "--http", "0.0.0.0:0"])
+        .arg(home.path().join("missing"))
+        .env("ZOT_HOME", home.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("0.0.0.0:0: not a loopback address"), "{err}");
+    assert!(!err.contains("missing"), "refused before loading: {err}");
+}
+
 fn block_on<F: std::future::Future<Output = ()>>(f: fn() -> F) -> impl Fn() {
     move || {
         tokio::runtime::Builder::new_multi_thread()
@@ -254,6 +370,14 @@ fn main() -> ExitCode {
         (
             "a_folder_that_is_no_extension_is_one_line_and_status_1",
             Box::new(a_folder_that_is_no_extension_is_one_line_and_status_1),
+        ),
+        (
+            "http_refuses_a_missing_or_wrong_token_with_401",
+            Box::new(http_refuses_a_missing_or_wrong_token_with_401),
+        ),
+        (
+            "http_refuses_a_non_loopback_address_before_starting_anything",
+            Box::new(http_refuses_a_non_loopback_address_before_starting_anything),
         ),
     ];
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));

@@ -3,7 +3,8 @@
 # progress, cancellation, prompts, resources; and a `zot-host run` session
 # script over it), the official filesystem
 # server on a temporary directory, and a FastMCP server written with the
-# `mcp` Python package. serve: the Python `mcp` client. The packages are
+# `mcp` Python package. serve: the MCP Inspector's CLI and the Python `mcp`
+# client, over stdio and Streamable HTTP (--http). The packages are
 # pinned and installed once under target/ (target/mcp-servers,
 # target/mcp-venv); without a registry the part needing it is skipped,
 # saying so.
@@ -60,6 +61,8 @@ if inspector="$(npm_install "inspector-$inspector_version" \
     python3 mcp/tests/serve/inspector.py "$inspector" "$zot_mcp" "tests/conformance/$lang"
     ok "zot-mcp serve of the $lang conformance extension under the MCP Inspector CLI"
   done
+  python3 mcp/tests/serve/inspector.py "$inspector" "$zot_mcp" tests/conformance/rust --http
+  ok "zot-mcp serve --http of the rust conformance extension under the MCP Inspector CLI (Streamable HTTP, bearer token)"
 else
   note "skipped the MCP Inspector: the npm registry is unreachable (not installed)"
 fi
@@ -77,3 +80,5 @@ python3 "$drivers/fastmcp.py" "$zot_mcp" "$venv/bin/python"
 ok "zot-mcp wrap over a FastMCP server"
 "$venv/bin/python" mcp/tests/serve/client.py "$zot_mcp" tests/conformance/rust
 ok "zot-mcp serve with the Python MCP client"
+"$venv/bin/python" mcp/tests/serve/client.py "$zot_mcp" tests/conformance/rust --http
+ok "zot-mcp serve --http with the Python MCP client (Streamable HTTP, bearer token, 401 without it)"

@@ -1,5 +1,5 @@
 //! `zot-mcp serve EXT_DIR`: a zot extension's tools served to MCP clients
-//! over stdio.
+//! over stdio, or over Streamable HTTP with `--http ADDR` (`http`).
 //!
 //! The extension is loaded by the zot host library (spawn, handshake,
 //! supervision, readiness) into a session without a model; MCP requests
@@ -9,8 +9,11 @@
 //! zot host.
 
 mod convert;
+mod guard;
 mod handler;
+pub mod http;
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -21,16 +24,29 @@ use zot_host::embed::{EmbedOptions, Embedded};
 use zot_host::transcript::Observation;
 
 use handler::Bridge;
+use http::HttpServer;
 
 /// What `serve` was asked to do.
 pub struct ServeOptions {
     /// The extension's directory.
     pub ext_dir: PathBuf,
+    /// Streamable HTTP on this loopback address instead of stdio.
+    pub http: Option<SocketAddr>,
 }
 
-/// Serves the extension until the client closes the connection (exit 0) or
-/// the extension disconnects (one line on stderr, exit 1).
+/// Serves the extension until the client closes the connection (stdio) or
+/// a signal stops the server (HTTP): exit 0; or until the extension
+/// disconnects: one line on stderr, exit 1.
 pub async fn run(opts: ServeOptions) -> ExitCode {
+    // The socket first: a taken port or a refused address fails before the
+    // extension is started.
+    let http = match opts.http {
+        Some(addr) => match HttpServer::bind(addr).await {
+            Ok(server) => Some(server),
+            Err(e) => return fail(&e),
+        },
+        None => None,
+    };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let embed = EmbedOptions {
         ext_dir: opts.ext_dir,
@@ -44,22 +60,26 @@ pub async fn run(opts: ServeOptions) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let bridge = Bridge { ext: ext.clone() };
+    let code = match http {
+        Some(server) => server.serve(bridge, ext.gone()).await,
+        None => serve_stdio(bridge, &ext).await,
+    };
+    ext.close().await;
+    code
+}
+
+async fn serve_stdio(bridge: Bridge, ext: &Embedded) -> ExitCode {
     let service = match bridge.serve(rmcp::transport::stdio()).await {
         Ok(s) => s,
-        Err(e) => {
-            ext.close().await;
-            return fail(&format!("MCP initialize failed: {e}"));
-        }
+        Err(e) => return fail(&format!("MCP initialize failed: {e}")),
     };
-    let code = tokio::select! {
+    tokio::select! {
         _ = service.waiting() => ExitCode::SUCCESS,
         line = ext.gone() => {
             eprintln!("zot-mcp: {line}");
             ExitCode::FAILURE
         }
-    };
-    ext.close().await;
-    code
+    }
 }
 
 /// What the host observes that a person serving the extension should see.
