@@ -8,7 +8,6 @@
 //! interception, confirmation, `permission_decision`, execution,
 //! `tool_result`. The loop continues while the model calls tools.
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
@@ -102,7 +101,7 @@ impl SessionEngine {
                 image_count: images,
             }));
         }
-        lock(&self.st).converse(Message::User(text));
+        lock(&self.dialogue).converse(Message::User(text));
         self.agent_loop().await;
     }
 
@@ -130,7 +129,7 @@ impl SessionEngine {
             queued: false,
             image_count: 0,
         }));
-        lock(&self.st).converse(Message::User(prompt));
+        lock(&self.dialogue).converse(Message::User(prompt));
         let tool_id = format!("toolu_{}", self.next_n());
         let run = self
             .run_tool(ToolRequest {
@@ -149,7 +148,7 @@ impl SessionEngine {
             })
             .await;
         {
-            let mut st = lock(&self.st);
+            let mut st = lock(&self.dialogue);
             st.converse(Message::Assistant {
                 text: String::new(),
                 tool_calls: vec![(
@@ -177,7 +176,7 @@ impl SessionEngine {
     async fn ensure_prompt(&self) {
         let place = self.fanout.place();
         let (base, pass) = {
-            let st = lock(&self.st);
+            let st = lock(&self.dialogue);
             if st.prompt.is_some() {
                 return;
             }
@@ -197,7 +196,7 @@ impl SessionEngine {
             ..pass
         };
         let prompt = intercept::before_agent_start(&self.mgr, &base, &pass).await;
-        lock(&self.st).prompt = Some(prompt.clone());
+        lock(&self.dialogue).prompt = Some(prompt.clone());
         self.observe(Observation::SystemPrompt {
             agent_run_id: pass.agent_run_id,
             text: prompt,
@@ -205,8 +204,7 @@ impl SessionEngine {
     }
 
     async fn agent_loop(&self) {
-        self.busy.store(true, Ordering::SeqCst);
-        let mut step: u32 = lock(&self.first_step).take().unwrap_or(1);
+        let mut step: u32 = self.replies.take_first_step();
         let first = step;
         loop {
             self.ensure_prompt().await;
@@ -234,14 +232,13 @@ impl SessionEngine {
             }
             step += 1;
         }
-        self.busy.store(false, Ordering::SeqCst);
     }
 
     /// The model's reply for `step` (the live model's, or the script's
     /// next); `None` once the live model has taken the most steps one
     /// prompt may take.
     async fn model_turn(&self, step: u32, first: u32) -> Option<Turn> {
-        Some(match self.live_model.get() {
+        Some(match self.replies.live() {
             Some(model) if step > first + model.max_steps() - 1 => {
                 self.status(
                     "error",
@@ -253,7 +250,7 @@ impl SessionEngine {
                 return None;
             }
             Some(model) => self.live_turn(model.clone()).await,
-            None => lock(&self.model_turns).pop_front().unwrap_or_default(),
+            None => self.replies.next_scripted(),
         })
     }
 
@@ -299,7 +296,7 @@ impl SessionEngine {
             self.mgr.pace().await;
             crate::session::tools::pipeline::announce(&self.fanout, id, &c.name, args, "");
         }
-        lock(&self.st).converse(Message::Assistant {
+        lock(&self.dialogue).converse(Message::Assistant {
             text: turn.text.clone(),
             tool_calls: calls
                 .iter()
@@ -349,7 +346,7 @@ impl SessionEngine {
                 user,
             )
             .await;
-        lock(&self.st).converse(Message::ToolResult {
+        lock(&self.dialogue).converse(Message::ToolResult {
             tool_id: id,
             text: run.output.joined_text(),
             is_error: run.output.is_error,
@@ -361,7 +358,7 @@ impl SessionEngine {
     /// (the loop ends there, `turn_end` carries it) and a status line.
     async fn live_turn(&self, model: Arc<crate::model::LiveModel>) -> Turn {
         let (system, history) = {
-            let st = lock(&self.st);
+            let st = lock(&self.dialogue);
             (
                 st.prompt.clone().unwrap_or_default(),
                 st.history.clone().unwrap_or_default(),
@@ -370,7 +367,7 @@ impl SessionEngine {
         let tools = self.model_tools();
         match model.next_turn(&system, &history, &tools).await {
             Ok(t) => {
-                let hook = lock(&self.on_model_turn).clone();
+                let hook = self.replies.live_turn_hook();
                 if let Some(hook) = hook {
                     hook(&t.script);
                 }

@@ -20,25 +20,25 @@ impl SessionEngine {
     /// The session's id, cwd, mode, provider and model, as JSON.
     pub fn session_info(&self) -> serde_json::Value {
         let place = self.fanout.place();
-        let st = lock(&self.st);
+        let st = lock(&self.dialogue);
         serde_json::json!({
             "id": place.session_id,
             "cwd": place.cwd.display().to_string(),
             "mode": self.mode().as_str(),
             "provider": st.provider,
             "model": st.model,
-            "active": st.active,
+            "active": self.is_active(),
         })
     }
 
     /// The conversation's size so far.
     pub fn conversation(&self) -> Conversation {
-        lock(&self.st).conversation
+        lock(&self.dialogue).conversation
     }
 
     /// Message count and token estimate (serialized text bytes ÷ 4, HOST-143).
     pub(super) fn conversation_size(&self) -> (u64, u64) {
-        let c = lock(&self.st).conversation;
+        let c = lock(&self.dialogue).conversation;
         (c.messages, c.token_estimate())
     }
 
@@ -59,7 +59,7 @@ impl SessionEngine {
                 .summary
                 .clone()
                 .unwrap_or_else(|| "(summary of the conversation)".into());
-            let mut st = lock(&self.st);
+            let mut st = lock(&self.dialogue);
             st.forget_conversation();
             st.converse(Message::Summary(summary));
         }
@@ -111,7 +111,7 @@ impl SessionEngine {
 
     pub(super) fn switch_model(&self, m: &crate::session::script::ModelSwitch) {
         let (provider, model) = {
-            let mut st = lock(&self.st);
+            let mut st = lock(&self.dialogue);
             if let Some(p) = &m.provider {
                 st.provider = p.clone();
             }
@@ -141,7 +141,7 @@ impl SessionEngine {
             cwd: new_cwd,
         });
         {
-            let mut st = lock(&self.st);
+            let mut st = lock(&self.dialogue);
             st.forget_conversation();
             st.prompt = None;
         }
@@ -150,7 +150,7 @@ impl SessionEngine {
 
     pub(super) fn clear(&self) {
         {
-            let mut st = lock(&self.st);
+            let mut st = lock(&self.dialogue);
             st.forget_conversation();
             st.prompt = None;
         }

@@ -1,7 +1,14 @@
 //! The scripted session engine: the embedded stand-in for the model and the
-//! user. It owns the session state (id, cwd, model, mode, confirmation
-//! policy, conversation, notes, panel, editor), opens, starts and ends the
-//! session, and runs queued input while idle.
+//! user. It opens, starts and ends the session, runs queued input while
+//! idle, and holds the session's parts, each a struct with its own file
+//! and lock: where the session is and what it tells the transcript and the
+//! extensions ([`crate::session::fanout`]), the conversation
+//! ([`crate::session::dialogue`]), whether it is active or closing
+//! ([`crate::session::lifecycle`]), the model's replies
+//! ([`crate::session::replies`]), what a person answers tool calls with
+//! ([`crate::session::tools::answers`]), the screen
+//! ([`crate::session::screen`]), queued input ([`crate::session::input`])
+//! and the script's waits ([`crate::session::waits`]). The mode is fixed.
 //!
 //! What it does is split by concern, each an `impl SessionEngine` in the
 //! file named for it: a script's steps in [`crate::session::steps`], the
@@ -9,9 +16,10 @@
 //! commands in [`crate::session::commands`], notes and panels in
 //! [`crate::session::surface`], spontaneous extension frames in
 //! [`crate::session::frames`], the agent loop in [`crate::session::agent`],
-//! the tool pipeline in [`crate::session::tools`].
+//! what a person does by hand in [`crate::session::by_hand`]; the tool
+//! pipeline ([`crate::session::tools::pipeline`]) sees the engine through
+//! its `ToolSession` trait ([`crate::session::tool_session`]).
 
-use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -21,12 +29,14 @@ use zot_protocol::{LifecycleEvent, SessionEndEvent, SessionEndReason, SessionSta
 use crate::config::{HostConfig, HostMode, QueueLimits, Timeouts};
 use crate::process::extension::{FrameHandler, LoadedExtension};
 use crate::process::manager::Manager;
+use crate::session::dialogue::Dialogue;
 use crate::session::fanout::{Fanout, Place};
 use crate::session::input::{Inbox, Input, Refused, MAX_QUEUED_PROMPTS};
-use crate::session::message::{Conversation, Message};
+use crate::session::lifecycle::Lifecycle;
 use crate::session::panels::Panels;
+use crate::session::replies::{ModelTurnHook, Replies};
 use crate::session::screen::Screen;
-use crate::session::script::{ConfirmAnswer, ConfirmPolicy, Script, Turn};
+use crate::session::script::{ConfirmAnswer, ConfirmPolicy, Script};
 use crate::session::tools::answers::Answers;
 use crate::session::waits::Waits;
 use crate::store::discovery::DiscoveryOptions;
@@ -35,46 +45,6 @@ use crate::wire::WireLog;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-impl State {
-    /// Adds a message to the conversation (and to a live model's history).
-    pub fn converse(&mut self, m: Message) {
-        self.conversation.count(&m);
-        if let Some(h) = &mut self.history {
-            h.push(m);
-        }
-    }
-
-    /// Empties the conversation.
-    pub fn forget_conversation(&mut self) {
-        self.conversation.clear();
-        if let Some(h) = &mut self.history {
-            h.clear();
-        }
-    }
-}
-
-/// Mutable session state.
-#[derive(Debug)]
-pub struct State {
-    /// Provider.
-    pub provider: String,
-    /// Model.
-    pub model: String,
-    /// The conversation (its size).
-    pub conversation: Conversation,
-    /// The base system prompt.
-    pub base_prompt: String,
-    /// The prompt in force after the last `before_agent_start` pass.
-    pub prompt: Option<String>,
-    /// The messages themselves, kept only for a live model (which is sent
-    /// them); the scripted model needs only the sizes above.
-    pub history: Option<crate::model::History>,
-    /// Whether a session is active (between start and end).
-    pub active: bool,
-    /// Shutdown began: no new session starts.
-    pub closing: bool,
 }
 
 /// What a step produced besides observations.
@@ -98,8 +68,12 @@ pub struct SessionEngine {
     pub(crate) fanout: Fanout,
     /// The host mode (fixed for the session).
     mode: HostMode,
-    pub(crate) st: Mutex<State>,
-    pub(crate) model_turns: Mutex<VecDeque<Turn>>,
+    /// The conversation: who answers, the system prompt, its size.
+    pub(crate) dialogue: Mutex<Dialogue>,
+    /// Whether the session is active, and whether shutdown began.
+    lifecycle: Lifecycle,
+    /// The model's turns: the script's replies or the live model.
+    pub(crate) replies: Replies,
     /// Confirmation and stub answers, stub tools, direct calls in flight:
     /// what the tool pipeline waits on a person for.
     pub(crate) answers: Answers,
@@ -109,22 +83,15 @@ pub struct SessionEngine {
     pub(crate) input: Input,
     /// The script's waits for extension frames.
     pub(crate) waits: Waits,
-    pub(crate) counter: AtomicU64,
-    pub(crate) busy: AtomicBool,
-    pub(crate) first_step: Mutex<Option<u32>>,
+    /// The engine's local counter (tool ids, run ids...).
+    counter: AtomicU64,
+    /// Failed `expect` / `wait` checks.
     failures: AtomicUsize,
+    /// `/exit` asked the session to end.
     pub(super) exit: AtomicBool,
     /// Durable `call_tool` results (continuous mode).
     pub durable: Option<crate::store::durable::DurableStore>,
-    /// The live model answering turns instead of the script's replies.
-    pub(crate) live_model: std::sync::OnceLock<Arc<crate::model::LiveModel>>,
-    /// Told each live model turn (a live session records it as `replies`).
-    pub(crate) on_model_turn: Mutex<Option<ModelTurnHook>>,
 }
-
-/// What [`SessionEngine::on_model_turn`] calls with each live turn (its
-/// script form).
-pub type ModelTurnHook = Arc<dyn Fn(&serde_json::Value) + Send + Sync>;
 
 /// Inputs of [`run_script`].
 #[derive(Clone)]
@@ -313,13 +280,16 @@ pub async fn open_session(script: &Script, opts: &RunOptions) -> Arc<SessionEngi
 impl SessionEngine {
     /// Turns come from `model` from now on (see [`crate::model`]).
     pub fn use_live_model(&self, model: Arc<crate::model::LiveModel>) {
-        lock(&self.st).history.get_or_insert_with(Default::default);
-        let _ = self.live_model.set(model);
+        lock(&self.dialogue)
+            .history
+            .get_or_insert_with(Default::default);
+        self.replies.use_live(model);
     }
 
-    /// Calls `hook` with each turn of the live model, in its script form.
+    /// Calls `hook` with each turn of the live model, in its script form
+    /// (a live session records it as `replies`).
     pub fn on_model_turn(&self, hook: ModelTurnHook) {
-        *lock(&self.on_model_turn) = Some(hook);
+        self.replies.on_live_turn(hook);
     }
 
     /// A new engine for a script's settings.
@@ -352,21 +322,17 @@ impl SessionEngine {
             ),
             mgr,
             me: me.clone(),
-            st: Mutex::new(State {
-                provider: cfg.provider.clone(),
-                model: cfg.model.clone(),
-                conversation: Conversation::default(),
-                base_prompt: script
+            dialogue: Mutex::new(Dialogue::new(
+                cfg.provider.clone(),
+                cfg.model.clone(),
+                script
                     .system_prompt
                     .clone()
                     .unwrap_or_else(|| "You are zot, a coding agent (reference host).".into()),
-                prompt: None,
-                history: None,
-                active: false,
-                closing: false,
-            }),
+            )),
+            lifecycle: Lifecycle::default(),
             mode: cfg.mode,
-            model_turns: Mutex::default(),
+            replies: Replies::default(),
             answers: Answers::new(
                 policy,
                 script
@@ -377,13 +343,9 @@ impl SessionEngine {
             input: Input::default(),
             waits: Waits::for_script(script),
             counter: AtomicU64::new(0),
-            busy: AtomicBool::new(false),
-            first_step: Mutex::default(),
             failures: AtomicUsize::new(0),
             exit: AtomicBool::new(false),
             durable,
-            live_model: std::sync::OnceLock::new(),
-            on_model_turn: Mutex::default(),
         })
     }
 
@@ -434,12 +396,8 @@ impl SessionEngine {
 
     /// Starts the session (HOST-127..130); a no-op when active or closing.
     pub(crate) fn start_session(&self) {
-        {
-            let mut st = lock(&self.st);
-            if st.active || st.closing {
-                return;
-            }
-            st.active = true;
+        if !self.lifecycle.start() {
+            return;
         }
         let Place { session_id, cwd } = self.fanout.place();
         self.observe(Observation::Session {
@@ -454,12 +412,8 @@ impl SessionEngine {
     }
 
     pub(super) fn end_session(&self, reason: SessionEndReason) {
-        {
-            let mut st = lock(&self.st);
-            if !st.active {
-                return;
-            }
-            st.active = false;
+        if !self.lifecycle.end() {
+            return;
         }
         self.emit(LifecycleEvent::SessionEnd(SessionEndEvent {
             session_id: String::new(),
@@ -479,7 +433,7 @@ impl SessionEngine {
     pub async fn shutdown_by(&self, how: crate::process::shutdown::StopBy) {
         self.clear_notes();
         self.end_session(SessionEndReason::Shutdown);
-        lock(&self.st).closing = true;
+        self.lifecycle.close();
         self.answers.wake_all();
         let grace = self.mgr.cfg().timeouts.shutdown_grace;
         self.mgr.shutdown_by(grace, how).await;
@@ -487,7 +441,12 @@ impl SessionEngine {
 
     /// Whether shutdown began.
     pub fn is_closing(&self) -> bool {
-        lock(&self.st).closing
+        self.lifecycle.is_closing()
+    }
+
+    /// Whether a session is active (between start and end).
+    pub(crate) fn is_active(&self) -> bool {
+        self.lifecycle.is_active()
     }
 
     /// Runs queued `submit` / `submit_slash` requests while idle.
@@ -540,7 +499,7 @@ impl SessionEngine {
 
     pub(super) async fn reload(&self) {
         let s = self.mgr.reload().await;
-        lock(&self.st).prompt = None;
+        lock(&self.dialogue).prompt = None;
         lock(&self.screen).panels = Panels::default();
         self.observe(Observation::Reload {
             stopped: s.stopped,

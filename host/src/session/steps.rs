@@ -17,7 +17,7 @@ impl SessionEngine {
     pub async fn step(&self, i: usize, s: &Step) -> StepOutput {
         let wait_from = self.waits.begin_step(s.actions() == 0);
         if let Some(r) = &s.replies {
-            lock(&self.model_turns).extend(r.iter().cloned());
+            self.replies.queue(r.iter().cloned());
         }
         let out = if self.session_action(s).await {
             StepOutput::None
@@ -35,7 +35,7 @@ impl SessionEngine {
     /// subagent, a switch, a reload...): whether it was one.
     pub(super) async fn session_action(&self, s: &Step) -> bool {
         if let Some(p) = &s.prompt {
-            *lock(&self.first_step) = s.first_step;
+            self.replies.set_first_step(s.first_step);
             self.run_prompt(p.clone(), "user".into(), s.images, false)
                 .await;
         } else if let Some(c) = &s.command {
