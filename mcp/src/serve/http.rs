@@ -145,6 +145,7 @@ async fn checked(guard: &Guard, req: Request, next: Next) -> Response {
 }
 
 /// The name of the signal that asked the server to stop.
+#[cfg(unix)]
 async fn interrupted() -> &'static str {
     use tokio::signal::unix::{signal, SignalKind};
     let Ok(mut term) = signal(SignalKind::terminate()) else {
@@ -155,6 +156,12 @@ async fn interrupted() -> &'static str {
         _ = tokio::signal::ctrl_c() => "SIGINT",
         _ = term.recv() => "SIGTERM",
     }
+}
+
+#[cfg(not(unix))]
+async fn interrupted() -> &'static str {
+    let _ = tokio::signal::ctrl_c().await;
+    "Ctrl-C"
 }
 
 #[cfg(test)]
