@@ -8,8 +8,9 @@
 //       zot-host-<suffix>/ bin/zot-host, package.json, README, licences (zot-mcp alike)
 //   node npm-packages.mjs main <zot-ext|zot-host|zot-mcp> <stage> <suffix>...
 //       zot-ext/  sdk-node's package (dist/, README) with optionalDependencies
-//       zot-host/ npm/zot-host (the launcher) with optionalDependencies
-//       zot-mcp/  mcp/npm (the launcher) with optionalDependencies
+//       zot-host/ npm/zot-host with optionalDependencies, and npm/launcher's
+//                 launcher (bin/zot-host.js) and pack guard
+//       zot-mcp/  mcp/npm alike
 //
 // Every package gets the workspace version (scripts/dist.sh checks that the
 // committed package.json files agree with it) and LICENSE-MIT/-APACHE.
@@ -122,6 +123,14 @@ function mainPackage(kind, stage, suffixes) {
   } else {
     pkg = launcherPackage(kind);
     cpSync(launcherDir(kind), dir, { recursive: true });
+    // One launcher and one pack guard serve every binary (npm/launcher).
+    const shared = join(root, "npm", "launcher");
+    mkdirSync(join(dir, "bin"), { recursive: true });
+    copyFileSync(join(shared, "launcher.js"), join(dir, "bin", `${kind}.js`));
+    chmodSync(join(dir, "bin", `${kind}.js`), 0o755);
+    mkdirSync(join(dir, "scripts"), { recursive: true });
+    copyFileSync(join(shared, "prepack.js"), join(dir, "scripts", "prepack.js"));
+    pkg.scripts = { ...pkg.scripts, prepack: "node scripts/prepack.js" };
     // mcp/npm has no README of its own: the crate's (mcp/README.md) is it.
     if (!existsSync(join(dir, "README.md"))) copyFileSync(join(launcherDir(kind), "..", "README.md"), join(dir, "README.md"));
   }

@@ -20,13 +20,18 @@ fi
 grep -q 'npm pack refused' "$tmp/pack.log" && grep -q 'dist/ is not built' "$tmp/pack.log" &&
   grep -q 'no native engine' "$tmp/pack.log" || { cat "$tmp/pack.log" >&2; die "npm pack of zot-ext failed without saying why"; }
 [ -z "$(compgen -G "$tmp/*.tgz")" ] || die "npm pack refused but left a tarball"
-# The host's launcher package as committed: no platform packages.
-cp -R "$ROOT/npm/zot-host" "$tmp/host-template"
-if (cd "$tmp/host-template" && npm pack --pack-destination "$tmp" > "$tmp/pack.log" 2>&1); then
-  die "npm pack of npm/zot-host without platform packages succeeded"
-fi
-grep -q 'no platform packages' "$tmp/pack.log" || { cat "$tmp/pack.log" >&2; die "npm pack of npm/zot-host failed without saying why"; }
-ok "npm pack refuses zot-ext without a build and zot-host without platform packages, saying why"
+# The launcher packages as committed: no platform packages (their pack
+# guard is npm/launcher's, reached by a relative path: copied alike).
+mkdir -p "$tmp/launchers/mcp"
+cp -R "$ROOT/npm" "$tmp/launchers/npm"
+cp -R "$ROOT/mcp/npm" "$tmp/launchers/mcp/npm"
+for pkg in npm/zot-host mcp/npm; do
+  if (cd "$tmp/launchers/$pkg" && npm pack --pack-destination "$tmp" > "$tmp/pack.log" 2>&1); then
+    die "npm pack of $pkg without platform packages succeeded"
+  fi
+  grep -q 'no platform packages' "$tmp/pack.log" || { cat "$tmp/pack.log" >&2; die "npm pack of $pkg failed without saying why"; }
+done
+ok "npm pack refuses zot-ext without a build and zot-host and zot-mcp without platform packages, saying why"
 
 # --- the release workflow uploads what it checked --------------------------------
 # One step builds and checks (./dev test dist runs ./dev dist): a separate

@@ -1,12 +1,16 @@
 // `npm pack` / `npm publish` guard: this package is only the launcher; it
 // works once ./dev dist has listed the platform packages with the binaries
 // (optionalDependencies) and copied the licences in. Packed from here as
-// committed, it would install a `zot-mcp` that can run nothing.
+// committed, it would install a launcher that can run nothing. This one file
+// guards every launcher package (npm/zot-host, mcp/npm), from here and as the
+// staged package's scripts/prepack.js (scripts/dist/npm-packages.mjs copies
+// it in).
 
 const { existsSync } = require("node:fs");
 const { join } = require("node:path");
 
-const dir = join(__dirname, "..");
+// npm runs a package's scripts in the package's folder.
+const dir = process.cwd();
 const pkg = require(join(dir, "package.json"));
 const problems = [];
 if (Object.keys(pkg.optionalDependencies || {}).length === 0) {

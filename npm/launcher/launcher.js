@@ -1,15 +1,18 @@
 #!/usr/bin/env node
-// Runs the zot-mcp binary of this platform, shipped in the package
-// zot-mcp-<platform> (one of this package's optionalDependencies; npm
-// installs only the one whose os / cpu / libc match the machine), the way
-// esbuild, biome and other native CLIs on npm ship theirs. ZOT_MCP_BINARY
-// overrides the search with an explicit path.
+// The launcher of a zot binary on npm (zot-host, zot-mcp): this one file is
+// every such package's bin/<name>.js (scripts/dist/npm-packages.mjs copies
+// it in). It runs the binary of this platform, shipped in the package
+// <name>-<platform> (one of the package's optionalDependencies; npm installs
+// only the one whose os / cpu / libc match the machine), the way esbuild,
+// biome and other native CLIs on npm ship theirs. <NAME>_BINARY
+// (ZOT_HOST_BINARY, ZOT_MCP_BINARY) overrides the search with an explicit
+// path.
 
 const { spawn } = require("node:child_process");
 const { readFileSync } = require("node:fs");
 const { join } = require("node:path");
 
-const { optionalDependencies = {} } = require("../package.json");
+const { name, optionalDependencies = {} } = require("../package.json");
 
 function isMusl() {
   try {
@@ -29,16 +32,16 @@ function platformSuffix() {
 }
 
 function binaryPath() {
-  const override = process.env.ZOT_MCP_BINARY;
+  const override = process.env[`${name.toUpperCase().replace(/-/g, "_")}_BINARY`];
   if (override) return override;
   const suffix = platformSuffix();
-  const pkg = `zot-mcp-${suffix}`;
-  const exe = process.platform === "win32" ? "zot-mcp.exe" : "zot-mcp";
-  const other = "cargo install zot-mcp, or pipx install zot-mcp where a wheel or Rust is available";
+  const pkg = `${name}-${suffix}`;
+  const exe = process.platform === "win32" ? `${name}.exe` : name;
+  const other = `cargo install ${name}, or pipx install ${name} where a wheel or Rust is available`;
   if (!(pkg in optionalDependencies)) {
-    const supported = Object.keys(optionalDependencies).map((p) => p.replace(/^zot-mcp-/, ""));
+    const supported = Object.keys(optionalDependencies).map((p) => p.slice(name.length + 1));
     fail(
-      `zot-mcp: no prebuilt binary for this platform (${suffix}); ` +
+      `${name}: no prebuilt binary for this platform (${suffix}); ` +
         `the npm package has ${supported.join(", ")}.\n` +
         `Build it from source instead: ${other}.`,
     );
@@ -47,8 +50,8 @@ function binaryPath() {
     return join(require.resolve(`${pkg}/package.json`), "..", "bin", exe);
   } catch {
     fail(
-      `zot-mcp: the package ${pkg} (the binary for ${suffix}) is not installed.\n` +
-        "It is an optional dependency of zot-mcp: reinstall without --omit=optional / --no-optional " +
+      `${name}: the package ${pkg} (the binary for ${suffix}) is not installed.\n` +
+        `It is an optional dependency of ${name}: reinstall without --omit=optional / --no-optional ` +
         "(and, with a lock file made on another platform, delete it first).",
     );
   }
@@ -61,16 +64,16 @@ function fail(message) {
 }
 
 const child = spawn(binaryPath(), process.argv.slice(2), { stdio: "inherit" });
-// zot-mcp ends its MCP server or extension on SIGINT / SIGTERM / SIGHUP: pass
-// them on (a terminal's Ctrl-C reaches the whole group anyway, a `kill`
-// of this process would not).
+// The binaries shut their extensions or MCP servers down on SIGINT /
+// SIGTERM / SIGHUP: pass them on (a terminal's Ctrl-C reaches the whole
+// group anyway, a `kill` of this process would not).
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => child.kill(signal));
 }
-child.on("error", (e) => fail(`zot-mcp: cannot run ${child.spawnfile}: ${e.message}`));
+child.on("error", (e) => fail(`${name}: cannot run ${child.spawnfile}: ${e.message}`));
 child.on("exit", (code, signal) => {
   if (signal) {
-    // Die of the same signal, so that callers see what zot-mcp saw.
+    // Die of the same signal, so that callers see what the binary saw.
     process.removeAllListeners(signal);
     process.kill(process.pid, signal);
   } else {
