@@ -30,6 +30,8 @@ pub const METHODS: &[&str] = &[
     "subscribe",
     "intercept",
     "register_all",
+    "bind_panel",
+    "unbind_panel",
     "hello_done",
     "take_jobs",
     "complete",
@@ -193,6 +195,17 @@ impl BindingEngine {
             events: all.events,
             intercepts: all.intercepts,
         }))
+    }
+
+    /// Routes input for `panel_id` to the handlers registered as
+    /// `registration` (see [`Engine::bind_panel`]).
+    pub fn bind_panel(&self, panel_id: &str, registration: u64) {
+        self.engine.bind_panel(panel_id, registration);
+    }
+
+    /// Forgets `panel_id`'s handlers (see [`Engine::unbind_panel`]).
+    pub fn unbind_panel(&self, panel_id: &str) {
+        self.engine.unbind_panel(panel_id);
     }
 
     /// Ends the on-hello phase: the registrations, `subscribe`, `ready`.

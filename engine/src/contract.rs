@@ -252,6 +252,9 @@ pub enum JobMessage<'a> {
         key: &'a PanelKeyName,
         /// The typed text, for `rune`.
         text: &'a str,
+        /// The registration of the panel's handlers the key is for: run it
+        /// only while that registration is the panel's current one.
+        registration: u64,
     },
     /// The user closed a panel (in order with the other serial jobs).
     PanelClose {
@@ -259,6 +262,10 @@ pub enum JobMessage<'a> {
         id: u64,
         /// The panel.
         panel_id: &'a str,
+        /// The registration of the panel's handlers the close is for (the
+        /// engine already unbound it): forget them if they are still the
+        /// panel's current ones, and run their close handler.
+        registration: u64,
     },
     /// A panel was resized (in order with the other serial jobs).
     PanelResize {
@@ -270,6 +277,8 @@ pub enum JobMessage<'a> {
         width: u32,
         /// Rows.
         height: u32,
+        /// The registration of the panel's handlers the resize is for.
+        registration: u64,
     },
     /// A job handed out earlier was cancelled: stop its handler. The engine
     /// already decided what goes on the wire.
@@ -363,18 +372,36 @@ impl Job {
                 request: Framed(&i.request),
                 cancelled: i.cancelled,
             },
-            Job::PanelKey { id, key } => JobMessage::PanelKey {
+            Job::PanelKey {
+                id,
+                key,
+                registration,
+            } => JobMessage::PanelKey {
                 id: id.0,
                 panel_id: &key.panel_id,
                 key: &key.key,
                 text: &key.text,
+                registration: *registration,
             },
-            Job::PanelClose { id, panel_id } => JobMessage::PanelClose { id: id.0, panel_id },
-            Job::PanelResize { id, resize } => JobMessage::PanelResize {
+            Job::PanelClose {
+                id,
+                panel_id,
+                registration,
+            } => JobMessage::PanelClose {
+                id: id.0,
+                panel_id,
+                registration: *registration,
+            },
+            Job::PanelResize {
+                id,
+                resize,
+                registration,
+            } => JobMessage::PanelResize {
                 id: id.0,
                 panel_id: &resize.panel_id,
                 width: resize.width,
                 height: resize.height,
+                registration: *registration,
             },
             Job::Cancel { id } => JobMessage::Cancel { id: id.0 },
             Job::CallResult { call, result } => match result {

@@ -171,28 +171,40 @@ pub enum Job {
     },
     /// Run an interceptor.
     Intercept(InterceptJob),
-    /// A key for a panel (in order, one at a time). Route it by `panel_id`;
-    /// ignore panels with no handler (SDK-46). Answer with `Done`.
+    /// A key for a panel (in order, one at a time), for the handlers bound
+    /// as `registration` when it arrived ([`crate::Engine::bind_panel`];
+    /// input for panels without handlers never becomes a job, SDK-46). Run
+    /// it only if that registration is still the panel's current one.
+    /// Answer with `Done`.
     PanelKey {
         /// Answer with this id once handled.
         id: JobId,
         /// The key.
         key: PanelKey,
+        /// The registration the key is for.
+        registration: u64,
     },
-    /// The user closed a panel (in order with the keys). Answer with `Done`.
+    /// The user closed a panel (in order with the keys); the engine already
+    /// unbound it. Forget the handlers of `registration` if they are still
+    /// the panel's current ones, and run their close handler. Answer with
+    /// `Done`.
     PanelClose {
         /// Answer with this id once handled.
         id: JobId,
         /// The panel.
         panel_id: String,
+        /// The registration the close is for.
+        registration: u64,
     },
-    /// A panel was resized (code-only; no stored host sends it). Answer
-    /// with `Done`.
+    /// A panel was resized (code-only; no stored host sends it); routed
+    /// like a key. Answer with `Done`.
     PanelResize {
         /// Answer with this id once handled.
         id: JobId,
         /// The new size.
         resize: PanelResize,
+        /// The registration the resize is for.
+        registration: u64,
     },
     /// A job handed out earlier was cancelled (`tool_cancel`, interception
     /// deadline, shutdown or EOF). Whatever the handler still answers is

@@ -131,6 +131,7 @@ mod intercept;
 mod jobs;
 pub mod log;
 mod outcome;
+mod panels;
 pub mod panic;
 mod reader;
 pub mod registration;
@@ -377,6 +378,8 @@ pub(crate) struct State {
     /// must still precede the replies to jobs read meanwhile.
     pub(crate) announced: bool,
     pub(crate) registry: Registry,
+    /// Which registration of each panel's handlers input goes to.
+    pub(crate) panels: panels::PanelBindings,
     pub(crate) jobs: FastMap<u64, OpenJob>,
     /// The host's ids of the requests in flight → job (for `tool_cancel`,
     /// and to refuse duplicates).
@@ -629,6 +632,7 @@ impl Engine {
                 phase: Phase::AwaitingAck,
                 announced: false,
                 registry: Registry::default(),
+                panels: panels::PanelBindings::default(),
                 jobs: FastMap::default(),
                 ids: request_ids::RequestIds::default(),
                 expired: FastSet::default(),

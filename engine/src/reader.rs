@@ -484,20 +484,35 @@ fn handle(inner: &Arc<Inner>, frame: HostFrame, line: &[u8], batch: &mut Vec<Job
         HostFrame::EventIntercept(req) => on_intercept(inner, req, batch),
         HostFrame::UnknownIntercept(u) => allow_unknown_intercept(inner, &u),
         HostFrame::PanelKey(key) => {
-            let id = serial(inner, panel(&key.panel_id, "key"));
-            batch.push(Job::PanelKey { id, key });
+            if let Some(registration) = panel_input(inner, &key.panel_id, "key") {
+                let id = serial(inner, panel(&key.panel_id, "key"));
+                batch.push(Job::PanelKey {
+                    id,
+                    key,
+                    registration,
+                });
+            }
         }
         HostFrame::PanelClose(c) => {
-            let id = serial(inner, panel(&c.panel_id, "close"));
-            batch.push(Job::PanelClose {
-                id,
-                panel_id: c.panel_id,
-            });
+            if let Some(registration) = panel_input(inner, &c.panel_id, "close") {
+                let id = serial(inner, panel(&c.panel_id, "close"));
+                batch.push(Job::PanelClose {
+                    id,
+                    panel_id: c.panel_id,
+                    registration,
+                });
+            }
         }
         HostFrame::PanelResize(resize) => {
             // SDK-54: accepted and surfaced.
-            let id = serial(inner, panel(&resize.panel_id, "resize"));
-            batch.push(Job::PanelResize { id, resize });
+            if let Some(registration) = panel_input(inner, &resize.panel_id, "resize") {
+                let id = serial(inner, panel(&resize.panel_id, "resize"));
+                batch.push(Job::PanelResize {
+                    id,
+                    resize,
+                    registration,
+                });
+            }
         }
         HostFrame::Shutdown => return Flow::End(CloseReason::Shutdown),
         HostFrame::Unknown(u) => inner.diag_repeated(Repeated::UnknownFrame, || {
@@ -518,6 +533,21 @@ fn open(inner: &Inner, kind: OpenKind, invocation: String) -> (u64, OpenJob) {
             timer: None,
         },
     )
+}
+
+/// The registration of `panel_id`'s handlers that input arriving now goes
+/// to (`panels.rs`); `None`: no handlers, the input is ignored (SDK-46).
+fn panel_input(inner: &Inner, panel_id: &str, what: &'static str) -> Option<u64> {
+    let mut st = lock(&inner.state);
+    let registration = if what == "close" {
+        st.panels.close(panel_id)
+    } else {
+        st.panels.input(panel_id)
+    };
+    if registration.is_none() {
+        tracing::debug!(panel = %panel_id, what, "panel input for a panel without handlers; ignored");
+    }
+    registration
 }
 
 fn panel(panel_id: &str, what: &'static str) -> SerialWhat {

@@ -243,6 +243,27 @@ impl NativeEngine {
         Ok(u32::try_from(refused).unwrap_or(u32::MAX))
     }
 
+    /// Routes input for `panelId` to the handlers the facade registered as
+    /// `registration`; input jobs carry the registration bound when their
+    /// frame arrived.
+    #[napi(catch_unwind)]
+    pub fn bind_panel(&self, panel_id: String, registration: i64) -> Result<()> {
+        let registration = u64::try_from(registration).map_err(|_| {
+            Error::new(
+                Status::InvalidArg,
+                format!("bindPanel: registration {registration} is negative"),
+            )
+        })?;
+        self.core.bind_panel(&panel_id, registration);
+        Ok(())
+    }
+
+    /// Forgets `panelId`'s handlers: its input is ignored from now on.
+    #[napi(catch_unwind)]
+    pub fn unbind_panel(&self, panel_id: String) {
+        self.core.unbind_panel(&panel_id);
+    }
+
     /// Ends the on-hello phase: every registration, `subscribe`, `ready`.
     #[napi(catch_unwind)]
     pub fn hello_done(&self) -> Result<()> {

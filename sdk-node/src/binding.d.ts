@@ -64,6 +64,14 @@ export declare class NativeEngine {
    * Returns how many registrations were refused.
    */
   registerAll(registrations: string): number
+  /**
+   * Routes input for `panelId` to the handlers the facade registered as
+   * `registration`; input jobs carry the registration bound when their
+   * frame arrived.
+   */
+  bindPanel(panelId: string, registration: number): void
+  /** Forgets `panelId`'s handlers: its input is ignored from now on. */
+  unbindPanel(panelId: string): void
   /** Ends the on-hello phase: every registration, `subscribe`, `ready`. */
   helloDone(): void
   /**

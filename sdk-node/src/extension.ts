@@ -26,7 +26,7 @@ import {
   shapeSchema,
   validating,
 } from "./schema";
-import type { PanelHandlers } from "./serial";
+import type { PanelHandlers, PanelRegistration } from "./serial";
 import { type AnyInterceptor, Session } from "./session";
 import type {
   AssistantMessageInterceptor,
@@ -120,7 +120,9 @@ export class Extension {
   private readonly events = new Map<string, EventHandler<never>>();
   private readonly intercepts = new Map<InterceptEventName, AnyInterceptor>();
   private readonly helloHooks: Array<(info: HostInfo) => Awaitable<void>> = [];
-  private readonly panels = new Map<string, PanelHandlers>();
+  /** Each panel's current handlers, under the number bound in the engine. */
+  private readonly panels = new Map<string, PanelRegistration>();
+  private lastPanelRegistration = 0;
 
   private engine: NativeEngine | undefined;
   /** The running session (`session.ts`): the dispatcher of the engine's jobs. */
@@ -322,15 +324,17 @@ export class Extension {
   /** Forgets every handler of `panelId`. */
   forgetPanel(panelId: string): void {
     this.panels.delete(panelId);
+    this.engine?.unbindPanel(panelId);
   }
 
   /**
-   * Registering replaces the panel's handler object (never mutates it):
-   * input bound to an older registration on arrival is then recognised as
-   * stale.
+   * Registering gives the panel's handlers a fresh number, bound in the
+   * engine: input that arrived for an older registration is then stale.
    */
   private setPanel(panelId: string, change: PanelHandlers): void {
-    this.panels.set(panelId, { ...this.panels.get(panelId), ...change });
+    const registration = ++this.lastPanelRegistration;
+    this.panels.set(panelId, { ...this.panels.get(panelId), ...change, registration });
+    this.engine?.bindPanel(panelId, registration);
   }
 
   private running(): NativeEngine {
@@ -479,6 +483,9 @@ export class Extension {
 
   private serve(engine: NativeEngine): Promise<void> {
     this.engine = engine;
+    for (const [panelId, p] of this.panels) {
+      engine.bindPanel(panelId, p.registration);
+    }
     const session = new Session(engine, {
       name: this.name,
       commands: this.commands,

@@ -18,18 +18,18 @@ export interface PanelHandlers {
   onResize?: ((size: PanelSize) => Awaitable<void>) | undefined;
 }
 
-/**
- * An event or panel job; panel input carries the handlers it is for,
- * resolved when it arrived (see `Session.dispatch`).
- */
-export type SerialJob = Extract<Job, { kind: "event" | "panel_key" | "panel_close" | "panel_resize" }> & {
-  target?: PanelHandlers | undefined;
-};
+/** A panel's handlers under the number the engine binds its input to. */
+export interface PanelRegistration extends PanelHandlers {
+  readonly registration: number;
+}
+
+/** An event or panel job. */
+export type SerialJob = Extract<Job, { kind: "event" | "panel_key" | "panel_close" | "panel_resize" }>;
 
 /** What the serial jobs need of the extension's registrations. */
 export interface SerialHandlers {
   readonly events: ReadonlyMap<string, EventHandler<never>>;
-  readonly panels: Map<string, PanelHandlers>;
+  readonly panels: Map<string, PanelRegistration>;
 }
 
 /** Whether a handler returned a promise (or any thenable) to wait for. */
@@ -90,9 +90,14 @@ export class SerialJobs {
     }
   }
 
-  private stillOpen(job: SerialJob & { panel_id: string }): PanelHandlers | undefined {
-    const target = job.target;
-    return target !== undefined && this.handlers.panels.get(job.panel_id) === target ? target : undefined;
+  /**
+   * The handlers panel input is for: the registration the engine bound it
+   * to when it arrived, while that is still the panel's current one
+   * (replaced, forgotten or closed since: the input is stale).
+   */
+  private current(job: { panel_id: string; registration: number }): PanelRegistration | undefined {
+    const p = this.handlers.panels.get(job.panel_id);
+    return p?.registration === job.registration ? p : undefined;
   }
 
   private run(job: SerialJob): unknown {
@@ -107,20 +112,19 @@ export class SerialJobs {
         this.eventContext ??= this.makeEventContext();
         return handler(job.event, this.eventContext);
       }
-      // Input goes to the registration it arrived for, and only while that
-      // registration is still active (closePanel may have ended it since).
       case "panel_key":
-        return this.stillOpen(job)?.onKey?.({ panel_id: job.panel_id, key: job.key, text: job.text });
+        return this.current(job)?.onKey?.({ panel_id: job.panel_id, key: job.key, text: job.text });
       case "panel_close": {
-        // Unregister only the registration the close arrived for: a panel
-        // reopened meanwhile under the same id stays.
-        if (this.stillOpen(job) !== undefined) {
+        // The engine unbound the panel when the close arrived; a panel
+        // reopened since under the same id has a newer registration.
+        const closed = this.current(job);
+        if (closed !== undefined) {
           this.handlers.panels.delete(job.panel_id);
         }
-        return job.target?.onClose?.();
+        return closed?.onClose?.();
       }
       case "panel_resize":
-        return this.stillOpen(job)?.onResize?.({ panel_id: job.panel_id, width: job.width, height: job.height });
+        return this.current(job)?.onResize?.({ panel_id: job.panel_id, width: job.width, height: job.height });
     }
   }
 }

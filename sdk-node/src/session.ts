@@ -34,7 +34,7 @@ import type {
 import type { NativeEngine } from "./native";
 import { commandAnswer, interceptAnswer, toolAnswer } from "./outcomes";
 import type { CallToolResult, JsonObject, Verdict } from "./results";
-import { isThenable, type PanelHandlers, SerialJobs } from "./serial";
+import { isThenable, type PanelRegistration, SerialJobs } from "./serial";
 import type { Awaitable, CallOptions, CommandHandler, Context, EventHandler, HostInfo, ToolHandler } from "./types";
 
 interface PendingCall {
@@ -53,7 +53,7 @@ export interface Registrations {
   readonly events: ReadonlyMap<string, EventHandler<never>>;
   readonly intercepts: ReadonlyMap<InterceptEventName, AnyInterceptor>;
   readonly helloHooks: ReadonlyArray<(info: HostInfo) => Awaitable<void>>;
-  readonly panels: Map<string, PanelHandlers>;
+  readonly panels: Map<string, PanelRegistration>;
   log(message: string): void;
   note(first: string, second: string | undefined): void;
 }
@@ -212,17 +212,11 @@ export class Session {
         return;
       }
       case "event":
+      case "panel_key": // panel input: bound by the engine, on arrival,
+      case "panel_close": // to the registration it is for
+      case "panel_resize":
         this.serial.push(job);
         return;
-      case "panel_key":
-      case "panel_close":
-      case "panel_resize": {
-        // Bound, on arrival, to the registration it is for: a command that
-        // reopens the same panel id after this frame arrived must neither
-        // receive it nor lose its fresh registration to an older close.
-        this.serial.push({ ...job, target: this.reg.panels.get(job.panel_id) });
-        return;
-      }
       case "cancel":
         this.controllers.get(job.id)?.abort();
         return;

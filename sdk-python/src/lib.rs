@@ -386,6 +386,18 @@ impl NativeEngine {
         })
     }
 
+    /// Routes input for `panel_id` to the handlers the facade registered as
+    /// `registration`; input jobs carry the registration bound when their
+    /// frame arrived.
+    fn bind_panel(&self, panel_id: &str, registration: u64) {
+        self.core.bind_panel(panel_id, registration);
+    }
+
+    /// Forgets `panel_id`'s handlers: its input is ignored from now on.
+    fn unbind_panel(&self, panel_id: &str) {
+        self.core.unbind_panel(panel_id);
+    }
+
     /// Ends the on-hello phase: writes the registrations, one `subscribe`
     /// and `ready`.
     fn hello_done(&self, py: Python<'_>) -> PyResult<()> {

@@ -560,6 +560,7 @@ async fn jobs_convert_to_json_for_bindings() {
         e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
             .unwrap();
         e.subscribe("turn_start").unwrap();
+        e.bind_panel("p", 7);
     })
     .await;
     host.send_line(r#"{"type":"tool_call","id":"41","name":"t","args":{"q":"x"}}"#)
@@ -589,7 +590,7 @@ async fn jobs_convert_to_json_for_bindings() {
     );
     assert_eq!(
         out[2],
-        r#"{"kind":"panel_key","id":3,"panel_id":"p","key":"rune","text":"q"}"#
+        r#"{"kind":"panel_key","id":3,"panel_id":"p","key":"rune","text":"q","registration":7}"#
     );
 }
 

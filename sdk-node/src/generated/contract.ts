@@ -297,6 +297,11 @@ export interface PanelKeyJob {
   key: PanelKeyName;
   /** The typed text, for `rune`. */
   text: string;
+  /**
+   * The registration of the panel's handlers the key is for: run it only while
+   * that registration is the panel's current one.
+   */
+  registration: number;
 }
 
 /** The user closed a panel (in order with the other serial jobs). */
@@ -306,6 +311,12 @@ export interface PanelCloseJob {
   id: number;
   /** The panel. */
   panel_id: string;
+  /**
+   * The registration of the panel's handlers the close is for (the engine
+   * already unbound it): forget them if they are still the panel's current
+   * ones, and run their close handler.
+   */
+  registration: number;
 }
 
 /** A panel was resized (in order with the other serial jobs). */
@@ -319,6 +330,8 @@ export interface PanelResizeJob {
   width: number;
   /** Rows. */
   height: number;
+  /** The registration of the panel's handlers the resize is for. */
+  registration: number;
 }
 
 /**

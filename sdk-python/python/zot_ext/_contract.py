@@ -345,6 +345,10 @@ class PanelKeyJob(TypedDict):
     #: The typed text, for `rune`.
     text: str
 
+    #: The registration of the panel's handlers the key is for: run it only
+    #: while that registration is the panel's current one.
+    registration: int
+
 
 class PanelCloseJob(TypedDict):
     """The user closed a panel (in order with the other serial jobs)."""
@@ -356,6 +360,11 @@ class PanelCloseJob(TypedDict):
 
     #: The panel.
     panel_id: str
+
+    #: The registration of the panel's handlers the close is for (the engine
+    #: already unbound it): forget them if they are still the panel's current
+    #: ones, and run their close handler.
+    registration: int
 
 
 class PanelResizeJob(TypedDict):
@@ -374,6 +383,9 @@ class PanelResizeJob(TypedDict):
 
     #: Rows.
     height: int
+
+    #: The registration of the panel's handlers the resize is for.
+    registration: int
 
 
 class CancelJob(TypedDict):

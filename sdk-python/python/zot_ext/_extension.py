@@ -562,6 +562,8 @@ class Extension(EventRegistration, PanelRegistration):
             if not running:
                 session = _Session(self, native)
                 self._session = session
+                for panel_id, panel in self._panels.items():
+                    native.bind_panel(panel_id, panel.registration)
         if running:
             native.close()
             raise SessionError(f"extension {self.name!r} is already running")
@@ -571,6 +573,10 @@ class Extension(EventRegistration, PanelRegistration):
             self._session = None
         if error:
             raise SessionError(error)
+
+    def _running_engine(self) -> Optional[_native.Engine]:
+        session = self._session
+        return None if session is None else session.native
 
     def _announce(self, native: _native.Engine) -> None:
         """Registers everything with the engine, then announces it."""

@@ -6,6 +6,7 @@ import threading
 from dataclasses import replace
 from typing import Any, Callable, Dict, Optional, TypeVar, Union, overload
 
+from . import _native
 from ._registry import _Handler, _Panel
 
 __all__ = ["PanelRegistration"]
@@ -20,17 +21,31 @@ class PanelRegistration:
 
     _lock: threading.Lock
     _panels: Dict[str, _Panel]
+    _last_panel_registration: int = 0
+
+    def _running_engine(self) -> Optional[_native.Engine]:
+        """The running session's engine (call with ``_lock`` held)."""
+        raise NotImplementedError
 
     def _set_panel_handler(
         self, panel_id: str, field: str, handler: Optional[PanelF], thread: bool
     ) -> Union[PanelF, Callable[[PanelF], PanelF]]:
-        """Sets one handler of ``panel_id`` (``field`` of ``_Panel``); as a
-        decorator when ``handler`` is None."""
+        """Sets one handler of ``panel_id`` (``field`` of ``_Panel``) under a
+        fresh registration number, bound in the engine if it runs (under the
+        lock, so that bindings reach it in order); as a decorator when
+        ``handler`` is None."""
 
         def register(fn: PanelF) -> PanelF:
             with self._lock:
+                self._last_panel_registration += 1
+                number = self._last_panel_registration
                 current = self._panels.get(panel_id, _Panel())
-                self._panels[panel_id] = replace(current, **{field: _Handler.of(fn, thread)})
+                self._panels[panel_id] = replace(
+                    current, registration=number, **{field: _Handler.of(fn, thread)}
+                )
+                engine = self._running_engine()
+                if engine is not None:
+                    engine.bind_panel(panel_id, number)
             return fn
 
         return register if handler is None else register(handler)
@@ -80,3 +95,6 @@ class PanelRegistration:
         """Forgets every handler of ``panel_id``."""
         with self._lock:
             self._panels.pop(panel_id, None)
+            engine = self._running_engine()
+            if engine is not None:
+                engine.unbind_panel(panel_id)

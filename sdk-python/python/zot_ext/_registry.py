@@ -93,10 +93,11 @@ class _Tool:
 
 @dataclass(frozen=True)
 class _Panel:
-    """The handlers of one panel registration. Registering replaces the
-    object (never mutates it): input bound to an older registration on
-    arrival is then recognised as stale."""
+    """The handlers of one panel registration, under the number the engine
+    binds the panel's input to. Registering makes a new one with a fresh
+    number: input that arrived for an older registration is then stale."""
 
+    registration: int = 0
     on_key: Optional[_Handler] = None
     on_close: Optional[_Handler] = None
     on_resize: Optional[_Handler] = None

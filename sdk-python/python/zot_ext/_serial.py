@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections import deque
-from typing import TYPE_CHECKING, Any, Deque, List, Optional, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Deque, List, Optional, Tuple, Union, cast
 
 from ._context import Ctx
 from ._contract import EventJob, PanelCloseJob, PanelKeyJob, PanelResizeJob
@@ -22,21 +22,22 @@ if TYPE_CHECKING:
 
 __all__ = ["SerialJobs", "SerialJob"]
 
-SerialJob = Union[EventJob, PanelKeyJob, PanelCloseJob, PanelResizeJob]
+PanelJob = Union[PanelKeyJob, PanelCloseJob, PanelResizeJob]
+SerialJob = Union[EventJob, PanelJob]
 
 
 class SerialJobs:
     """The session's events and panel input, in order; panel input carries
-    the registration it arrived for (see ``_Session._dispatch``)."""
+    the registration the engine bound it to when it arrived."""
 
     def __init__(self, session: _Session) -> None:
         self.session = session
-        self._queue: Deque[Tuple[SerialJob, Optional[_Panel]]] = deque()
+        self._queue: Deque[SerialJob] = deque()
         self._wake = asyncio.Event()
         self._event_ctx: Optional[Ctx] = None
 
-    def queue(self, job: SerialJob, panel: Optional[_Panel]) -> None:
-        self._queue.append((job, panel))
+    def queue(self, job: SerialJob) -> None:
+        self._queue.append(job)
         self._wake.set()
 
     async def run(self) -> None:
@@ -52,7 +53,7 @@ class SerialJobs:
                         done = []
                     await self._wake.wait()
                     self._wake.clear()
-                job, panel = self._queue.popleft()
+                job = self._queue.popleft()
                 if (
                     job["kind"] == "event"
                     and (handler := self.session.ext._events.get(job["name"])) is not None
@@ -60,17 +61,10 @@ class SerialJobs:
                 ):
                     # Awaited here, not through `_run_one`: two coroutines
                     # fewer per event.
-                    try:
-                        await handler.call(job["event"], self._context())
-                        done.append(job["id"])
-                    except asyncio.CancelledError:
-                        self.session.answers.fail(job["id"], "cancelled")
-                        raise
-                    except Exception as e:
-                        self._failed(job, f"event {job['name']}", e)
+                    await self._settle(job, handler.call(job["event"], self._context()), done)
                 elif self._threaded(job) is not None:
                     done.extend(await self._run_in_thread(self._run_of_threaded(job)))
-                elif await self._run_one(job, panel):
+                elif await self._run_one(job):
                     done.append(job["id"])
                 if len(done) >= 256:
                     self._done(done)
@@ -108,9 +102,9 @@ class SerialJobs:
             if handler is None:  # not for `first`, which the caller checked
                 return run
             run.append((cast(EventJob, job), handler))
-            if len(run) >= 256 or not self._queue or self._threaded(self._queue[0][0]) is None:
+            if len(run) >= 256 or not self._queue or self._threaded(self._queue[0]) is None:
                 return run
-            job = self._queue.popleft()[0]
+            job = self._queue.popleft()
 
     async def _run_in_thread(self, run: List[Tuple[EventJob, _Handler]]) -> List[int]:
         """Runs a run of threaded event handlers in one worker thread, in
@@ -143,18 +137,22 @@ class SerialJobs:
             if error is not None:
                 self._failed(job, f"event {job['name']}", error)
         if pending is not None:
-            job = run[len(ran)][0]
-            try:
-                await pending
-                done.append(job["id"])
-            except asyncio.CancelledError:
-                self.session.answers.fail(job["id"], "cancelled")
-                raise
-            except Exception as e:
-                self._failed(job, f"event {job['name']}", e)
+            await self._settle(run[len(ran)][0], pending, done)
             for later, _ in reversed(run[len(ran) + 1 :]):
-                self._queue.appendleft((later, None))
+                self._queue.appendleft(later)
         return done
+
+    async def _settle(self, job: EventJob, pending: Awaitable[Any], done: List[int]) -> None:
+        """Awaits an event handler's result: the job goes to ``done``, or
+        its failure is answered."""
+        try:
+            await pending
+            done.append(job["id"])
+        except asyncio.CancelledError:
+            self.session.answers.fail(job["id"], "cancelled")
+            raise
+        except Exception as e:
+            self._failed(job, f"event {job['name']}", e)
 
     def _failed(self, job: SerialJob, what: str, e: Exception) -> None:
         self.session.ext._ensure_logging()
@@ -164,9 +162,8 @@ class SerialJobs:
     def _done(self, jobs: List[int]) -> None:
         self.session.answers.done(jobs, "event handlers")
 
-    async def _run_one(self, job: SerialJob, panel: Optional[_Panel]) -> bool:
-        """Runs one event or panel job (panel input goes to ``panel``, the
-        registration it arrived for); ``True`` when it is to be answered as
+    async def _run_one(self, job: SerialJob) -> bool:
+        """Runs one event or panel job; ``True`` when it is to be answered as
         done (a failure is answered here)."""
         job_id = job["id"]
         what: str = job["kind"]
@@ -179,44 +176,9 @@ class SerialJobs:
                     # context serves every event (no job, the session's
                     # cancellation).
                     await self._call(handler, what, job["event"], self._context())
-            elif job["kind"] == "panel_close":
-                panel_id = job["panel_id"]
-                what = f"panel {panel_id} close"
-                # Unregister only the registration the close arrived for: a
-                # panel reopened meanwhile under the same id stays.
-                with self.session.ext._lock:
-                    if panel is not None and self.session.ext._panels.get(panel_id) is panel:
-                        del self.session.ext._panels[panel_id]
-                if panel is not None and panel.on_close is not None:
-                    await self._call(panel.on_close, what, panel_id)
             else:
-                panel_id = job["panel_id"]
-                what = f"panel {panel_id} {job['kind'][6:]}"
-                # Input goes to the registration it arrived for, and only
-                # while that registration is still active (close_panel may
-                # have ended it since).
-                with self.session.ext._lock:
-                    if self.session.ext._panels.get(panel_id) is not panel:
-                        panel = None
-                if panel is None:
-                    pass
-                elif job["kind"] == "panel_key":
-                    if panel.on_key is not None:
-                        key: PanelKey = {
-                            "type": "panel_key",
-                            "panel_id": panel_id,
-                            "key": job["key"],
-                            "text": job.get("text", ""),
-                        }
-                        await self._call(panel.on_key, what, key)
-                elif panel.on_resize is not None:
-                    resize: PanelResize = {
-                        "type": "panel_resize",
-                        "panel_id": panel_id,
-                        "width": job["width"],
-                        "height": job["height"],
-                    }
-                    await self._call(panel.on_resize, what, resize)
+                what = f"panel {job['panel_id']} {job['kind'][6:]}"
+                await self._run_panel_input(job, what)
         except asyncio.CancelledError:
             self.session.answers.fail(job_id, "cancelled")
             raise
@@ -224,6 +186,49 @@ class SerialJobs:
             self._failed(job, what, e)
             return False
         return True
+
+    def _current(self, job: PanelJob, close: bool = False) -> Optional[_Panel]:
+        """The handlers panel input is for: the registration the engine bound
+        it to when it arrived, while that is still the panel's current one
+        (replaced, forgotten or closed since: the input is stale). A close
+        forgets them (the engine unbound the panel when the close arrived; a
+        panel reopened since under the same id has a newer registration)."""
+        ext = self.session.ext
+        with ext._lock:
+            panel = ext._panels.get(job["panel_id"])
+            if panel is None or panel.registration != job["registration"]:
+                return None
+            if close:
+                del ext._panels[job["panel_id"]]
+            return panel
+
+    async def _run_panel_input(self, job: PanelJob, what: str) -> None:
+        panel_id = job["panel_id"]
+        if job["kind"] == "panel_close":
+            closed = self._current(job, close=True)
+            if closed is not None and closed.on_close is not None:
+                await self._call(closed.on_close, what, panel_id)
+            return
+        panel = self._current(job)
+        if panel is None:
+            return
+        if job["kind"] == "panel_key":
+            if panel.on_key is not None:
+                key: PanelKey = {
+                    "type": "panel_key",
+                    "panel_id": panel_id,
+                    "key": job["key"],
+                    "text": job.get("text", ""),
+                }
+                await self._call(panel.on_key, what, key)
+        elif panel.on_resize is not None:
+            resize: PanelResize = {
+                "type": "panel_resize",
+                "panel_id": panel_id,
+                "width": job["width"],
+                "height": job["height"],
+            }
+            await self._call(panel.on_resize, what, resize)
 
     async def _call(self, handler: _Handler, what: str, *args: Any) -> None:
         if handler.is_async:

@@ -38,15 +38,12 @@ from ._contract import (
     HelloJob,
     InterceptJob,
     Job,
-    PanelCloseJob,
-    PanelKeyJob,
-    PanelResizeJob,
     ToolJob,
 )
 from ._errors import failure_message, log_failure, typed_failure_message
 from ._registry import _Handler
 from ._results import Response, ToolOutput, verdict_outcome
-from ._serial import SerialJobs
+from ._serial import SerialJob, SerialJobs
 from ._workers import Workers
 
 if TYPE_CHECKING:
@@ -274,17 +271,10 @@ class _Session:
             self._tool(job)
         elif job["kind"] == "intercept":
             self._interception(job)
-        elif job["kind"] == "event":
-            self.serial.queue(job, None)
-        elif job["kind"] in ("panel_key", "panel_close", "panel_resize"):
-            # Panel input is bound, on arrival, to the registration it is
-            # for: a command that reopens the same panel id after this frame
-            # arrived must neither receive it nor lose its fresh
-            # registration to an older close.
-            panel_job = cast(Union[PanelKeyJob, PanelCloseJob, PanelResizeJob], job)
-            with self.ext._lock:
-                target = self.ext._panels.get(panel_job["panel_id"])
-            self.serial.queue(panel_job, target)
+        elif job["kind"] in ("event", "panel_key", "panel_close", "panel_resize"):
+            # Panel input comes bound by the engine, on arrival, to the
+            # registration it is for.
+            self.serial.queue(cast(SerialJob, job))
         elif job["kind"] == "cancel":
             self._cancel(job["id"])
         elif job["kind"] == "call_result":

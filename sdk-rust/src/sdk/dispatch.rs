@@ -17,7 +17,7 @@ use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
 
 use super::builder::{BoxFut, Extension, Registrar, Tables};
 use super::ctx::Ctx;
-use super::handle::{ExtHandle, HostInfo, PanelTarget, CURRENT_TOOL};
+use super::handle::{ExtHandle, HostInfo, CURRENT_TOOL};
 use super::RunError;
 use crate::engine::panic::{self, CatchPanic};
 use crate::engine::registration::Registrations;
@@ -42,6 +42,7 @@ pub(crate) async fn serve(
     if handle.shared.engine.set(engine.clone()).is_err() {
         return Err(RunError::AlreadyRunning);
     }
+    handle.bind_panels(&engine);
 
     // Until hello_ack: nothing else can arrive.
     let mut pending: VecDeque<Job> = VecDeque::new();
@@ -174,13 +175,13 @@ impl Dispatcher {
     /// dispatched after it, with no channel or task hop. A job that is not
     /// done at once goes to the serial task, and so does everything after
     /// it until that task catches up.
-    fn dispatch_serial(&self, job: Job, target: Option<PanelTarget>) {
+    fn dispatch_serial(&self, job: Job) {
         if !self.inline_first_poll || self.serial.queued.load(Ordering::Acquire) > 0 {
             self.serial.queued.fetch_add(1, Ordering::AcqRel);
-            let _ = self.serial_tx.send(SerialWork::Job(Box::new(job), target));
+            let _ = self.serial_tx.send(SerialWork::Job(Box::new(job)));
             return;
         }
-        let Some((id, mut fut)) = self.serial.start(job, target) else {
+        let Some((id, mut fut)) = self.serial.start(job) else {
             return;
         };
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
@@ -290,10 +291,7 @@ impl Dispatcher {
             job @ (Job::Event { .. }
             | Job::PanelKey { .. }
             | Job::PanelClose { .. }
-            | Job::PanelResize { .. }) => {
-                let target = self.handle.panel_target(&job);
-                self.dispatch_serial(job, target);
-            }
+            | Job::PanelResize { .. }) => self.dispatch_serial(job),
             // Tokens were cancelled by the engine; handlers observe them.
             Job::Cancel { .. } | Job::Shutdown | Job::Hello(_) => {}
             // The Rust SDK awaits its calls as futures.
@@ -332,7 +330,7 @@ fn report(
 /// What the serial task runs: a job, or one whose first poll (in the
 /// dispatcher) was pending.
 enum SerialWork {
-    Job(Box<Job>, Option<PanelTarget>),
+    Job(Box<Job>),
     Resume(JobId, BoxFut<()>),
 }
 
@@ -350,7 +348,7 @@ struct Serial {
 
 impl Serial {
     /// The job's handler as a future (`None` for jobs that are not serial).
-    fn start(&self, job: Job, target: Option<PanelTarget>) -> Option<(JobId, BoxFut<()>)> {
+    fn start(&self, job: Job) -> Option<(JobId, BoxFut<()>)> {
         let ready = |r: Result<(), String>| -> BoxFut<()> { Box::pin(std::future::ready(r)) };
         Some(match job {
             Job::Event { id, event, .. } => match self.tables.events.get(event.name()).cloned() {
@@ -365,13 +363,27 @@ impl Serial {
                 }
                 None => (id, ready(Ok(()))),
             },
-            Job::PanelKey { id, key } => (id, ready(self.handle.dispatch_key(target, &key))),
-            Job::PanelClose { id, panel_id } => {
-                (id, ready(self.handle.dispatch_close(target, &panel_id)))
-            }
-            Job::PanelResize { id, resize } => {
-                (id, ready(self.handle.dispatch_resize(target, &resize)))
-            }
+            Job::PanelKey {
+                id,
+                key,
+                registration,
+            } => (id, ready(self.handle.dispatch_key(registration, &key))),
+            Job::PanelClose {
+                id,
+                panel_id,
+                registration,
+            } => (
+                id,
+                ready(self.handle.dispatch_close(registration, &panel_id)),
+            ),
+            Job::PanelResize {
+                id,
+                resize,
+                registration,
+            } => (
+                id,
+                ready(self.handle.dispatch_resize(registration, &resize)),
+            ),
             _ => return None,
         })
     }
@@ -392,7 +404,7 @@ impl Serial {
 async fn run_serial(mut rx: mpsc::UnboundedReceiver<SerialWork>, serial: Arc<Serial>) {
     while let Some(work) = rx.recv().await {
         let started = match work {
-            SerialWork::Job(job, target) => serial.start(*job, target),
+            SerialWork::Job(job) => serial.start(*job),
             SerialWork::Resume(id, fut) => Some((id, fut)),
         };
         if let Some((id, fut)) = started {

@@ -1,21 +1,17 @@
 //! [`ExtHandle`]: the extension's spontaneous actions, usable from anywhere
 //! (handlers, background tasks, threads), and [`HostInfo`].
 
-use std::collections::HashMap;
 use std::ops::Deref;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde::Serialize;
 use zot_protocol::{
-    ExtFrame, HelloAck, HostToolResult, PanelKey, PanelRender, PanelResize, PanelSpec, RawJson,
-    SubmitSlash,
+    ExtFrame, HelloAck, HostToolResult, PanelRender, PanelSpec, RawJson, SubmitSlash,
 };
 
 use super::note::NoteArgs;
-use crate::engine::panic;
-use crate::engine::{CallRequest, CallToolError, Engine, Job, JobId, SendError};
-use crate::lock;
+use crate::engine::{CallRequest, CallToolError, Engine, JobId, SendError};
 
 tokio::task_local! {
     /// The tool job whose handler is running on this task: the parent of
@@ -88,28 +84,11 @@ impl CallOptions {
     }
 }
 
-type KeyFn = Box<dyn FnMut(&PanelKey) + Send>;
-type CloseFn = Box<dyn FnMut() + Send>;
-type ResizeFn = Box<dyn FnMut(&PanelResize) + Send>;
-
-/// The handlers of one open panel, shared with the serial lane.
-pub(crate) type PanelTarget = Arc<Mutex<PanelHandlers>>;
-
-/// One registration of a panel. Each handler has its own lock, held only
-/// while it runs: a handler may register handlers for its own panel (the
-/// new registration shares the others without locking them).
-#[derive(Default, Clone)]
-pub(crate) struct PanelHandlers {
-    on_key: Option<Arc<Mutex<KeyFn>>>,
-    on_close: Option<Arc<Mutex<CloseFn>>>,
-    on_resize: Option<Arc<Mutex<ResizeFn>>>,
-}
-
 pub(crate) struct Shared {
     pub(crate) name: String,
     pub(crate) engine: OnceLock<Engine>,
     pub(crate) host: OnceLock<HostInfo>,
-    panels: Mutex<HashMap<String, Arc<Mutex<PanelHandlers>>>>,
+    pub(crate) panels: Mutex<super::panels::Panels>,
 }
 
 /// The extension's handle: send notes, panels and prompts, call host tools
@@ -155,7 +134,7 @@ impl ExtHandle {
                 name,
                 engine: OnceLock::new(),
                 host: OnceLock::new(),
-                panels: Mutex::new(HashMap::new()),
+                panels: Mutex::new(super::panels::Panels::default()),
             }),
         }
     }
@@ -275,132 +254,5 @@ impl ExtHandle {
             timeout: opts.timeout,
         };
         engine.call_tool(req).await
-    }
-
-    /// Registering replaces the panel's handler object (moving the other
-    /// handlers over) instead of mutating it: input bound to an older
-    /// registration on arrival is then recognised as stale.
-    fn set_panel(&self, panel_id: &str, change: impl FnOnce(&mut PanelHandlers)) {
-        let mut panels = lock(&self.shared.panels);
-        let mut fresh = panels
-            .get(panel_id)
-            .map(|old| lock(old).clone())
-            .unwrap_or_default();
-        change(&mut fresh);
-        panels.insert(panel_id.to_owned(), Arc::new(Mutex::new(fresh)));
-    }
-
-    /// Routes `panel_key` frames for `panel_id` to `on_key` (in arrival
-    /// order, one at a time), replacing an earlier key handler. Keys for
-    /// panels without a handler are ignored (SDK-46).
-    pub fn on_panel_key(&self, panel_id: &str, on_key: impl FnMut(&PanelKey) + Send + 'static) {
-        self.set_panel(panel_id, |p| {
-            p.on_key = Some(Arc::new(Mutex::new(Box::new(on_key))));
-        });
-    }
-
-    /// Calls `on_close` when the host closes `panel_id` (Esc / Ctrl+C);
-    /// the panel's handlers are forgotten afterwards.
-    pub fn on_panel_close(&self, panel_id: &str, on_close: impl FnMut() + Send + 'static) {
-        self.set_panel(panel_id, |p| {
-            p.on_close = Some(Arc::new(Mutex::new(Box::new(on_close))));
-        });
-    }
-
-    /// Routes `panel_resize` frames for `panel_id` (no stored host sends
-    /// them; OP-14).
-    pub fn on_panel_resize(
-        &self,
-        panel_id: &str,
-        on_resize: impl FnMut(&PanelResize) + Send + 'static,
-    ) {
-        self.set_panel(panel_id, |p| {
-            p.on_resize = Some(Arc::new(Mutex::new(Box::new(on_resize))));
-        });
-    }
-
-    /// Forgets every handler of `panel_id`.
-    pub fn forget_panel(&self, panel_id: &str) {
-        lock(&self.shared.panels).remove(panel_id);
-    }
-
-    /// The panel a key, close or resize job is for, resolved when the job
-    /// *arrives*: a command that reopens the same panel id afterwards must
-    /// neither get older input nor lose its fresh registration to an older
-    /// close, whatever the serial lane's progress.
-    pub(crate) fn panel_target(&self, job: &Job) -> Option<PanelTarget> {
-        match job {
-            Job::PanelClose { panel_id, .. } => self.registered(panel_id),
-            Job::PanelKey { key, .. } => self.registered(&key.panel_id),
-            Job::PanelResize { resize, .. } => self.registered(&resize.panel_id),
-            _ => None,
-        }
-    }
-
-    /// `target` if it is still the active registration of `panel_id`
-    /// (`close_panel` may have ended it after the input arrived).
-    fn still_open(&self, target: Option<PanelTarget>, panel_id: &str) -> Option<PanelTarget> {
-        let target = target?;
-        let current = self.registered(panel_id)?;
-        Arc::ptr_eq(&target, &current).then_some(target)
-    }
-
-    fn registered(&self, panel_id: &str) -> Option<PanelTarget> {
-        lock(&self.shared.panels).get(panel_id).cloned()
-    }
-
-    pub(crate) fn dispatch_key(
-        &self,
-        target: Option<PanelTarget>,
-        key: &PanelKey,
-    ) -> Result<(), String> {
-        let Some(p) = self.still_open(target, &key.panel_id) else {
-            tracing::debug!(panel = %key.panel_id, "panel_key for an unknown panel; ignored");
-            return Ok(());
-        };
-        // The registration's lock is not held while the handler runs.
-        let f = lock(&p).on_key.clone();
-        match f {
-            Some(f) => panic::call(|| (lock(&f))(key)),
-            None => Ok(()),
-        }
-    }
-
-    pub(crate) fn dispatch_close(
-        &self,
-        target: Option<PanelTarget>,
-        panel_id: &str,
-    ) -> Result<(), String> {
-        let Some(p) = target else {
-            return Ok(());
-        };
-        {
-            // Unregister only the registration the close arrived for: a
-            // panel reopened meanwhile under the same id stays.
-            let mut panels = lock(&self.shared.panels);
-            if panels.get(panel_id).is_some_and(|cur| Arc::ptr_eq(cur, &p)) {
-                panels.remove(panel_id);
-            }
-        }
-        let f = lock(&p).on_close.clone();
-        match f {
-            Some(f) => panic::call(|| (lock(&f))()),
-            None => Ok(()),
-        }
-    }
-
-    pub(crate) fn dispatch_resize(
-        &self,
-        target: Option<PanelTarget>,
-        r: &PanelResize,
-    ) -> Result<(), String> {
-        let Some(p) = self.still_open(target, &r.panel_id) else {
-            return Ok(());
-        };
-        let f = lock(&p).on_resize.clone();
-        match f {
-            Some(f) => panic::call(|| (lock(&f))(r)),
-            None => Ok(()),
-        }
     }
 }

@@ -7,6 +7,7 @@ mod dispatch;
 mod error;
 mod handle;
 mod note;
+mod panels;
 mod registrations;
 mod results;
 mod run;
