@@ -90,11 +90,11 @@ impl Embedded {
         let observe = opts.observe.clone();
         run.transcript = Transcript::streaming(move |o| observe(o));
         let engine = open_session(&script, &run).await;
-        if let Some(e) = engine.mgr.load_errors().into_iter().next() {
+        if let Some(e) = engine.manager().load_errors().into_iter().next() {
             engine.shutdown().await;
             return Err(e.to_string());
         }
-        let Some(ext) = engine.mgr.connected().into_iter().next() else {
+        let Some(ext) = engine.manager().connected().into_iter().next() else {
             engine.shutdown().await;
             return Err(format!(
                 "no extension loaded from {}",
@@ -114,7 +114,7 @@ impl Embedded {
     pub fn tools(&self) -> Vec<ToolInfo> {
         let reg = self
             .engine
-            .mgr
+            .manager()
             .shared()
             .registry
             .lock()
@@ -135,7 +135,7 @@ impl Embedded {
     pub fn commands(&self) -> Vec<CommandInfo> {
         let reg = self
             .engine
-            .mgr
+            .manager()
             .shared()
             .registry
             .lock()
@@ -186,7 +186,7 @@ impl Embedded {
         name: &str,
         args: &str,
     ) -> Result<zot_protocol::CommandResponse, String> {
-        let shared = self.engine.mgr.shared();
+        let shared = self.engine.manager().shared();
         let reg = {
             let reg = shared.registry.lock().unwrap_or_else(|e| e.into_inner());
             reg.command(name).cloned()
@@ -196,7 +196,7 @@ impl Embedded {
             .ok_or_else(|| format!("unknown command /{name}"))?;
         let ext = self
             .engine
-            .mgr
+            .manager()
             .get(&reg.ext)
             .ok_or_else(|| format!("unknown command /{name}"))?;
         crate::session::commands::invoke(shared, &ext, &reg.name, args).await
@@ -205,7 +205,7 @@ impl Embedded {
     /// Resolves when the extension has disconnected (it exited, crashed or
     /// broke the protocol): the host's reason.
     pub async fn gone(&self) -> String {
-        let Some(ext) = self.engine.mgr.get(&self.name) else {
+        let Some(ext) = self.engine.manager().get(&self.name) else {
             return format!("extension {} is not loaded", self.name);
         };
         ext.gone_token().cancelled().await;

@@ -171,7 +171,7 @@ fn read_lines(
 ) {
     let name = live
         .engine()
-        .mgr
+        .manager()
         .extensions()
         .first()
         .map(|e| e.name.to_string())

@@ -179,7 +179,7 @@ impl Helper {
         let reg = self
             .live
             .engine()
-            .mgr
+            .manager()
             .shared()
             .registry
             .lock()

@@ -183,7 +183,7 @@ impl Live {
         let engine = open_session(&script, &run).await;
         let r = recorder.clone();
         engine.on_model_turn(Arc::new(move |turn| lock(&r).model_turn(turn.clone())));
-        let tail = tail::spawn(feed.clone(), engine.mgr.clone(), logs);
+        let tail = tail::spawn(feed.clone(), engine.manager().clone(), logs);
         Ok(Arc::new(Self {
             engine,
             feed,

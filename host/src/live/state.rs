@@ -28,7 +28,7 @@ fn parsed(line: Option<std::sync::Arc<str>>) -> Value {
 impl Live {
     /// The session now, as JSON.
     pub fn state(&self) -> Value {
-        let mgr = &self.engine.mgr;
+        let mgr = self.engine.manager();
         let (records, tools, commands) = self.registrations();
         let exts: Vec<Value> = mgr
             .extensions()
@@ -68,7 +68,7 @@ impl Live {
     fn registrations(&self) -> (Vec<RegRecord>, Vec<Value>, Vec<Value>) {
         let reg = self
             .engine
-            .mgr
+            .manager()
             .shared()
             .registry
             .lock()

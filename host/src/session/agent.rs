@@ -195,7 +195,7 @@ impl SessionEngine {
             agent_run_id: format!("run-{}", self.next_n()),
             ..pass
         };
-        let prompt = intercept::before_agent_start(&self.mgr, &base, &pass).await;
+        let prompt = intercept::before_agent_start(self.manager(), &base, &pass).await;
         lock(&self.dialogue).prompt = Some(prompt.clone());
         self.observe(Observation::SystemPrompt {
             agent_run_id: pass.agent_run_id,
@@ -214,7 +214,7 @@ impl SessionEngine {
                 sequence: 0,
                 step,
             }));
-            if let Some(reason) = intercept::turn_start(&self.mgr, step).await {
+            if let Some(reason) = intercept::turn_start(self.manager(), step).await {
                 self.status("error", format!("turn blocked: {reason}"));
                 break;
             }
@@ -260,7 +260,7 @@ impl SessionEngine {
         if text.is_empty() {
             return;
         }
-        match intercept::assistant_message(&self.mgr, text).await {
+        match intercept::assistant_message(self.manager(), text).await {
             MessageVerdict::Show(text) => {
                 self.observe(Observation::Assistant { text: text.clone() });
                 self.emit(LifecycleEvent::AssistantMessage(
@@ -293,7 +293,7 @@ impl SessionEngine {
         for (id, c, args) in &calls {
             // One reply may hold hundreds of calls: their events go out
             // at the pace the subscribers read them (N-11).
-            self.mgr.pace().await;
+            self.extensions.pace().await;
             crate::session::tools::pipeline::announce(&self.fanout, id, &c.name, args, "");
         }
         lock(&self.dialogue).converse(Message::Assistant {
@@ -364,7 +364,7 @@ impl SessionEngine {
                 st.history.clone().unwrap_or_default(),
             )
         };
-        let tools = self.model_tools();
+        let tools = self.extensions.offered_tools();
         match model.next_turn(&system, &history, &tools).await {
             Ok(t) => {
                 let hook = self.replies.live_turn_hook();
@@ -381,31 +381,6 @@ impl SessionEngine {
                 }
             }
         }
-    }
-
-    /// The tools advertised to the model, with their schemas.
-    fn model_tools(&self) -> Vec<crate::model::ChatTool> {
-        let reg = lock(&self.mgr.shared().registry);
-        reg.advertised()
-            .into_iter()
-            .filter_map(|name| {
-                let (description, parameters) =
-                    match crate::session::tools::builtin::definition(&name) {
-                        Some((d, p)) => (d.to_owned(), p),
-                        None => {
-                            let t = reg.tool(&name)?;
-                            let schema = serde_json::from_str(t.def.schema.get())
-                                .unwrap_or_else(|_| serde_json::json!({"type": "object"}));
-                            (t.def.description.clone(), schema)
-                        }
-                    };
-                Some(crate::model::ChatTool {
-                    name,
-                    description,
-                    parameters,
-                })
-            })
-            .collect()
     }
 
     /// Accepts `submit`s that arrived while a turn runs: announced now with
@@ -435,7 +410,7 @@ impl SessionEngine {
     /// returned one (failures as data), otherwise the joined text, and a
     /// failed call rejects.
     pub async fn codemode_call(&self, c: &crate::session::script::CodemodeCall) {
-        let reg = lock(&self.mgr.shared().registry).tool(&c.name).cloned();
+        let reg = self.extensions.tool(&c.name);
         if reg
             .as_ref()
             .is_some_and(|t| t.exposure == zot_protocol::Exposure::ModelOnly)

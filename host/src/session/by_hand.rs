@@ -80,7 +80,7 @@ impl SessionEngine {
         let (blocked, result) = match req {
             InterceptRequest::ToolCall(r) => {
                 match intercept::tool_call(
-                    &self.mgr,
+                    self.manager(),
                     &r.tool_id,
                     &r.tool_name,
                     r.tool_args,
@@ -93,10 +93,10 @@ impl SessionEngine {
                 }
             }
             InterceptRequest::TurnStart(r) => {
-                (intercept::turn_start(&self.mgr, r.step).await, None)
+                (intercept::turn_start(self.manager(), r.step).await, None)
             }
             InterceptRequest::AssistantMessage(r) => {
-                match intercept::assistant_message(&self.mgr, &r.text).await {
+                match intercept::assistant_message(self.manager(), &r.text).await {
                     MessageVerdict::Show(text) => (None, Some(Value::String(text))),
                     MessageVerdict::Hide(reason) => (Some(reason), None),
                 }
@@ -110,7 +110,7 @@ impl SessionEngine {
                     model: r.model,
                 };
                 let prompt =
-                    intercept::before_agent_start(&self.mgr, &r.system_prompt, &pass).await;
+                    intercept::before_agent_start(self.manager(), &r.system_prompt, &pass).await;
                 (None, Some(Value::String(prompt)))
             }
         };

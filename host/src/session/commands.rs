@@ -114,14 +114,15 @@ impl SessionEngine {
         if BUILTIN_COMMANDS.contains(&key.as_str()) {
             return self.builtin_command(&key).await;
         }
-        let reg = lock(&self.mgr.shared().registry).command(&name).cloned();
-        let Some(reg) = reg else {
+        let Some(reg) = self.extensions.command(&name) else {
             return self.status("error", format!("unknown command /{name}"));
         };
-        let Some(ext) = self.mgr.get(&reg.ext) else {
+        let Some(ext) = self.extensions.get(&reg.ext) else {
             return self.status("error", format!("unknown command /{name}"));
         };
-        match crate::session::commands::invoke(self.mgr.shared(), &ext, &reg.name, &args).await {
+        match crate::session::commands::invoke(self.extensions.shared(), &ext, &reg.name, &args)
+            .await
+        {
             Err(e) => self.status("error", e),
             Ok(r) => self.apply_response(&ext, &reg.name, r).await,
         }
@@ -130,17 +131,10 @@ impl SessionEngine {
     pub(super) async fn builtin_command(&self, key: &str) {
         match key {
             "help" => {
-                let reg = lock(&self.mgr.shared().registry);
-                let mut text: Vec<String> =
-                    BUILTIN_COMMANDS.iter().map(|c| format!("/{c}")).collect();
-                text.extend(
-                    reg.commands()
-                        .map(|c| format!("/{} ({}) {}", c.name, c.ext, c.description)),
-                );
-                drop(reg);
+                let text = self.extensions.help().join("\n");
                 self.observe(Observation::Display {
                     ext: "zot".into(),
-                    text: text.join("\n"),
+                    text,
                 });
             }
             "reload-ext" => self.reload().await,

@@ -30,6 +30,7 @@ use crate::config::{HostConfig, HostMode, QueueLimits, Timeouts};
 use crate::process::extension::{FrameHandler, LoadedExtension};
 use crate::process::manager::Manager;
 use crate::session::dialogue::Dialogue;
+use crate::session::extensions::Extensions;
 use crate::session::fanout::{Fanout, Place};
 use crate::session::input::{Inbox, Input, Refused, MAX_QUEUED_PROMPTS};
 use crate::session::lifecycle::Lifecycle;
@@ -61,8 +62,8 @@ pub enum StepOutput {
 
 /// The session engine.
 pub struct SessionEngine {
-    /// The extension manager.
-    pub mgr: Arc<Manager>,
+    /// The loaded extensions as the session asks about them.
+    pub(crate) extensions: Extensions,
     me: Weak<SessionEngine>,
     /// Observations and lifecycle events, and where the session is.
     pub(crate) fanout: Fanout,
@@ -320,7 +321,7 @@ impl SessionEngine {
                     cwd: cfg.cwd.clone(),
                 },
             ),
-            mgr,
+            extensions: Extensions::new(mgr),
             me: me.clone(),
             dialogue: Mutex::new(Dialogue::new(
                 cfg.provider.clone(),
@@ -347,6 +348,11 @@ impl SessionEngine {
             exit: AtomicBool::new(false),
             durable,
         })
+    }
+
+    /// The extension manager: loading, restart, reload, shutdown.
+    pub fn manager(&self) -> &Arc<Manager> {
+        self.extensions.manager()
     }
 
     /// A strong handle to this engine.
@@ -435,8 +441,9 @@ impl SessionEngine {
         self.end_session(SessionEndReason::Shutdown);
         self.lifecycle.close();
         self.answers.wake_all();
-        let grace = self.mgr.cfg().timeouts.shutdown_grace;
-        self.mgr.shutdown_by(grace, how).await;
+        let mgr = self.manager();
+        mgr.shutdown_by(mgr.cfg().timeouts.shutdown_grace, how)
+            .await;
     }
 
     /// Whether shutdown began.
@@ -476,7 +483,7 @@ impl SessionEngine {
 
     /// Restarts one extension; its panel, if shown, is gone with it.
     pub(super) async fn restart_ext(&self, name: &str) {
-        match self.mgr.restart(name).await {
+        match self.manager().restart(name).await {
             Ok(s) => {
                 let _ = lock(&self.screen).panels.drop_ext(name);
                 self.status(
@@ -498,7 +505,7 @@ impl SessionEngine {
     }
 
     pub(super) async fn reload(&self) {
-        let s = self.mgr.reload().await;
+        let s = self.manager().reload().await;
         lock(&self.dialogue).prompt = None;
         lock(&self.screen).panels = Panels::default();
         self.observe(Observation::Reload {
@@ -511,10 +518,10 @@ impl SessionEngine {
 
     /// What the engine holds in memory now (see [`Retained`]).
     pub fn retained(&self) -> Retained {
-        let exts = self.mgr.extensions();
+        let exts = self.manager().extensions();
         let sum = |f: &dyn Fn(&LoadedExtension) -> usize| exts.iter().map(|e| f(e)).sum();
         Retained {
-            observations: self.mgr.shared().transcript.retained(),
+            observations: self.extensions.shared().transcript.retained(),
             wait_frames: self.waits.len(),
             notes: lock(&self.screen).notes.len(),
             queued_prompts: self.input.len(),
@@ -523,7 +530,7 @@ impl SessionEngine {
             ext_calls: sum(&|e| lock(&e.ext_calls).len()),
             diagnostics: sum(&|e| e.diagnostic_count()),
             subscriptions: sum(&|e| e.subscription_count()),
-            registrations: lock(&self.mgr.shared().registry).records().len(),
+            registrations: self.extensions.registrations(),
         }
     }
 
@@ -534,7 +541,7 @@ impl SessionEngine {
         if let Err(Refused { first }) = self.input.push(item) {
             if first {
                 ext.diagnose(
-                    self.mgr.shared(),
+                    self.extensions.shared(),
                     &format!("{MAX_QUEUED_PROMPTS} prompts are queued; refusing more submits until they ran"),
                 );
             }

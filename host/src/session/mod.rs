@@ -25,6 +25,7 @@ pub(crate) mod commands;
 pub(crate) mod conversation;
 pub(crate) mod dialogue;
 pub(crate) mod engine;
+pub(crate) mod extensions;
 pub(crate) mod fanout;
 pub(crate) mod frames;
 pub(crate) mod input;

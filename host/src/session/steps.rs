@@ -7,10 +7,6 @@ use crate::session::script::{Step, WaitSpec};
 use crate::session::waits::NotSeen;
 use crate::transcript::Observation;
 
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 impl SessionEngine {
     /// Runs one script step; a `call` step gives the tool's output, an
     /// `intercept` step its verdict.
@@ -59,7 +55,7 @@ impl SessionEngine {
         } else if let Some(name) = &s.restart {
             self.restart_ext(name).await;
         } else if s.tools.is_some() {
-            let names = lock(&self.mgr.shared().registry).advertised();
+            let names = self.extensions.advertised();
             self.observe(Observation::Tools { names });
         } else {
             return false;
@@ -103,7 +99,7 @@ impl SessionEngine {
         // `run_script` registered these before the session; a step run
         // on its own registers them now (a transcript that keeps its
         // observations replays them).
-        let transcript = &self.mgr.shared().transcript;
+        let transcript = &self.extensions.shared().transcript;
         transcript.watch(e.contains.iter().chain(&e.not_contains).cloned());
         let has = |c: &String| transcript.contains(c).unwrap_or(false);
         for c in &e.contains {

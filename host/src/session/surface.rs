@@ -56,7 +56,7 @@ impl SessionEngine {
             (d, p.current().cloned())
         };
         if let Some(d) = displaced {
-            if let Some(owner) = self.mgr.get(&d.ext) {
+            if let Some(owner) = self.extensions.get(&d.ext) {
                 let _ = owner.outbound.send(&HostFrame::PanelClose(PanelClose {
                     panel_id: d.id.clone(),
                 }));
@@ -84,7 +84,7 @@ impl SessionEngine {
         let Some(p) = current else {
             return self.status("warn", format!("key {key}: no panel is open"));
         };
-        let Some(owner) = self.mgr.get(&p.ext) else {
+        let Some(owner) = self.extensions.get(&p.ext) else {
             return;
         };
         let k = key.to_ascii_lowercase();

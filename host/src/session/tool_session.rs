@@ -3,10 +3,8 @@
 //! entry to the pipeline ([`SessionEngine::run_tool`]) that the agent loop,
 //! `call_tool`, what a person does by hand and embedding callers share.
 
-use std::sync::Arc;
-
-use crate::process::manager::Manager;
 use crate::session::engine::SessionEngine;
+use crate::session::extensions::Extensions;
 use crate::session::fanout::Fanout;
 use crate::session::script::{KeyPress, WaitSpec};
 use crate::session::tools::answers::Answers;
@@ -14,8 +12,8 @@ use crate::session::tools::pipeline::{self, ToolSession};
 use crate::session::tools::request::{ToolRequest, ToolRun, WhileRunning};
 
 impl ToolSession for SessionEngine {
-    fn extensions(&self) -> &Arc<Manager> {
-        &self.mgr
+    fn extensions(&self) -> &Extensions {
+        &self.extensions
     }
 
     fn fanout(&self) -> &Fanout {

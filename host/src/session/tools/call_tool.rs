@@ -126,7 +126,7 @@ fn admit(
     if !ext.has_capability(&Capability::CallTool) {
         return Err(errors::NOT_OPTED_IN);
     }
-    let continuous = engine.mgr.cfg().continuous;
+    let continuous = engine.manager().cfg().continuous;
     if continuous {
         if req.parent_id.is_empty() {
             return Err(errors::CONTINUOUS_PARENT);
@@ -227,7 +227,7 @@ async fn run_and_reply(
             cancel: call.cancel.clone(),
             confirm: None,
             cancel_on_delivery: false,
-            exec_deadline: Some(engine.mgr.cfg().timeouts.call_tool),
+            exec_deadline: Some(engine.manager().cfg().timeouts.call_tool),
             announce: true,
             via_call_tool: true,
             durable_scope: call.entry.clone().unwrap_or_default(),

@@ -11,7 +11,6 @@
 //! the extensions, the fan-out, the answers part, and the scripted user's
 //! waits and keys.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -21,8 +20,8 @@ use zot_protocol::{
     ToolResultEvent, ToolStatus,
 };
 
-use crate::process::manager::Manager;
 use crate::process::registry::ToolReg;
+use crate::session::extensions::Extensions;
 use crate::session::fanout::Fanout;
 use crate::session::intercept::{self, ToolCallVerdict};
 use crate::session::script::{ConfirmAnswer, ConfirmPolicy, KeyPress, WaitSpec};
@@ -31,16 +30,12 @@ use crate::session::tools::invoke::{CancelNotice, Invocation, Invoked, ToolOutpu
 use crate::session::tools::request::{ProposedArgs, ToolRequest, ToolRun, WhileRunning};
 use crate::transcript::Observation;
 
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// The session as the tool pipeline sees it: what a call needs from around
 /// it and nothing more. The session engine is the one implementation.
 pub(crate) trait ToolSession: Sync {
     /// The extensions: the registry a name resolves in, the interceptors,
     /// the tool's owner.
-    fn extensions(&self) -> &Arc<Manager>;
+    fn extensions(&self) -> &Extensions;
     /// Where the call's observations and events go (and the session's id
     /// and cwd).
     fn fanout(&self) -> &Fanout;
@@ -181,14 +176,12 @@ impl<S: ToolSession> Call<'_, S> {
         if self.session.answers().is_stub(name) {
             return Ok(Target::Stub);
         }
-        let reg = lock(&self.session.extensions().shared().registry);
-        let visible = if self.req.via_call_tool {
-            reg.in_agent(name)
-        } else {
-            reg.model_callable(name)
-        };
-        match reg.tool(name).filter(|_| visible) {
-            Some(t) => Ok(Target::Extension(Box::new(t.clone()))),
+        let found = self
+            .session
+            .extensions()
+            .callable_tool(name, self.req.via_call_tool);
+        match found {
+            Some(t) => Ok(Target::Extension(Box::new(t))),
             None => Err(ToolOutput::error(
                 format!("unknown tool {name:?}"),
                 ToolStatus::Failed,
@@ -202,7 +195,7 @@ impl<S: ToolSession> Call<'_, S> {
     async fn intercept(&self, args: RawJson) -> Step<RawJson> {
         let req = self.req;
         let verdict = intercept::tool_call(
-            self.session.extensions(),
+            self.session.extensions().manager(),
             &req.tool_id,
             &req.name,
             args,
@@ -432,7 +425,7 @@ impl<S: ToolSession> Call<'_, S> {
         }
         if !output.activate_tools.is_empty() {
             let names = std::mem::take(&mut output.activate_tools);
-            lock(&self.session.extensions().shared().registry).activate(&names);
+            self.session.extensions().activate(&names);
         }
         self.finish_then(&args, output, cancel_notice)
     }
