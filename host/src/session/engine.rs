@@ -91,7 +91,7 @@ pub struct SessionEngine {
     /// `/exit` asked the session to end.
     pub(super) exit: AtomicBool,
     /// Durable `call_tool` results (continuous mode).
-    pub durable: Option<crate::store::durable::DurableStore>,
+    pub(crate) durable: Option<crate::store::durable::DurableStore>,
 }
 
 /// Inputs of [`run_script`].

@@ -1,17 +1,25 @@
 //! The session: the conversation and everything that happens in it.
 //!
-//! Owns the session engine and its state (`engine`), with what it does
-//! split by concern: a script's steps (`steps`), the conversation and its
-//! switches (`conversation`), what extension frames do to it (`frames`),
-//! slash commands (`commands`), input waiting its turn (`input`), notes
-//! and panels on screen (`surface`, over `screen`,
-//! over the state of `panels` and [`notes`]); the conversation's messages
-//! (`message`, a leaf the live model builds on too), the agent loop
-//! (`agent`), the tool pipeline and the tools themselves (`tools`), the
-//! payloads of `emit` / `intercept` steps (`payload`), interception chains
-//! (`intercept`), lifecycle events (`events`), the observation budget
-//! (`observe`), what a person does by hand (`by_hand`), the session script
-//! ([`script`]) and the frames its waits look for ([`waits`]).
+//! Owns the session engine (`engine`: opening, start and end, the
+//! parts it holds) and its parts, each a struct in its own file with a
+//! narrow interface: where the session is and what it tells the transcript
+//! and the extensions (`fanout`), the conversation (`dialogue`), whether it
+//! is active or closing (`lifecycle`), the model's replies (`replies`),
+//! the loaded extensions as the session asks about them (`extensions`), the
+//! screen (`screen`, over the state of `panels` and [`notes`]), input
+//! waiting its turn (`input`) and the script's waits ([`waits`]).
+//!
+//! What the engine does is split by concern, each an `impl SessionEngine`
+//! in its file: a script's steps (`steps`), the conversation's switches,
+//! compaction and subagents (`conversation`), what extension frames do
+//! (`frames`), slash commands (`commands`), notes and panels on screen
+//! (`surface`), the agent loop (`agent`), what a person does by hand
+//! (`by_hand`), and the engine as the tool pipeline sees it
+//! (`tool_session`). The tool pipeline and the tools themselves are
+//! `tools`; the conversation's messages `message` (a leaf the live model
+//! builds on too); the payloads of `emit` / `intercept` steps `payload`;
+//! interception chains `intercept`; the observation budget `observe`; the
+//! session script [`script`].
 //!
 //! It talks to extensions only through [`crate::process`] (the manager, a
 //! loaded extension's outbound queue and replies) and keeps durable results
