@@ -15,13 +15,15 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from asyncio import AbstractEventLoop
 from json.encoder import encode_basestring
-from typing import Callable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from . import _native
 from ._contract import Answer, Answered, CommandOutcome, InterceptOutcome, ToolOutcome
 from ._errors import failure_message
+
+if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
 
 __all__ = [
     "Answers",

@@ -4,8 +4,6 @@ SDK."""
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import json
 import threading
 from dataclasses import dataclass, field
@@ -16,6 +14,9 @@ from ._errors import CallToolError, NotRunningError, SessionError, ZotError
 from ._results import to_json
 
 if TYPE_CHECKING:
+    import asyncio
+    import concurrent.futures
+
     from ._extension import Extension
     from ._protocol import ContentBlock, HelloAck, HostToolResult, NotifyLevel
     from ._session import _Session
@@ -276,6 +277,8 @@ class Ctx:
         raised. Cancelling the awaiting task cancels the call. Tool failures
         come back as a result with ``is_error`` (SDK-32).
         """
+        import asyncio  # loaded by then: the session runs on it
+
         session = self._session
         loop = asyncio.get_running_loop()
         if loop is not session.loop:
@@ -307,6 +310,8 @@ class Ctx:
                 "call_tool_sync would block the event loop; use `await ctx.call_tool(...)` "
                 "in an async handler, or let the handler run in a worker thread"
             )
+        import concurrent.futures  # loaded by then: asyncio imports it
+
         future: concurrent.futures.Future[CallResult] = concurrent.futures.Future()
         self._start(name, args, key, timeout, _Waiter(future))
         # The engine resolves every started call exactly once (result,

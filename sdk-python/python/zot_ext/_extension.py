@@ -4,7 +4,6 @@ Running it is the session's (``_session``)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 import threading
@@ -34,6 +33,7 @@ from ._errors import (
 )
 from ._events import EventRegistration
 from ._handlers import HandlerOf
+from ._handshake import hello_before_loop
 from ._panels import PanelRegistration
 from ._registry import _Command, _first_param_type, _Handler, _is_async, _Panel, _Tool
 from ._results import (
@@ -46,12 +46,12 @@ from ._results import (
     to_json,
 )
 from ._schema import Converter, converter_for, schema_for
-from ._session import _Session
 from ._signature import command_description, keyword_tool, name_of, tool_description
 from ._stdout import protect_stdout, stdout_follows_descriptor_1
 from ._workers import DEFAULT_IDLE_TIMEOUT, default_max_threads
 
 if TYPE_CHECKING:
+    from ._contract import Job
     from ._protocol import (
         AssistantMessageIntercept,
         BeforeAgentStartIntercept,
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         ToolCallIntercept,
         TurnStartIntercept,
     )
+    from ._session import _Session
 
 __all__ = ["Extension", "protect_stdout"]
 
@@ -122,6 +123,13 @@ class Extension(EventRegistration, PanelRegistration):
         self._intercepts: Dict[str, _Handler] = {}
         self._hello_hooks: List[_Handler] = []
         self._panels: Dict[str, _Panel] = {}
+        # The running session's connection: the engine, the host's
+        # `hello_ack` once received, and whether the registrations were
+        # announced. Set before the event loop runs (see `_handshake`).
+        self._native: Optional[_native.Engine] = None
+        self._host: Optional[HostInfo] = None
+        self._announced = False
+        # The dispatcher, once the event loop runs.
         self._session: Optional[_Session] = None
         self._lock = threading.Lock()
 
@@ -132,8 +140,7 @@ class Extension(EventRegistration, PanelRegistration):
 
     def _live(self) -> Optional[_native.Engine]:
         """The engine to register with at once (after the announcement)."""
-        s = self._session
-        return s.native if s is not None and s.announced else None
+        return self._native if self._announced else None
 
     @staticmethod
     def _check(call: Callable[[], None]) -> None:
@@ -430,9 +437,11 @@ class Extension(EventRegistration, PanelRegistration):
 
     def on_hello(self, hook: HelloF) -> HelloF:
         """Runs ``hook(host)`` after ``hello_ack`` and before the
-        registrations are announced (SDK-7), on the event loop thread
-        (``async def`` allowed); it may register more commands, tools,
-        events and interceptors."""
+        registrations are announced (SDK-7); it may register more commands,
+        tools, events and interceptors. With :meth:`run`, plain ``def``
+        hooks run on the main thread before the event loop starts (so that
+        ``ready`` does not wait for asyncio to load); ``async def`` hooks
+        run on the event loop."""
         with self._lock:
             self._hello_hooks.append(_Handler.of(hook, thread=False))
         return hook
@@ -443,22 +452,22 @@ class Extension(EventRegistration, PanelRegistration):
     def host(self) -> Optional[HostInfo]:
         """The host's ``hello_ack`` while a session runs (after the
         handshake)."""
-        s = self._session
-        return s.host if s is not None else None
+        return self._host
 
     @property
     def running(self) -> bool:
         """Whether a session is running."""
-        return self._session is not None
+        return self._native is not None
 
     def _send(self, frame: Mapping[str, Any]) -> None:
-        s = self._session
-        if s is None:
+        native = self._native
+        if native is None:
             raise NotRunningError("the extension is not running")
-        if threading.get_ident() == s.loop_thread:
+        s = self._session
+        if s is not None and threading.get_ident() == s.loop_thread:
             s.answers.flush()  # answers produced before this frame leave first
         try:
-            s.native.send(to_json(frame))
+            native.send(to_json(frame))
         except (_native.EngineError, RuntimeError) as e:
             raise SendError(str(e)) from e
 
@@ -531,12 +540,21 @@ class Extension(EventRegistration, PanelRegistration):
     # -- running ------------------------------------------------------------
 
     def run(self) -> None:
-        """Serves the extension over stdin/stdout until ``shutdown`` or EOF:
-        ``asyncio.run(self.serve())``. Ctrl-C ends it cleanly; a failed
-        session (e.g. no ``hello_ack``) exits with status 1."""
+        """Serves the extension over stdin/stdout until ``shutdown`` or EOF.
+        The handshake comes first, then the session runs on
+        ``asyncio.run``. Ctrl-C ends it cleanly; a failed session (e.g. no
+        ``hello_ack``) exits with status 1."""
         self._ensure_logging()
         try:
-            asyncio.run(self.serve())
+            native = self._start_stdio()
+            self._claim(native)
+            # Before asyncio loads (most of the SDK's start-up): with plain
+            # `def` hooks, the host sees `ready` as soon as it would from a
+            # script without the SDK.
+            early = hello_before_loop(self, native)
+            import asyncio
+
+            asyncio.run(self._serve_claimed(native, early))
         except KeyboardInterrupt:
             self.logger.info("interrupted")
         except ZotError as e:
@@ -547,36 +565,58 @@ class Extension(EventRegistration, PanelRegistration):
         """Serves the extension over stdin/stdout on the running event loop
         until ``shutdown`` or EOF. Raises :class:`SessionError` when the
         session failed."""
+        native = self._start_stdio()
+        await self._serve_on(native)
+
+    def _start_stdio(self) -> _native.Engine:
+        """Starts the engine on stdin/stdout. It reads the host's pipe on its
+        own thread (the one read path) and wakes the session's loop through
+        its wake descriptor."""
         try:
-            # The engine reads the host's pipe on its own thread (the one
-            # read path) and wakes this loop through its wake descriptor.
             native = _native.Engine.stdio(self.name, self.version)
         except (_native.EngineError, RuntimeError) as e:
             raise SessionError(f"cannot start: {e}") from e
         stdout_follows_descriptor_1()
-        await self._serve_on(native)
+        return native
 
-    async def _serve_on(self, native: _native.Engine) -> None:
+    def _claim(self, native: _native.Engine) -> None:
+        """Makes ``native`` this extension's session (one at a time), and
+        binds the panels registered so far."""
         with self._lock:
-            running = self._session is not None
+            running = self._native is not None
             if not running:
-                session = _Session(self, native)
-                self._session = session
+                self._native = native
                 for panel_id, panel in self._panels.items():
                     native.bind_panel(panel_id, panel.registration)
         if running:
             native.close()
             raise SessionError(f"extension {self.name!r} is already running")
+
+    async def _serve_on(self, native: _native.Engine) -> None:
+        self._claim(native)
+        await self._serve_claimed(native, None)
+
+    async def _serve_claimed(self, native: _native.Engine, early: Optional[List[Job]]) -> None:
+        """Runs the session; ``early``: the jobs taken before the loop ran
+        (``None`` when the handshake is the session's to do)."""
+        from ._session import _Session
+
         try:
+            session = _Session(self, native, early)
+            with self._lock:
+                self._session = session
             error = await session.run()
         finally:
-            self._session = None
+            with self._lock:
+                self._session = None
+                self._native = None
+                self._host = None
+                self._announced = False
         if error:
             raise SessionError(error)
 
     def _running_engine(self) -> Optional[_native.Engine]:
-        session = self._session
-        return None if session is None else session.native
+        return self._native
 
     def _announce(self, native: _native.Engine) -> None:
         """Registers everything with the engine, then announces it."""
@@ -600,3 +640,4 @@ class Extension(EventRegistration, PanelRegistration):
             native.hello_done()
         except _native.EngineError as e:
             self.log(f"handshake not completed: {e}", logging.ERROR)
+        self._announced = True

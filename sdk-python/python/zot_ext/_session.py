@@ -64,13 +64,13 @@ AnswerOf = Callable[[int, Any], Answer]
 class _Session:
     """One engine session: pulls jobs and runs the extension's handlers."""
 
-    def __init__(self, ext: Extension, native: _native.Engine) -> None:
+    def __init__(self, ext: Extension, native: _native.Engine, early: Optional[List[Job]] = None) -> None:
         self.ext = ext
         self.native = native
+        # Jobs taken before the loop ran (`_handshake`), handled first.
+        self._early = early
         self.loop = asyncio.get_running_loop()
         self.loop_thread = threading.get_ident()
-        self.host: Optional[HostInfo] = None
-        self.announced = False
         self.tasks: Dict[int, asyncio.Task[None]] = {}
         self.cancels: Dict[int, Cancellation] = {}
         self.workers = Workers(ext.max_threads, ext.thread_idle_timeout)
@@ -85,6 +85,11 @@ class _Session:
         self._poller: Optional[threading.Thread] = None
         self._stop_polling = threading.Event()
         self._fd: Optional[int] = None
+
+    @property
+    def host(self) -> Optional[HostInfo]:
+        """The host's ``hello_ack``, once received."""
+        return self.ext._host
 
     # -- pulling jobs -----------------------------------------------------
 
@@ -210,6 +215,8 @@ class _Session:
 
     async def run(self) -> Optional[str]:
         """Runs the session; returns the engine's error, if it failed."""
+        if self._early:
+            self._deliver(self._early)
         self._attach()
         serial = self.loop.create_task(self.serial.run())
         try:
@@ -253,7 +260,7 @@ class _Session:
 
     async def _hello(self, job: HelloJob) -> None:
         host = HostInfo.from_ack(job["hello_ack"])
-        self.host = host
+        self.ext._host = host
         for hook in list(self.ext._hello_hooks):
             try:
                 r = hook.call(host)
@@ -262,7 +269,6 @@ class _Session:
             except Exception:
                 self.ext.logger.exception("on_hello hook failed")
         self.ext._announce(self.native)
-        self.announced = True
 
     def _dispatch(self, job: Job) -> None:
         if job["kind"] == "command":
