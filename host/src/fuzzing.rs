@@ -18,11 +18,11 @@ use zot_protocol::{Hello, LineReader};
 
 use crate::config::{HostConfig, HostMode};
 use crate::process::extension::{FrameHandler, LoadedExtension, NewExtension, ReplyKind};
-use crate::process::handshake::{first_line, HandshakeError};
+use crate::process::hello::{first_line, HandshakeError};
 use crate::process::manager::Manager;
 use crate::process::outbound::Outbound;
-use crate::process::shutdown::StopBy;
 use crate::process::spawn::ExtLog;
+use crate::process::stop_all::StopBy;
 use crate::session::engine::SessionEngine;
 use crate::session::script::Script;
 use crate::store::discovery::{DiscoveryOptions, Source};

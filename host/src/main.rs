@@ -180,16 +180,17 @@ fn run(args: RunArgs) -> ExitCode {
     let outcome = rt.block_on(async {
         // Ctrl-C / SIGTERM / SIGHUP: end the session and stop the
         // extensions gracefully; a second one kills them at once.
-        if let Err(e) =
-            zot_host::process::signals::watch(Some(stop), zot_protocol::limits::SIGTERM_TO_SIGKILL)
-        {
+        if let Err(e) = zot_host::process::interrupts::watch(
+            Some(stop),
+            zot_protocol::limits::SIGTERM_TO_SIGKILL,
+        ) {
             eprintln!("zot-host: cannot watch for interrupts: {e}");
         }
         run_script(&script, opts).await
     });
-    if let Some(sig) = zot_host::process::signals::caught() {
+    if let Some(sig) = zot_host::process::interrupts::caught() {
         eprintln!("zot-host: interrupted; the extensions were stopped");
-        return ExitCode::from(zot_host::process::signals::exit_code(sig));
+        return ExitCode::from(zot_host::process::interrupts::exit_code(sig));
     }
     let mut failed = false;
     // A live model that failed to answer fails the run, as a failed

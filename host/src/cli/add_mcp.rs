@@ -7,7 +7,7 @@ use std::io::Write;
 
 use clap::Args;
 
-use crate::cli::args::InstallArgs;
+use crate::cli::command_line::InstallArgs;
 use crate::cli::{install, CliError, CliOutcome, Context};
 
 /// `ext add-mcp`.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use zot_protocol::validate::{command_key, validate_command_name, validate_tool_name};
 
-use crate::cli::args::DoctorArgs;
+use crate::cli::command_line::DoctorArgs;
 use crate::cli::doctor_refused::{self, LogMarks};
 use crate::cli::doctor_report::{
     render, Conflict, ConflictKind, ExtReport, Health, RegistrationReport, Report, Summary, Winner,
@@ -21,7 +21,7 @@ use crate::cli::staging::sweep;
 use crate::cli::style::Style;
 use crate::cli::{list, CliError, CliOutcome, Context};
 use crate::process::extension::LoadedExtension;
-use crate::process::handshake::LoadError;
+use crate::process::hello::LoadError;
 use crate::process::ready::ReadyState;
 use crate::process::registry::{
     RegRecord, Registry, BUILTIN_COMMANDS, BUILTIN_TOOLS, DISCONNECTED_NOTE,
@@ -47,7 +47,7 @@ pub fn run(ctx: &Context, args: &DoctorArgs, out: &mut dyn Write) -> Result<CliO
     let report = rt.block_on(async {
         // An interrupt while extensions run kills them before exiting.
         let bound = zot_protocol::limits::SIGTERM_TO_SIGKILL;
-        if let Err(e) = crate::process::signals::watch(None, bound) {
+        if let Err(e) = crate::process::interrupts::watch(None, bound) {
             tracing::warn!("cannot watch for interrupts: {e}");
         }
         diagnose(ctx, &list::options(ctx, &args.discovery)).await

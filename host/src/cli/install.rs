@@ -19,7 +19,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::cli::args::InstallArgs;
+use crate::cli::command_line::InstallArgs;
 use crate::cli::git::{git, GitError};
 use crate::cli::lock::{lock_names, LockError};
 use crate::cli::resolve::{installs, Scope};

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::cli::args::{DiscoveryArgs, ListArgs};
+use crate::cli::command_line::{DiscoveryArgs, ListArgs};
 use crate::cli::style::{table, Style};
 use crate::cli::{explicit_paths, CliError, CliOutcome, Context};
 use crate::store::discovery::{discover, DiscoveryOptions, Entry, EntryState, Source};

@@ -7,7 +7,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::Duration;
 
-use crate::cli::args::LogsArgs;
+use crate::cli::command_line::LogsArgs;
 use crate::cli::resolve::{dir_name, installs, Scope};
 use crate::cli::{CliError, CliOutcome, Context};
 use crate::store::name::ExtName;

@@ -9,7 +9,7 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 
-use crate::cli::args::{NameArgs, RemoveArgs};
+use crate::cli::command_line::{NameArgs, RemoveArgs};
 use crate::cli::json_edit::{get_bool, set_bool};
 use crate::cli::lock::lock_names;
 use crate::cli::resolve::{dir_name, find_one, Scope};

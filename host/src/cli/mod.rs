@@ -5,7 +5,7 @@
 //! [`crate::store::discovery::discover`], the same discovery path a session uses;
 //! `doctor` also uses the session's start-up ([`crate::Manager::load`]).
 //!
-//! Layout: [`args`] (the clap definitions), one module per subcommand
+//! Layout: [`command_line`] (the clap definitions), one module per subcommand
 //! ([`list`], [`doctor`], [`install`], [`manage`], [`logs`], [`update`]) and
 //! their helpers ([`resolve`] for name look-up, [`tree`] for copying and the
 //! symlink check, [`select`] for what a folder install copies, [`staging`]
@@ -13,7 +13,7 @@
 //! [`json_edit`] for the `enabled` edit, [`git`], [`style`], [`test_hook`]).
 
 pub mod add_mcp;
-pub mod args;
+pub mod command_line;
 pub mod doctor;
 pub mod doctor_fix;
 pub mod doctor_refused;
@@ -37,7 +37,7 @@ pub mod update;
 use std::io::Write;
 use std::path::PathBuf;
 
-pub use args::{CommonArgs, ExtArgs, ExtCommand, UpdateArgs};
+pub use command_line::{CommonArgs, ExtArgs, ExtCommand, UpdateArgs};
 pub use error::CliError;
 
 use crate::store::discovery::{zot_home_from_env, DiscoveryOptions};

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use crate::cli::args::ScopeArgs;
+use crate::cli::command_line::ScopeArgs;
 use crate::cli::Context;
 use crate::store::discovery::{discover, Entry, Source};
 

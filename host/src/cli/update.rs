@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::cli::args::UpdateArgs;
+use crate::cli::command_line::UpdateArgs;
 use crate::cli::git::{git, git_ok, short, GitError};
 use crate::cli::lock::lock_names;
 use crate::cli::resolve::{dir_name, installs, matches, not_found, Scope};

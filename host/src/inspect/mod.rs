@@ -127,9 +127,10 @@ async fn serve(args: InspectArgs) -> Result<(), String> {
     // Ctrl-C / SIGTERM / SIGHUP end the session gracefully (the usual way to
     // stop the inspector); a second one kills the extensions at once.
     let stop = tokio_util::sync::CancellationToken::new();
-    if let Err(e) =
-        crate::process::signals::watch(Some(stop.clone()), zot_protocol::limits::SIGTERM_TO_SIGKILL)
-    {
+    if let Err(e) = crate::process::interrupts::watch(
+        Some(stop.clone()),
+        zot_protocol::limits::SIGTERM_TO_SIGKILL,
+    ) {
         eprintln!("zot-host inspect: cannot watch for interrupts: {e}");
     }
     let closed = live.clone();

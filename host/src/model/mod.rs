@@ -22,10 +22,10 @@
 //! environment) nor touch what drives a session (the CLI, [`crate::live`],
 //! [`crate::inspect`], [`crate::dev`]).
 
-mod args;
 mod chat;
 mod failure;
 mod http;
+mod options;
 pub(crate) mod providers;
 mod read;
 mod sse;
@@ -40,9 +40,9 @@ use std::time::Duration;
 use hyper::body::Bytes;
 use serde_json::Value;
 
-pub use args::ModelArgs;
 pub use chat::{ChatTool, ModelTurn, Usage};
 pub use http::Timeouts;
+pub use options::ModelArgs;
 
 use failure::Failure;
 

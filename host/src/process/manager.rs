@@ -11,7 +11,7 @@ use zot_protocol::{Capability, HelloAck, HostFrame, LineReader};
 
 use crate::config::HostConfig;
 use crate::process::extension::{FrameHandler, HandlerSlot, LoadedExtension, NewExtension};
-use crate::process::handshake::{read_hello, LoadError};
+use crate::process::hello::{read_hello, LoadError};
 use crate::process::outbound::Outbound;
 use crate::process::ready::ReadyState;
 use crate::process::shared::Shared;
@@ -247,7 +247,7 @@ impl Manager {
     /// Stops every extension (§16.7 steps 2-4); the caller emits
     /// `session_end` first.
     pub async fn shutdown(&self, grace: std::time::Duration) -> usize {
-        self.shutdown_by(grace, crate::process::shutdown::StopBy::Shutdown)
+        self.shutdown_by(grace, crate::process::stop_all::StopBy::Shutdown)
             .await
             .len()
     }
@@ -257,12 +257,12 @@ impl Manager {
     pub async fn shutdown_by(
         &self,
         grace: std::time::Duration,
-        how: crate::process::shutdown::StopBy,
+        how: crate::process::stop_all::StopBy,
     ) -> Vec<Ending> {
         self.shared.set_shutting_down(true);
         let exts = self.extensions();
         let endings =
-            crate::process::shutdown::shutdown_all(&exts, &self.shared.cfg.timeouts, grace, how)
+            crate::process::stop_all::shutdown_all(&exts, &self.shared.cfg.timeouts, grace, how)
                 .await;
         self.shared.finish_reapers().await;
         self.report_endings(&endings);
@@ -295,11 +295,11 @@ impl Manager {
             .cloned()
             .ok_or_else(|| format!("{name} is no longer where it was discovered"))?;
         let t = self.shared.cfg.timeouts.clone();
-        let endings = crate::process::shutdown::shutdown_all(
+        let endings = crate::process::stop_all::shutdown_all(
             std::slice::from_ref(&old),
             &t,
             t.reload_stop_grace,
-            crate::process::shutdown::StopBy::Shutdown,
+            crate::process::stop_all::StopBy::Shutdown,
         )
         .await;
         self.report_endings(&endings);

@@ -16,7 +16,7 @@
 //!
 //! Every supervised process is also listed in a process-wide registry so
 //! that [`kill_all`] can end them all when the host itself is interrupted or
-//! fails (see [`crate::process::signals`]).
+//! fails (see [`crate::process::interrupts`]).
 
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};

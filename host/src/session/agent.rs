@@ -17,7 +17,7 @@ use zot_protocol::{
 
 use crate::process::extension::LoadedExtension;
 use crate::session::engine::SessionEngine;
-use crate::session::intercept::{self, MessageVerdict, PromptPass};
+use crate::session::interception::{self, MessageVerdict, PromptPass};
 use crate::session::message::Message;
 use crate::session::script::{ToolCallSpec, Turn};
 use crate::session::tools::request::WhileRunning;
@@ -195,7 +195,7 @@ impl SessionEngine {
             agent_run_id: format!("run-{}", self.next_n()),
             ..pass
         };
-        let prompt = intercept::before_agent_start(self.manager(), &base, &pass).await;
+        let prompt = interception::before_agent_start(self.manager(), &base, &pass).await;
         lock(&self.dialogue).prompt = Some(prompt.clone());
         self.observe(Observation::SystemPrompt {
             agent_run_id: pass.agent_run_id,
@@ -214,7 +214,7 @@ impl SessionEngine {
                 sequence: 0,
                 step,
             }));
-            if let Some(reason) = intercept::turn_start(self.manager(), step).await {
+            if let Some(reason) = interception::turn_start(self.manager(), step).await {
                 self.status("error", format!("turn blocked: {reason}"));
                 break;
             }
@@ -260,7 +260,7 @@ impl SessionEngine {
         if text.is_empty() {
             return;
         }
-        match intercept::assistant_message(self.manager(), text).await {
+        match interception::assistant_message(self.manager(), text).await {
             MessageVerdict::Show(text) => {
                 self.observe(Observation::Assistant { text: text.clone() });
                 self.emit(LifecycleEvent::AssistantMessage(

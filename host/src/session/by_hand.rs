@@ -4,7 +4,7 @@
 //! live; the `call`, `emit`, `intercept`, `stub`, `unstub` and `answer`
 //! script steps replay them. Each goes through the host's one path for it:
 //! the tool pipeline of [`crate::session::tools::pipeline`], the fan-out of
-//! [`crate::session::fanout`] and the chains of [`crate::session::intercept`];
+//! [`crate::session::fanout`] and the chains of [`crate::session::interception`];
 //! stubs and their replies are kept by [`crate::session::tools::answers`].
 
 use serde_json::{Map, Value};
@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use zot_protocol::InterceptRequest;
 
 use crate::session::engine::SessionEngine;
-use crate::session::intercept::{self, MessageVerdict, PromptPass, ToolCallVerdict};
+use crate::session::interception::{self, MessageVerdict, PromptPass, ToolCallVerdict};
 use crate::session::payload::{decode_event, decode_intercept, Verdict};
 use crate::session::script::{StubAnswer, ToolCallSpec};
 use crate::session::tools::request::{ProposedArgs, ToolRequest, ToolRun, WhileRunning};
@@ -79,7 +79,7 @@ impl SessionEngine {
         let event = req.name().to_owned();
         let (blocked, result) = match req {
             InterceptRequest::ToolCall(r) => {
-                match intercept::tool_call(
+                match interception::tool_call(
                     self.manager(),
                     &r.tool_id,
                     &r.tool_name,
@@ -93,10 +93,10 @@ impl SessionEngine {
                 }
             }
             InterceptRequest::TurnStart(r) => {
-                (intercept::turn_start(self.manager(), r.step).await, None)
+                (interception::turn_start(self.manager(), r.step).await, None)
             }
             InterceptRequest::AssistantMessage(r) => {
-                match intercept::assistant_message(self.manager(), &r.text).await {
+                match interception::assistant_message(self.manager(), &r.text).await {
                     MessageVerdict::Show(text) => (None, Some(Value::String(text))),
                     MessageVerdict::Hide(reason) => (Some(reason), None),
                 }
@@ -110,7 +110,7 @@ impl SessionEngine {
                     model: r.model,
                 };
                 let prompt =
-                    intercept::before_agent_start(self.manager(), &r.system_prompt, &pass).await;
+                    interception::before_agent_start(self.manager(), &r.system_prompt, &pass).await;
                 (None, Some(Value::String(prompt)))
             }
         };

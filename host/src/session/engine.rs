@@ -34,7 +34,7 @@ use crate::session::extensions::Extensions;
 use crate::session::fanout::{Fanout, Place};
 use crate::session::input::{Inbox, Input, Refused, MAX_QUEUED_PROMPTS};
 use crate::session::lifecycle::Lifecycle;
-use crate::session::panels::Panels;
+use crate::session::open_panels::Panels;
 use crate::session::replies::{ModelTurnHook, Replies};
 use crate::session::screen::Screen;
 use crate::session::script::{ConfirmAnswer, ConfirmPolicy, Script};
@@ -431,12 +431,12 @@ impl SessionEngine {
 
     /// Graceful shutdown: `session_end` first, then every extension (§16.7).
     pub async fn shutdown(&self) {
-        self.shutdown_by(crate::process::shutdown::StopBy::Shutdown)
+        self.shutdown_by(crate::process::stop_all::StopBy::Shutdown)
             .await;
     }
 
     /// Ends the session and stops every extension the given way.
-    pub async fn shutdown_by(&self, how: crate::process::shutdown::StopBy) {
+    pub async fn shutdown_by(&self, how: crate::process::stop_all::StopBy) {
         self.clear_notes();
         self.end_session(SessionEndReason::Shutdown);
         self.lifecycle.close();

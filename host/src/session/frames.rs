@@ -48,7 +48,7 @@ impl FrameHandler for SessionEngine {
             }
             ExtFrame::CallTool(c) => {
                 if let Some(me) = self.arc() {
-                    crate::session::tools::call_tool::accept(me, ext.clone(), c);
+                    crate::session::tools::extension_calls::accept(me, ext.clone(), c);
                 }
             }
             ExtFrame::CallToolCancel(c) => {

@@ -6,7 +6,7 @@
 //! and the extensions (`fanout`), the conversation (`dialogue`), whether it
 //! is active or closing (`lifecycle`), the model's replies (`replies`),
 //! the loaded extensions as the session asks about them (`extensions`), the
-//! screen (`screen`, over the state of `panels` and [`notes`]), input
+//! screen (`screen`, over the state of `open_panels` and [`notes`]), input
 //! waiting its turn (`input`) and the script's waits ([`waits`]).
 //!
 //! What the engine does is split by concern, each an `impl SessionEngine`
@@ -18,7 +18,7 @@
 //! (`tool_session`). The tool pipeline and the tools themselves are
 //! `tools`; the conversation's messages `message` (a leaf the live model
 //! builds on too); the payloads of `emit` / `intercept` steps `payload`;
-//! interception chains `intercept`; the observation budget `observe`; the
+//! interception chains `interception`; the observation budget `observe`; the
 //! session script [`script`].
 //!
 //! It talks to extensions only through [`crate::process`] (the manager, a
@@ -37,12 +37,12 @@ pub(crate) mod extensions;
 pub(crate) mod fanout;
 pub(crate) mod frames;
 pub(crate) mod input;
-pub(crate) mod intercept;
+pub(crate) mod interception;
 pub(crate) mod lifecycle;
 pub(crate) mod message;
 pub mod notes;
 pub(crate) mod observe;
-pub(crate) mod panels;
+pub(crate) mod open_panels;
 pub(crate) mod payload;
 pub(crate) mod replies;
 pub(crate) mod screen;

@@ -2,7 +2,7 @@
 //! panel (and those it replaced), the notes area, the editor's text.
 
 use crate::session::notes::Notes;
-use crate::session::panels::Panels;
+use crate::session::open_panels::Panels;
 
 /// The screen's state (the session engine holds it in one mutex).
 #[derive(Default)]

@@ -64,10 +64,10 @@ pub enum End {
 
 impl End {
     /// How the extensions are stopped.
-    pub fn stop_by(self) -> crate::process::shutdown::StopBy {
+    pub fn stop_by(self) -> crate::process::stop_all::StopBy {
         match self {
-            Self::Shutdown => crate::process::shutdown::StopBy::Shutdown,
-            Self::Eof => crate::process::shutdown::StopBy::Eof,
+            Self::Shutdown => crate::process::stop_all::StopBy::Shutdown,
+            Self::Eof => crate::process::stop_all::StopBy::Eof,
         }
     }
 }

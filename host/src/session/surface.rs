@@ -117,7 +117,7 @@ impl SessionEngine {
     }
 
     /// The panel shown now.
-    pub fn current_panel(&self) -> Option<crate::session::panels::OpenPanel> {
+    pub fn current_panel(&self) -> Option<crate::session::open_panels::OpenPanel> {
         lock(&self.screen).panels.current().cloned()
     }
 }

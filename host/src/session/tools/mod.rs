@@ -9,7 +9,7 @@
 //!   sees the session through its `ToolSession` trait only.
 //! - [`invoke`]: sending a call to the extension that registered the tool
 //!   and waiting for its result (deadline, cancel, withdrawal).
-//! - [`call_tool`]: an extension calling a tool itself (`call_tool`
+//! - [`extension_calls`]: an extension calling a tool itself (`call_tool`
 //!   frames: validation, parent chains, continuous-mode replay).
 //! - [`builtin`]: the host's own tools (`read`, `write`, `edit`, `bash`,
 //!   `skill`), jailed to the session's cwd.
@@ -20,7 +20,7 @@
 
 pub(crate) mod answers;
 pub mod builtin;
-pub mod call_tool;
+pub mod extension_calls;
 pub mod invoke;
 pub mod pipeline;
 pub(crate) mod request;

@@ -23,7 +23,7 @@ use zot_protocol::{
 use crate::process::registry::ToolReg;
 use crate::session::extensions::Extensions;
 use crate::session::fanout::Fanout;
-use crate::session::intercept::{self, ToolCallVerdict};
+use crate::session::interception::{self, ToolCallVerdict};
 use crate::session::script::{ConfirmAnswer, ConfirmPolicy, KeyPress, WaitSpec};
 use crate::session::tools::answers::Answers;
 use crate::session::tools::invoke::{CancelNotice, Invocation, Invoked, ToolOutput};
@@ -194,7 +194,7 @@ impl<S: ToolSession> Call<'_, S> {
     /// through, maybe rewritten.
     async fn intercept(&self, args: RawJson) -> Step<RawJson> {
         let req = self.req;
-        let verdict = intercept::tool_call(
+        let verdict = interception::tool_call(
             self.session.extensions().manager(),
             &req.tool_id,
             &req.name,
