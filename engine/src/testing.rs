@@ -7,6 +7,12 @@
 //! extension's `call_tool`s, and reads every frame the extension wrote. No
 //! process is spawned and no host is needed.
 //!
+//! [`HostHarness::spawn`] drives an extension *process* the same way
+//! instead (any language: a built binary, `node ext.js`, `python ext.py`,
+//! `zot-mcp wrap -- ...`): its stdin and stdout are the transport, its stderr
+//! is captured ([`HostHarness::stderr`]) or inherited, and it is killed and
+//! reaped when the harness is dropped.
+//!
 //! The harness speaks the protocol, not a language: [`HostHarness::connect`]
 //! drives any engine over a [`MemoryHost`], and [`HostHarness::send_json`] /
 //! [`HostHarness::next_frame_json`] / [`HostHarness::transcript`] carry JSON,
@@ -39,6 +45,7 @@
 //! ```
 
 use std::collections::VecDeque;
+use std::process::{Command, ExitStatus};
 
 use serde::Serialize;
 use zot_protocol::{
@@ -48,6 +55,11 @@ use zot_protocol::{
 };
 
 use crate::MemoryHost;
+
+mod process;
+
+use process::ProcessLink;
+pub use process::StderrMode;
 
 /// What the harness could not do.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -67,6 +79,9 @@ pub enum TestError {
     /// An argument was not valid JSON.
     #[error("invalid JSON: {0}")]
     Json(String),
+    /// The extension process could not be started.
+    #[error("cannot start {0}")]
+    Spawn(String),
 }
 
 /// What the extension announced during the handshake.
@@ -114,12 +129,14 @@ pub fn default_hello_ack() -> HelloAck {
 /// earlier (a render, a note) may come before the one a test expects next.
 /// [`HostHarness::transcript`] has every line in write order.
 pub struct HostHarness {
-    host: MemoryHost,
+    host: Link,
     /// Lines read but not consumed yet.
     backlog: VecDeque<String>,
     transcript: Vec<String>,
     registration: Registration,
     next_id: u64,
+    /// The extension's output closed.
+    closed: bool,
 }
 
 impl std::fmt::Debug for HostHarness {
@@ -130,45 +147,136 @@ impl std::fmt::Debug for HostHarness {
     }
 }
 
+/// The transport the harness drives.
+enum Link {
+    Memory(MemoryHost),
+    Process(Box<ProcessLink>),
+}
+
+impl Link {
+    async fn send_line(&mut self, line: &str) -> std::io::Result<()> {
+        match self {
+            Link::Memory(h) => h.send_line(line).await,
+            Link::Process(p) => {
+                let mut bytes = line.as_bytes().to_vec();
+                if !line.ends_with('\n') {
+                    bytes.push(b'\n');
+                }
+                p.send_bytes(&bytes)
+            }
+        }
+    }
+
+    async fn send(&mut self, frame: &HostFrame) -> std::io::Result<()> {
+        match self {
+            Link::Memory(h) => h.send(frame).await,
+            Link::Process(p) => {
+                let line = zot_protocol::encode_frame(frame).map_err(std::io::Error::other)?;
+                p.send_bytes(&line)
+            }
+        }
+    }
+
+    fn close_input(&mut self) {
+        match self {
+            Link::Memory(h) => h.close_input(),
+            Link::Process(p) => p.close_input(),
+        }
+    }
+
+    async fn recv_line(&mut self) -> Option<String> {
+        match self {
+            Link::Memory(h) => h.recv_line().await,
+            Link::Process(p) => p.recv_line().await,
+        }
+    }
+
+    fn try_recv_line(&mut self) -> Option<String> {
+        match self {
+            Link::Memory(h) => h.try_recv_line(),
+            Link::Process(p) => p.try_recv_line(),
+        }
+    }
+}
+
+/// How long a process that closed its output gets to exit before it is
+/// killed (it normally exits right after).
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl HostHarness {
-    /// Drives an engine started elsewhere (a binding's) over `host`: reads
-    /// `hello` (which must be the first line), sends `ack`, and reads the
-    /// registrations up to `ready`.
-    pub async fn connect(host: MemoryHost, ack: HelloAck) -> Result<Self, TestError> {
-        let mut me = Self {
+    fn new(host: Link) -> Self {
+        Self {
             host,
             backlog: VecDeque::new(),
             transcript: Vec::new(),
             registration: Registration::default(),
             next_id: 1,
-        };
-        let first = me
+            closed: false,
+        }
+    }
+
+    /// Drives an engine started elsewhere (a binding's) over `host`: reads
+    /// `hello` (which must be the first line), sends `ack`, and reads the
+    /// registrations up to `ready`.
+    pub async fn connect(host: MemoryHost, ack: HelloAck) -> Result<Self, TestError> {
+        let mut me = Self::new(Link::Memory(host));
+        me.handshake(ack).await?;
+        Ok(me)
+    }
+
+    /// Starts `command` as an extension process (its stdin and stdout are
+    /// the transport, its stderr is captured) and completes the handshake
+    /// with `ack`. The process is killed and reaped when the harness is
+    /// dropped; [`HostHarness::shutdown`] lets it exit on its own first.
+    pub async fn spawn(command: Command, ack: HelloAck) -> Result<Self, TestError> {
+        Self::spawn_with(command, ack, StderrMode::Capture).await
+    }
+
+    /// [`HostHarness::spawn`] with a choice of where the process's stderr
+    /// goes.
+    pub async fn spawn_with(
+        command: Command,
+        ack: HelloAck,
+        stderr: StderrMode,
+    ) -> Result<Self, TestError> {
+        let label = process::describe(&command);
+        let link = ProcessLink::spawn(command, stderr)
+            .map_err(|e| TestError::Spawn(format!("`{label}`: {e}")))?;
+        let mut me = Self::new(Link::Process(Box::new(link)));
+        match me.handshake(ack).await {
+            Ok(()) => Ok(me),
+            Err(e) => Err(TestError::Handshake(me.explain(&e).await)),
+        }
+    }
+
+    async fn handshake(&mut self, ack: HelloAck) -> Result<(), TestError> {
+        let first = self
             .read_line()
             .await
-            .map_err(|_| TestError::Handshake("no hello".into()))?;
+            .map_err(|_| TestError::Handshake("closed its output before hello".into()))?;
         match ExtFrame::decode_str(&first) {
-            Ok(ExtFrame::Hello(h)) => me.registration.hello = h,
+            Ok(ExtFrame::Hello(h)) => self.registration.hello = h,
             other => {
                 return Err(TestError::Handshake(format!(
                     "first line is not hello: {other:?}"
                 )))
             }
         }
-        me.send(&HostFrame::HelloAck(ack)).await?;
+        self.send(&HostFrame::HelloAck(ack)).await?;
         loop {
-            let line = me
+            let line = self
                 .read_line()
                 .await
-                .map_err(|_| TestError::Handshake("closed before ready".into()))?;
+                .map_err(|_| TestError::Handshake("closed its output before ready".into()))?;
             match ExtFrame::decode_str(&line) {
-                Ok(ExtFrame::RegisterCommand(c)) => me.registration.commands.push(c),
-                Ok(ExtFrame::RegisterTool(t)) => me.registration.tools.push(t),
+                Ok(ExtFrame::RegisterCommand(c)) => self.registration.commands.push(c),
+                Ok(ExtFrame::RegisterTool(t)) => self.registration.tools.push(t),
                 Ok(ExtFrame::Subscribe(s)) => {
-                    me.registration.subscribe_frames += 1;
-                    me.registration.events.extend(s.events);
-                    me.registration.intercepts.extend(s.intercept);
+                    self.registration.subscribe_frames += 1;
+                    self.registration.events.extend(s.events);
+                    self.registration.intercepts.extend(s.intercept);
                 }
-                Ok(ExtFrame::Ready) => break,
+                Ok(ExtFrame::Ready) => return Ok(()),
                 Ok(other) => {
                     return Err(TestError::Handshake(format!(
                         "unexpected {:?} before ready",
@@ -178,7 +286,80 @@ impl HostHarness {
                 Err(e) => return Err(TestError::Malformed(e.to_string())),
             }
         }
-        Ok(me)
+    }
+
+    /// `e` as a message that, for an extension process, names the command
+    /// and says whether and how it exited, with the end of its captured
+    /// stderr. (Once the process closed its output, waits a few seconds at
+    /// most for its exit status and the end of its stderr.)
+    pub async fn explain(&mut self, e: &TestError) -> String {
+        let closed = self.closed;
+        let Link::Process(p) = &mut self.host else {
+            return e.to_string();
+        };
+        if closed {
+            let _ = tokio::time::timeout(EXIT_GRACE, async {
+                p.wait().await;
+                p.stderr_closed().await;
+            })
+            .await;
+        }
+        let state = match p.exit_status() {
+            Some(s) => format!("it exited ({s})"),
+            None => "it is still running".to_owned(),
+        };
+        let what = match e {
+            TestError::Handshake(m) => m.clone(),
+            other => other.to_string(),
+        };
+        format!("`{}`: {what}; {state}{}", p.label(), p.stderr_tail())
+    }
+
+    /// What a spawned extension process wrote on its stderr so far (`None`
+    /// in-process or when its stderr is inherited).
+    pub fn stderr(&self) -> Option<String> {
+        match &self.host {
+            Link::Process(p) => p.stderr(),
+            Link::Memory(_) => None,
+        }
+    }
+
+    /// A spawned extension process's exit status, if it exited (never
+    /// waits; `None` in-process).
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        match &self.host {
+            Link::Process(p) => p.exit_status(),
+            Link::Memory(_) => None,
+        }
+    }
+
+    /// Waits for a spawned extension process to exit (after
+    /// [`HostHarness::shutdown`] or [`HostHarness::close_stdin`], or on its
+    /// own) and returns its status; `None` in-process.
+    pub async fn wait(&mut self) -> Option<ExitStatus> {
+        match &mut self.host {
+            Link::Process(p) => p.wait().await,
+            Link::Memory(_) => None,
+        }
+    }
+
+    /// Kills a spawned extension process now (nothing in-process); it is
+    /// reaped in the background, and [`HostHarness::wait`] returns its status.
+    pub fn kill(&mut self) {
+        if let Link::Process(p) = &self.host {
+            p.kill();
+        }
+    }
+
+    /// Once the output closed: lets a process exit, killing it after
+    /// [`EXIT_GRACE`].
+    async fn reap(&mut self) {
+        if let Link::Process(p) = &mut self.host {
+            if tokio::time::timeout(EXIT_GRACE, p.wait()).await.is_err() {
+                p.kill();
+                p.wait().await;
+            }
+        }
     }
 
     /// What the extension announced.
@@ -192,7 +373,10 @@ impl HostHarness {
     }
 
     async fn read_line(&mut self) -> Result<String, TestError> {
-        let line = self.host.recv_line().await.ok_or(TestError::Closed)?;
+        let Some(line) = self.host.recv_line().await else {
+            self.closed = true;
+            return Err(TestError::Closed);
+        };
         self.transcript.push(line.clone());
         Ok(line)
     }
@@ -437,16 +621,23 @@ impl HostHarness {
 
     /// Sends `shutdown` and reads everything the extension still writes
     /// until its output closes (`shutdown_ack` last).
+    /// An extension process is then given a few seconds to exit (and
+    /// killed after them).
     pub async fn shutdown(&mut self) -> Result<Vec<ExtFrame>, TestError> {
         self.send(&HostFrame::Shutdown).await?;
-        self.drain().await
+        let frames = self.drain().await?;
+        self.reap().await;
+        Ok(frames)
     }
 
     /// Closes the extension's stdin (EOF) and reads everything it still
     /// writes until its output closes.
+    /// An extension process is then given a few seconds to exit.
     pub async fn close_stdin(&mut self) -> Result<Vec<ExtFrame>, TestError> {
         self.host.close_input();
-        self.drain().await
+        let frames = self.drain().await?;
+        self.reap().await;
+        Ok(frames)
     }
 
     /// Every remaining frame until the extension's output closes.

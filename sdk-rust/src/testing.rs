@@ -6,6 +6,27 @@
 //! the extension's `call_tool`s, and reads every frame the extension wrote.
 //! No process is spawned and no host is needed.
 //!
+//! [`TestHost::spawn`] drives an extension *process* instead, written in any
+//! language (a built binary, `node ext.js`, `python ext.py`, an MCP server
+//! under `zot-mcp wrap`), with the same methods: its stdin and stdout are the
+//! transport, its stderr is captured ([`HostHarness::stderr`]) and quoted when
+//! it fails to start, and it is killed when the [`TestHost`] is dropped.
+//!
+//! ```no_run
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use std::process::Command;
+//! use zot_ext::testing::TestHost;
+//!
+//! let mut cmd = Command::new("node");
+//! cmd.arg("ext.js").current_dir("my-extension").env("LOG", "debug");
+//! let mut host = TestHost::spawn(cmd).await.unwrap();
+//! let result = host.tool("greet", serde_json::json!({"name": "Ada"})).await.unwrap();
+//! assert!(!result.is_error);
+//! host.shutdown().await.unwrap();
+//! assert!(host.wait().await.unwrap().success());
+//! # });
+//! ```
+//!
 //! The host side is the engine's protocol-level harness
 //! ([`HostHarness`], which the Node and Python testing helpers wrap too);
 //! every one of its methods is callable on a [`TestHost`]. [`TestHost`] adds
@@ -27,12 +48,15 @@
 //! ```
 
 use std::ops::{Deref, DerefMut};
+use std::process::Command;
 use std::sync::Arc;
 
 use tokio::task::JoinHandle;
 use zot_protocol::HelloAck;
 
-pub use crate::engine::testing::{default_hello_ack, HostHarness, Registration, TestError};
+pub use crate::engine::testing::{
+    default_hello_ack, HostHarness, Registration, StderrMode, TestError,
+};
 use crate::engine::{MemoryHost, Transport};
 use crate::{Extension, HostInfo, RunError};
 
@@ -94,6 +118,30 @@ impl TestHost {
         Ok(me)
     }
 
+    /// Starts `command` as an extension process (its stdin and stdout are
+    /// the transport, its stderr is captured) and completes the handshake
+    /// with [`default_hello_ack`]. Set the arguments, working directory and
+    /// environment on `command`; the process is killed when the
+    /// [`TestHost`] is dropped, and [`HostHarness::shutdown`] lets it exit on
+    /// its own first. When it cannot start, or exits before the handshake
+    /// ends, the error names the command and quotes the end of its stderr.
+    pub async fn spawn(command: Command) -> Result<Self, TestError> {
+        Self::spawn_with(command, default_hello_ack(), StderrMode::Capture).await
+    }
+
+    /// Like [`TestHost::spawn`] with a chosen `hello_ack` and a choice of
+    /// where the process's stderr goes.
+    pub async fn spawn_with(
+        command: Command,
+        ack: HelloAck,
+        stderr: StderrMode,
+    ) -> Result<Self, TestError> {
+        Ok(Self {
+            harness: HostHarness::spawn_with(command, ack, stderr).await?,
+            task: None,
+        })
+    }
+
     /// Drives an engine started elsewhere (a binding's) over `host`: reads
     /// `hello` (which must be the first line), sends `ack`, and reads the
     /// registrations up to `ready`.
@@ -105,7 +153,8 @@ impl TestHost {
     }
 
     /// Waits for the in-process extension's `run` to return (after its
-    /// output closed); `None` for [`TestHost::connect`]ed engines.
+    /// output closed); `None` for [`TestHost::connect`]ed engines and
+    /// spawned processes (see [`HostHarness::wait`]).
     pub async fn finished(&mut self) -> Option<Result<(), RunError>> {
         let task = self.task.take()?;
         Some(task.await.unwrap_or_else(|e| Err(RunError::Task(e))))
