@@ -1,10 +1,9 @@
 """The dispatcher that runs an :class:`~zot_ext.Extension`'s handlers for
 one engine session: the Python half of the engine's pull model.
 
-It pulls batches of jobs from the native engine (woken through
-``loop.add_reader`` on the engine's wake descriptor, or by a waiting thread
-where the loop has none), handles each batch on the turn of the loop that
-took it, and answers in batches (``_answers``). It
+It takes batches of jobs from the native engine (``_feed``), handles each
+batch on the turn of the loop that took it, and answers in batches
+(``_answers``). It
 makes no protocol decision: ids, deadlines, cancellation, what a late or
 cancelled answer means, ``call_tool`` matching and writing all happen in
 the engine.
@@ -24,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import threading
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Union, cast
 
@@ -34,13 +32,13 @@ from ._context import Cancellation, Ctx, HostInfo, _Waiter
 from ._contract import (
     Answer,
     CommandJob,
-    FinishedJob,
     HelloJob,
     InterceptJob,
     Job,
     ToolJob,
 )
 from ._errors import failure_message, log_failure, typed_failure_message
+from ._feed import JobFeed
 from ._registry import _Handler
 from ._results import Response, ToolOutput, verdict_outcome
 from ._serial import SerialJob, SerialJobs
@@ -82,59 +80,16 @@ class _Session:
         # The end of the session: the engine's error, if any.
         self._over: asyncio.Future[Optional[str]] = self.loop.create_future()
         self.serial = SerialJobs(self)
-        self._poller: Optional[threading.Thread] = None
-        self._stop_polling = threading.Event()
-        self._fd: Optional[int] = None
+        self.feed = JobFeed(native, self.loop, self._deliver)
 
     @property
     def host(self) -> Optional[HostInfo]:
         """The host's ``hello_ack``, once received."""
         return self.ext._host
 
-    # -- pulling jobs -----------------------------------------------------
-
-    def _pull(self) -> None:
-        """Jobs are queued (the wake descriptor is readable, or the waiting
-        thread said so): take every one, the one pull, and handle them now,
-        on this turn of the loop."""
-        try:
-            text = self.native.take_jobs()
-        except Exception as e:  # the runtime is gone: end the session
-            self._deliver(self._finished(f"engine unavailable: {e}"))
-            return
-        if text != "[]":
-            self._deliver(self._jobs(text))
-
-    @staticmethod
-    def _finished(error: str) -> List[Job]:
-        """A batch that ends the session with ``error``."""
-        job: FinishedJob = {"kind": "finished", "error": error}
-        return [job]
-
-    def _jobs(self, text: str) -> List[Job]:
-        """Decodes a batch of jobs from the engine. A batch that does not
-        decode (the engine bounds what it hands over, so only a broken
-        interpreter state gets here, e.g. a recursion limit set far below
-        the default) would lose its requests without a word: the session
-        ends instead, with an error that says why (the process exits 1)."""
-        try:
-            return cast(List[Job], json.loads(text))
-        except Exception as e:
-            message = (
-                f"a batch of {len(text)} bytes of jobs from the engine could not be decoded "
-                f"({type(e).__name__}: {e}); its requests cannot be answered, ending the session"
-            )
-        try:
-            self.native.close()
-        except Exception:  # already closed, or the runtime is gone
-            pass
-        return self._finished(message)
-
     def _deliver(self, batch: List[Job]) -> None:
         """Handles one batch, in the order taken. ``hello`` comes alone: the
         engine hands out nothing else until the on-hello hooks are done."""
-        if any(j["kind"] == "finished" for j in batch):
-            self._stop_polling.set()
         try:
             self._handle(batch)
         except Exception as e:  # a bug of ours: end the session with it
@@ -161,63 +116,11 @@ class _Session:
         if error is not None and not self._over.done():
             self._over.set_exception(error)
 
-    def _poll(self) -> None:
-        """Fallback for event loops without ``add_reader`` (Windows'
-        proactor): a thread waits for jobs with the GIL released, and the
-        loop takes them (``_pull``) before the thread waits again."""
-        pulled = threading.Event()
-
-        def pull() -> None:
-            try:
-                self._pull()
-            finally:
-                pulled.set()
-
-        while not self._stop_polling.is_set():
-            try:
-                ready = self.native.wait_jobs(0.25)
-            except Exception as e:
-                batch = self._finished(f"engine unavailable: {e}")
-                try:
-                    self.loop.call_soon_threadsafe(self._deliver, batch)
-                except RuntimeError:  # the loop is closed
-                    pass
-                return
-            if not ready:
-                continue
-            pulled.clear()
-            try:
-                self.loop.call_soon_threadsafe(pull)
-            except RuntimeError:  # the loop is closed
-                return
-            while not pulled.wait(0.25):
-                if self._stop_polling.is_set():
-                    return
-
-    def _attach(self) -> None:
-        try:
-            fd = self.native.wake_fd()
-            self.loop.add_reader(fd, self._pull)
-            self._fd = fd
-        except (NotImplementedError, _native.EngineError):
-            self._poller = threading.Thread(target=self._poll, name="zot-ext-poll", daemon=True)
-            self._poller.start()
-            return
-        self._pull()
-
-    def _detach(self) -> None:
-        if self._fd is not None:
-            self.loop.remove_reader(self._fd)
-            self._fd = None
-        if self._poller is not None:
-            self._stop_polling.set()
-            self._poller.join(1.0)
-
     async def run(self) -> Optional[str]:
         """Runs the session; returns the engine's error, if it failed."""
         if self._early:
             self._deliver(self._early)
-        self._attach()
+        self.feed.attach()
         serial = self.loop.create_task(self.serial.run())
         try:
             return await asyncio.shield(self._over)
@@ -230,7 +133,7 @@ class _Session:
                 pass
             raise
         finally:
-            self._detach()
+            self.feed.detach()
             await self._wind_down(serial)
 
     async def _wind_down(self, serial: asyncio.Task[None]) -> None:
