@@ -5,34 +5,34 @@
 //! [`crate::store::discovery::discover`], the same discovery path a session uses;
 //! `doctor` also uses the session's start-up ([`crate::Manager::load`]).
 //!
-//! Layout: [`command_line`] (the clap definitions), one module per subcommand
-//! ([`list`], [`doctor`], [`install`], [`manage`], [`logs`], [`update`]) and
-//! their helpers ([`resolve`] for name look-up, [`tree`] for copying and the
-//! symlink check, [`select`] for what a folder install copies, [`staging`]
-//! and [`lock`] for installs that cannot collide or leave debris,
-//! [`json_edit`] for the `enabled` edit, [`git`], [`style`], [`test_hook`]).
+//! Layout: `command_line` (the clap definitions), one module per subcommand
+//! (`list`, `doctor`, `install`, `manage`, `logs`, `update`) and
+//! their helpers (`resolve` for name look-up, `tree` for copying and the
+//! symlink check, `select` for what a folder install copies, `staging`
+//! and `lock` for installs that cannot collide or leave debris,
+//! `json_edit` for the `enabled` edit, `git`, `style`, `test_hook`).
 
-pub mod add_mcp;
-pub mod command_line;
-pub mod doctor;
-pub mod doctor_fix;
-pub mod doctor_refused;
-pub mod doctor_report;
-pub mod error;
-pub mod git;
-pub mod install;
-pub mod json_edit;
-pub mod list;
-pub mod lock;
-pub mod logs;
-pub mod manage;
-pub mod resolve;
-pub mod select;
-pub mod staging;
-pub mod style;
-pub mod test_hook;
-pub mod tree;
-pub mod update;
+pub(crate) mod add_mcp;
+pub(crate) mod command_line;
+pub(crate) mod doctor;
+pub(crate) mod doctor_fix;
+pub(crate) mod doctor_refused;
+pub(crate) mod doctor_report;
+pub(crate) mod error;
+pub(crate) mod git;
+pub(crate) mod install;
+pub(crate) mod json_edit;
+pub(crate) mod list;
+pub(crate) mod lock;
+pub(crate) mod logs;
+pub(crate) mod manage;
+pub(crate) mod resolve;
+pub(crate) mod select;
+pub(crate) mod staging;
+pub(crate) mod style;
+pub(crate) mod test_hook;
+pub(crate) mod tree;
+pub(crate) mod update;
 
 use std::io::Write;
 use std::path::PathBuf;

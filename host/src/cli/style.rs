@@ -17,11 +17,6 @@ impl Style {
         }
     }
 
-    /// Plain text.
-    pub fn plain() -> Self {
-        Self { colour: false }
-    }
-
     fn paint(self, code: &str, s: &str) -> String {
         if self.colour {
             format!("\x1b[{code}m{s}\x1b[0m")

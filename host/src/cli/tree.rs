@@ -224,17 +224,13 @@ pub struct Escape {
     pub target: PathBuf,
 }
 
-/// Whether the symlink at `root/rel` resolves outside `root`. Resolution is
-/// physical: links met on the way (inside the tree) are followed, so `..`
-/// after a link climbs from where the link leads. Absolute targets escape.
-/// More than 40 links on the way count as escaping (a loop).
-pub fn escapes(root: &Path, rel: &Path) -> bool {
-    escape(root, rel).is_some()
-}
-
-/// Like [`escapes`], naming the link on the way whose target leaves: the
-/// one with an absolute target, or whose `..` climbs above `root` (for a
-/// loop, the link it started from).
+/// Whether the symlink at `root/rel` resolves outside `root`, naming the
+/// link on the way whose target leaves: the one with an absolute target, or
+/// whose `..` climbs above `root` (for a loop, the link it started from).
+/// Resolution is physical: links met on the way (inside the tree) are
+/// followed, so `..` after a link climbs from where the link leads.
+/// Absolute targets escape. More than 40 links on the way count as
+/// escaping (a loop).
 pub fn escape(root: &Path, rel: &Path) -> Option<Escape> {
     // The links followed so far (relative path, target), and the physical
     // location as components below `root`.
@@ -308,6 +304,10 @@ pub fn escape(root: &Path, rel: &Path) -> Option<Escape> {
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
+
+    fn escapes(root: &Path, rel: &Path) -> bool {
+        escape(root, rel).is_some()
+    }
 
     #[test]
     fn symlinks_resolve_physically() {
