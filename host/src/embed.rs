@@ -15,7 +15,8 @@ use zot_protocol::{ContentBlock, RawJson, ToolStatus};
 
 use crate::config::HostMode;
 use crate::session::agent::{ProposedArgs, ToolRequest};
-use crate::session::engine::{open_session, RunOptions, SessionEngine};
+use crate::session::engine::SessionEngine;
+use crate::session::run::{open_session, RunOptions};
 use crate::session::script::Script;
 use crate::transcript::{Observation, Transcript};
 

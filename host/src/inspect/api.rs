@@ -27,7 +27,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::guard::Guard;
 use crate::live::feed::{FeedEvent, ModelNote};
 use crate::live::{Live, LiveError};
-use crate::session::engine::StepOutput;
+use crate::session::steps::StepOutput;
 
 const INDEX: &str = include_str!("../../inspect-ui/dist/index.html");
 const APP_JS: &str = include_str!("../../inspect-ui/dist/app.js");

@@ -26,8 +26,10 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Map, Value};
 
 use crate::model::ModelEvent;
-use crate::session::engine::{open_session, RunOptions, SessionEngine, StepOutput};
+use crate::session::engine::SessionEngine;
+use crate::session::run::{open_session, RunOptions};
 use crate::session::script::{Script, Step};
+use crate::session::steps::StepOutput;
 use crate::transcript::{Observation, Transcript};
 use feed::{Feed, ModelNote};
 use recorder::Recorder;

@@ -1,6 +1,6 @@
 //! The scripted session engine: the embedded stand-in for the model and the
-//! user. It opens, starts and ends the session, runs queued input while
-//! idle, and holds the session's parts, each a struct with its own file
+//! user. It starts and ends the session, runs queued input while idle, and
+//! holds the session's parts, each a struct with its own file
 //! and lock: where the session is and what it tells the transcript and the
 //! extensions ([`crate::session::fanout`]), the conversation
 //! ([`crate::session::dialogue`]), whether it is active or closing
@@ -16,18 +16,18 @@
 //! commands in [`crate::session::commands`], notes and panels in
 //! [`crate::session::surface`], spontaneous extension frames in
 //! [`crate::session::frames`], the agent loop in [`crate::session::agent`],
-//! what a person does by hand in [`crate::session::by_hand`]; the tool
+//! what a person does by hand in [`crate::session::by_hand`], a run's
+//! opening and what it retains in [`crate::session::run`]; the tool
 //! pipeline ([`crate::session::tools::pipeline`]) sees the engine through
 //! its `ToolSession` trait ([`crate::session::tool_session`]).
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use zot_protocol::{LifecycleEvent, SessionEndEvent, SessionEndReason, SessionStartEvent};
 
-use crate::config::{HostConfig, HostMode, QueueLimits, Timeouts};
-use crate::process::extension::{FrameHandler, LoadedExtension};
+use crate::config::HostMode;
+use crate::process::extension::LoadedExtension;
 use crate::process::manager::Manager;
 use crate::session::dialogue::Dialogue;
 use crate::session::extensions::Extensions;
@@ -40,24 +40,10 @@ use crate::session::screen::Screen;
 use crate::session::script::{ConfirmAnswer, ConfirmPolicy, Script};
 use crate::session::tools::answers::Answers;
 use crate::session::waits::Waits;
-use crate::store::discovery::DiscoveryOptions;
-use crate::transcript::{Observation, Transcript};
-use crate::wire::WireLog;
+use crate::transcript::Observation;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// What a step produced besides observations.
-#[derive(Debug, Clone, Default)]
-pub enum StepOutput {
-    /// Nothing.
-    #[default]
-    None,
-    /// The outcome of a `call` step.
-    Tool(crate::session::tools::invoke::ToolOutput),
-    /// The verdict of an `intercept` step.
-    Verdict(crate::session::payload::Verdict),
 }
 
 /// The session engine.
@@ -92,190 +78,6 @@ pub struct SessionEngine {
     pub(super) exit: AtomicBool,
     /// Durable `call_tool` results (continuous mode).
     pub(crate) durable: Option<crate::store::durable::DurableStore>,
-}
-
-/// Inputs of [`run_script`].
-#[derive(Clone)]
-pub struct RunOptions {
-    /// `--ext` paths.
-    pub explicit: Vec<PathBuf>,
-    /// Project directory.
-    pub cwd: PathBuf,
-    /// `$ZOT_HOME`.
-    pub zot_home: PathBuf,
-    /// `--no-ext`.
-    pub no_discovery: bool,
-    /// Wire log.
-    pub wire: Option<WireLog>,
-    /// Where observations go.
-    pub transcript: Transcript,
-    /// Base deadlines (the script's overrides apply on top).
-    pub timeouts: Timeouts,
-    /// Multiplies every deadline, the script's included (`--time-scale`).
-    pub time_scale: f64,
-    /// Queue bounds.
-    pub queue: QueueLimits,
-    /// Cancelled to end the run early (an interrupt): the remaining steps
-    /// are skipped and the session shuts down as usual.
-    pub stop: tokio_util::sync::CancellationToken,
-    /// A live model for the turns (`--model-url`); `None`: the script's.
-    pub model: Option<Arc<crate::model::LiveModel>>,
-}
-
-impl RunOptions {
-    /// Options with the spec's deadlines.
-    pub fn new(cwd: PathBuf, zot_home: PathBuf) -> Self {
-        Self {
-            explicit: Vec::new(),
-            cwd,
-            zot_home,
-            no_discovery: false,
-            wire: None,
-            transcript: Transcript::new(),
-            timeouts: Timeouts::default(),
-            time_scale: 1.0,
-            queue: QueueLimits::default(),
-            stop: tokio_util::sync::CancellationToken::new(),
-            model: None,
-        }
-    }
-}
-
-/// The result of a run.
-#[derive(Debug, Clone)]
-pub struct RunOutcome {
-    /// Everything observed, when the run's transcript keeps observations
-    /// ([`Transcript::new`]); empty for a streaming one.
-    pub observations: Vec<Observation>,
-    /// Failed `expect` / `wait` checks.
-    pub failures: usize,
-    /// What the engine held in memory after the last step (before shutdown).
-    pub retained: Retained,
-}
-
-/// How much session state the engine holds in memory: what a long session
-/// must not grow. Every field is a count of items held now.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Retained {
-    /// Observations the transcript keeps (0 when it streams).
-    pub observations: usize,
-    /// Frames kept for scripted waits.
-    pub wait_frames: usize,
-    /// Notes in the notes area.
-    pub notes: usize,
-    /// Prompts and slash commands queued by extensions (`submit`).
-    pub queued_prompts: usize,
-    /// Requests to extensions waiting for their reply.
-    pub pending_replies: usize,
-    /// Host `tool_call`s outstanding at extensions.
-    pub host_calls: usize,
-    /// Extensions' `call_tool`s outstanding at the host.
-    pub ext_calls: usize,
-    /// Diagnostics kept for `ext doctor`, over all extensions.
-    pub diagnostics: usize,
-    /// Event and interception names extensions subscribed to.
-    pub subscriptions: usize,
-    /// Registration records (commands and tools, active or not).
-    pub registrations: usize,
-}
-
-/// Loads the extensions, runs the script and shuts down.
-pub async fn run_script(script: &Script, opts: RunOptions) -> RunOutcome {
-    let engine = open_session(script, &opts).await;
-    'steps: for (i, step) in script.steps.iter().enumerate() {
-        for _ in 0..step.repeat.unwrap_or(1) {
-            let ran = tokio::select! {
-                biased;
-                () = opts.stop.cancelled() => false,
-                () = async {
-                    engine.step(i, step).await;
-                    engine.drain_inbox().await;
-                } => true,
-            };
-            if !ran || engine.exit_requested() {
-                break 'steps;
-            }
-        }
-    }
-    let retained = engine.retained();
-    engine.shutdown_by(script.end.stop_by()).await;
-    RunOutcome {
-        observations: opts.transcript.snapshot(),
-        failures: engine.failures(),
-        retained,
-    }
-}
-
-/// Loads the extensions and starts the session of a script's settings
-/// (not its steps): what [`run_script`] and a live session
-/// ([`crate::live`]) share. The caller runs steps and shuts down.
-pub async fn open_session(script: &Script, opts: &RunOptions) -> Arc<SessionEngine> {
-    let mut cfg = HostConfig::new(opts.cwd.clone(), opts.zot_home.clone());
-    cfg.mode = script.mode.unwrap_or(HostMode::Interactive);
-    cfg.continuous = script.continuous;
-    cfg.timeouts = opts.timeouts.clone();
-    script.timeouts.apply(&mut cfg.timeouts);
-    if opts.time_scale != 1.0 {
-        cfg.timeouts = cfg.timeouts.scaled(opts.time_scale);
-    }
-    cfg.queue = opts.queue;
-    if let Some(p) = &script.provider {
-        cfg.provider = p.clone();
-    }
-    if let Some(live) = &opts.model {
-        // hello_ack and before_agent_start name the model that answers.
-        cfg.provider = live.provider().to_owned();
-        cfg.model = live.name().to_owned();
-    }
-    if let Some(m) = &script.model {
-        cfg.model = m.clone();
-    }
-    let discovery = DiscoveryOptions {
-        cwd: opts.cwd.clone(),
-        zot_home: opts.zot_home.clone(),
-        explicit: opts.explicit.clone(),
-        no_discovery: opts.no_discovery,
-    };
-    let mgr = Manager::new(
-        cfg.clone(),
-        discovery,
-        opts.wire.clone(),
-        opts.transcript.clone(),
-    );
-    let durable = if cfg.continuous {
-        let path = opts.zot_home.join("state").join("durable-calls.sqlite");
-        match crate::store::durable::DurableStore::open(&path) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                opts.transcript.push(Observation::Warning {
-                    text: format!("{e} ({}); durable replay disabled", path.display()),
-                });
-                None
-            }
-        }
-    } else {
-        None
-    };
-    // `expect` checks are answered as the transcript streams by.
-    opts.transcript.watch(
-        script
-            .steps
-            .iter()
-            .filter_map(|s| s.expect.as_ref())
-            .flat_map(|e| e.contains.iter().chain(&e.not_contains))
-            .cloned(),
-    );
-    let engine = SessionEngine::with_store(mgr.clone(), script, durable);
-    if let Some(live) = &opts.model {
-        engine.use_live_model(live.clone());
-    }
-    let handler: Arc<dyn FrameHandler> = engine.clone();
-    mgr.set_handler(Arc::downgrade(&handler));
-    mgr.load(cfg.timeouts.ready_grace).await;
-    if !matches!(cfg.mode, HostMode::Print | HostMode::Json) {
-        engine.start_session();
-    }
-    engine
 }
 
 impl SessionEngine {
@@ -514,24 +316,6 @@ impl SessionEngine {
             ready: s.ready,
             errors: s.errors,
         });
-    }
-
-    /// What the engine holds in memory now (see [`Retained`]).
-    pub fn retained(&self) -> Retained {
-        let exts = self.manager().extensions();
-        let sum = |f: &dyn Fn(&LoadedExtension) -> usize| exts.iter().map(|e| f(e)).sum();
-        Retained {
-            observations: self.extensions.shared().transcript.retained(),
-            wait_frames: self.waits.len(),
-            notes: lock(&self.screen).notes.len(),
-            queued_prompts: self.input.len(),
-            pending_replies: sum(&|e| e.pending_replies()),
-            host_calls: sum(&|e| lock(&e.host_calls).len()),
-            ext_calls: sum(&|e| lock(&e.ext_calls).len()),
-            diagnostics: sum(&|e| e.diagnostic_count()),
-            subscriptions: sum(&|e| e.subscription_count()),
-            registrations: self.extensions.registrations(),
-        }
     }
 
     /// Queues a `submit` / `submit_slash`, unless [`MAX_QUEUED_PROMPTS`]

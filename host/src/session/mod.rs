@@ -1,7 +1,8 @@
 //! The session: the conversation and everything that happens in it.
 //!
-//! Owns the session engine (`engine`: opening, start and end, the
-//! parts it holds) and its parts, each a struct in its own file with a
+//! Owns the session engine (`engine`: start and end, the parts it holds;
+//! `run`: a run's options and outcome, the session opened for a script)
+//! and its parts, each a struct in its own file with a
 //! narrow interface: where the session is and what it tells the transcript
 //! and the extensions (`fanout`), the conversation (`dialogue`), whether it
 //! is active or closing (`lifecycle`), the model's replies (`replies`),
@@ -45,6 +46,7 @@ pub(crate) mod observe;
 pub(crate) mod open_panels;
 pub(crate) mod payload;
 pub(crate) mod replies;
+pub(crate) mod run;
 pub(crate) mod screen;
 pub mod script;
 pub(crate) mod steps;
@@ -53,5 +55,5 @@ pub(crate) mod tool_session;
 pub(crate) mod tools;
 pub mod waits;
 
-pub use engine::{run_script, Retained, RunOptions, RunOutcome};
 pub use input::MAX_QUEUED_PROMPTS;
+pub use run::{run_script, Retained, RunOptions, RunOutcome};

@@ -2,10 +2,22 @@
 //! session does, or what a test drives the host with), its expectations,
 //! and the waits for extension frames attached to it.
 
-use crate::session::engine::{SessionEngine, StepOutput};
+use crate::session::engine::SessionEngine;
 use crate::session::script::{Step, WaitSpec};
 use crate::session::waits::NotSeen;
 use crate::transcript::Observation;
+
+/// What a step produced besides observations.
+#[derive(Debug, Clone, Default)]
+pub enum StepOutput {
+    /// Nothing.
+    #[default]
+    None,
+    /// The outcome of a `call` step.
+    Tool(crate::session::tools::invoke::ToolOutput),
+    /// The verdict of an `intercept` step.
+    Verdict(crate::session::payload::Verdict),
+}
 
 impl SessionEngine {
     /// Runs one script step; a `call` step gives the tool's output, an
