@@ -670,3 +670,43 @@ def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
         assert c.wait(10) == 0, c.stderr
     finally:
         c.kill()
+
+
+def test_an_event_read_with_the_handshake_runs_before_the_command_after_it(tmp_path: Path) -> None:
+    # With the handshake done before the loop, the first jobs the loop takes
+    # can hold an event and a command right behind it: the event's handler
+    # still runs first (SDK-35 order against the command that reads it).
+    path = script(
+        tmp_path,
+        """
+        from zot_ext import Extension
+
+        ext = Extension("order", "1.0.0")
+        seen = []
+
+        @ext.on("turn_start")
+        async def record(event: dict) -> None:
+            seen.append(event["step"])
+
+        @ext.command("seen")
+        async def show(args: str) -> str:
+            return repr(seen)
+
+        ext.run()
+        """,
+    )
+    c = Child([sys.executable, str(path)])
+    try:
+        first = c.read()
+        assert first is not None and first.startswith('{"type":"hello"'), c.stderr
+        c.send(
+            ACK
+            + '\n{"type":"event","event":"turn_start","step":7}'
+            + '\n{"type":"command_invoked","id":"1","name":"seen","args":""}'
+        )
+        lines = c.read_until(lambda f: f["type"] == "command_response")
+        assert json.loads(lines[-1])["display"] == "[7]", lines
+        c.close_stdin()
+        assert c.wait(10) == 0, c.stderr
+    finally:
+        c.kill()

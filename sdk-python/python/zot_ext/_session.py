@@ -118,10 +118,13 @@ class _Session:
 
     async def run(self) -> Optional[str]:
         """Runs the session; returns the engine's error, if it failed."""
+        # The serial lane's task first: with the handshake done before the
+        # loop, the first pull may already hold an event and a command
+        # after it, whose task must not start before the event's handler.
+        serial = self.loop.create_task(self.serial.run())
         if self._early:
             self._deliver(self._early)
         self.feed.attach()
-        serial = self.loop.create_task(self.serial.run())
         try:
             return await asyncio.shield(self._over)
         except asyncio.CancelledError:
