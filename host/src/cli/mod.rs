@@ -11,6 +11,12 @@
 //! symlink check, `select` for what a folder install copies, `staging`
 //! and `lock` for installs that cannot collide or leave debris,
 //! `json_edit` for the `enabled` edit, `git`, `style`, `test_hook`).
+//!
+//! Owns the subcommands' arguments, output and exit codes; it changes
+//! installed extensions only through [`crate::store`] and speaks to them only
+//! through a session's start-up. Only the binary and [`crate::dev`] (which
+//! watches by install's ignore rules) use it: the session, the processes
+//! and the store never reach into it.
 
 pub(crate) mod add_mcp;
 pub(crate) mod command_line;
