@@ -343,6 +343,22 @@ impl HostHarness {
         }
     }
 
+    /// A future that resolves once a spawned extension process exited, with
+    /// its status, without borrowing the harness (so it can be awaited while
+    /// the harness is in use); `None` at once in-process.
+    pub fn exited(&self) -> impl std::future::Future<Output = Option<ExitStatus>> + Send + 'static {
+        let exited = match &self.host {
+            Link::Process(p) => Some(p.exited()),
+            Link::Memory(_) => None,
+        };
+        async move {
+            match exited {
+                Some(f) => f.await,
+                None => None,
+            }
+        }
+    }
+
     /// Kills a spawned extension process now (nothing in-process); it is
     /// reaped in the background, and [`HostHarness::wait`] returns its status.
     pub fn kill(&mut self) {

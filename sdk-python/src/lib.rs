@@ -46,7 +46,7 @@ use pyo3::prelude::*;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 use zot_ext_engine::binding::{BindingEngine, BindingError, Options};
-use zot_ext_engine::testing::{default_hello_ack, HostHarness, TestError};
+use zot_ext_engine::testing::{default_hello_ack, HostHarness, StderrMode, TestError};
 use zot_ext_engine::Transport;
 use zot_protocol::{CallTool, ExtFrame, HelloAck, RawJson, RegisterTool};
 
@@ -308,11 +308,7 @@ impl NativeEngine {
     #[staticmethod]
     fn memory(name: &str, version: &str, hello_ack_json: &str) -> PyResult<(Self, Harness)> {
         guard(|| {
-            let ack: HelloAck = match serde_json::from_str(hello_ack_json) {
-                Ok(zot_protocol::HostFrame::HelloAck(a)) => a,
-                Ok(_) => return Err(PyValueError::new_err("not a hello_ack frame")),
-                Err(e) => return Err(PyValueError::new_err(format!("hello_ack: {e}"))),
-            };
+            let ack = parse_ack(hello_ack_json)?;
             let handle = runtime()?;
             let (transport, host) = Transport::memory();
             let engine = Self::start(name, version, transport, handle.clone())?;
@@ -546,7 +542,7 @@ impl NativeEngine {
 enum HarnessState {
     Connecting(JoinHandle<Result<HostHarness, TestError>>),
     Ready(Box<HostHarness>),
-    Failed(String),
+    Failed(TestError),
 }
 
 impl HarnessState {
@@ -555,14 +551,16 @@ impl HarnessState {
         if let HarnessState::Connecting(jh) = self {
             let next = match jh.await {
                 Ok(Ok(host)) => HarnessState::Ready(Box::new(host)),
-                Ok(Err(e)) => HarnessState::Failed(e.to_string()),
-                Err(e) => HarnessState::Failed(format!("handshake task failed: {e}")),
+                Ok(Err(e)) => HarnessState::Failed(e),
+                Err(e) => HarnessState::Failed(TestError::Handshake(format!(
+                    "handshake task failed: {e}"
+                ))),
             };
             *self = next;
         }
         match self {
             HarnessState::Ready(h) => Ok(h),
-            HarnessState::Failed(e) => Err(TestError::Handshake(e.clone())),
+            HarnessState::Failed(e) => Err(e.clone()),
             HarnessState::Connecting(_) => unreachable!("resolved above"),
         }
     }
@@ -626,6 +624,27 @@ impl Harness {
     }
 }
 
+/// A process's exit status as Python's `subprocess` shows it: the exit
+/// code, or minus the signal that ended it.
+fn returncode(status: std::process::ExitStatus) -> i32 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return -signal;
+        }
+    }
+    status.code().unwrap_or(-1)
+}
+
+fn parse_ack(hello_ack_json: &str) -> PyResult<HelloAck> {
+    match serde_json::from_str(hello_ack_json) {
+        Ok(zot_protocol::HostFrame::HelloAck(a)) => Ok(a),
+        Ok(_) => Err(PyValueError::new_err("not a hello_ack frame")),
+        Err(e) => Err(PyValueError::new_err(format!("hello_ack: {e}"))),
+    }
+}
+
 fn host(g: &mut HarnessState) -> &mut HostHarness {
     match g {
         HarnessState::Ready(h) => h,
@@ -651,6 +670,95 @@ fn encode_all(frames: &[ExtFrame]) -> Result<Vec<String>, TestError> {
 
 #[pymethods]
 impl Harness {
+    /// Starts `program` with `args` as an extension process (stdin and
+    /// stdout are the transport) and does the handshake with
+    /// `hello_ack_json` in the background. `env`, when given, is the whole
+    /// environment; `stderr` is `"pipe"` (captured) or `"inherit"`.
+    #[staticmethod]
+    #[pyo3(signature = (program, args, hello_ack_json, cwd=None, env=None, stderr="pipe"))]
+    fn spawn(
+        program: &str,
+        args: Vec<String>,
+        hello_ack_json: &str,
+        cwd: Option<String>,
+        env: Option<std::collections::HashMap<String, String>>,
+        stderr: &str,
+    ) -> PyResult<Self> {
+        guard(|| {
+            let ack = parse_ack(hello_ack_json)?;
+            let stderr = match stderr {
+                "pipe" => StderrMode::Capture,
+                "inherit" => StderrMode::Inherit,
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "stderr: {other:?} is neither \"pipe\" nor \"inherit\""
+                    )))
+                }
+            };
+            let mut cmd = std::process::Command::new(program);
+            cmd.args(args);
+            if let Some(cwd) = cwd {
+                cmd.current_dir(cwd);
+            }
+            if let Some(env) = env {
+                cmd.env_clear().envs(env);
+            }
+            let handle = runtime()?;
+            let connect = handle.spawn(HostHarness::spawn_with(cmd, ack, stderr));
+            Ok(Harness {
+                state: Arc::new(tokio::sync::Mutex::new(HarnessState::Connecting(connect))),
+                handle,
+                pid: std::process::id(),
+            })
+        })
+    }
+
+    /// What a spawned process wrote on its stderr so far (`None`
+    /// in-process or when inherited).
+    #[pyo3(signature = (timeout=10.0))]
+    fn stderr(&self, py: Python<'_>, timeout: f64) -> PyResult<Option<String>> {
+        self.run(
+            py,
+            timeout,
+            |mut g| async move { Ok(host(&mut g).stderr()) },
+        )
+    }
+
+    /// Waits for a spawned process to exit and returns its exit code
+    /// (minus the signal that ended it, as `subprocess` shows it); `None`
+    /// in-process.
+    #[pyo3(signature = (timeout=10.0))]
+    fn wait(&self, py: Python<'_>, timeout: f64) -> PyResult<Option<i32>> {
+        self.run(py, timeout, |mut g| async move {
+            let exited = host(&mut g).exited();
+            drop(g);
+            Ok(exited.await.map(returncode))
+        })
+    }
+
+    /// Ends the session now: a spawned process is killed and reaped (an
+    /// in-process extension sees its stdin close). Later calls raise
+    /// `HarnessError`.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        if self.pid != std::process::id() {
+            return Err(forked_error());
+        }
+        let state = self.state.clone();
+        let handle = self.handle.clone();
+        py.detach(move || {
+            guard(move || {
+                handle.block_on(async move {
+                    let mut g = state.lock().await;
+                    if let HarnessState::Connecting(jh) = &*g {
+                        jh.abort();
+                    }
+                    *g = HarnessState::Failed(TestError::Io("the test host is closed".into()));
+                });
+                Ok(())
+            })
+        })
+    }
+
     /// Waits for the handshake and returns what the extension registered,
     /// as JSON: `{"hello", "commands", "tools", "events", "intercepts",
     /// "subscribe_frames"}` (frames with their `type`).

@@ -159,11 +159,17 @@ impl ProcessLink {
         *self.reaper.status.borrow()
     }
 
+    /// Resolves once the process exited, with its status (holds no borrow).
+    pub(super) fn exited(
+        &self,
+    ) -> impl std::future::Future<Output = Option<ExitStatus>> + Send + 'static {
+        let mut rx = self.reaper.status.clone();
+        async move { rx.wait_for(Option::is_some).await.ok().and_then(|s| *s) }
+    }
+
     /// Waits for the process to exit.
     pub(super) async fn wait(&mut self) -> Option<ExitStatus> {
-        let mut rx = self.reaper.status.clone();
-        let status = rx.wait_for(Option::is_some).await.ok()?;
-        *status
+        self.exited().await
     }
 
     /// Kills the process if it still runs.

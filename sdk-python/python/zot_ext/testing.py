@@ -21,6 +21,13 @@ Asynchronous tests (the extension runs on the test's own event loop)::
         async with AsyncTestHost(ext) as host:
             r = await host.tool("greet", {"name": "Ada"})
 
+An extension *process*, written in any language, is driven the same way
+over its stdin and stdout::
+
+    def test_node_extension() -> None:
+        with TestHost.spawn("node", ["ext.js"], cwd="my-extension") as host:
+            assert host.tool("greet", {"name": "Ada"})["content"]
+
 Every waiting method gives up after ``timeout`` seconds (10 by default)
 with :class:`TimeoutError`. The waiting helpers read until the frame they
 want and keep every other frame, in order, for :meth:`TestHost.next_frame`;
@@ -35,7 +42,7 @@ import json
 import math
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Mapping, Optional, Tuple, TypeVar, cast
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, TypeVar, cast
 
 from . import _native
 from ._extension import Extension
@@ -185,14 +192,62 @@ class _Core:
     def drain(self) -> List[ExtFrame]:
         return self._frames(self.harness.drain(self.timeout))
 
+    def stderr(self) -> Optional[str]:
+        return self.harness.stderr(self.timeout)
+
+
+@dataclass
+class _Process:
+    """An extension process to spawn (see :meth:`TestHost.spawn`)."""
+
+    command: str
+    args: List[str]
+    cwd: Optional[str]
+    env: Optional[Mapping[str, str]]
+    stderr: str
+
+    def label(self) -> str:
+        return " ".join([self.command, *self.args])
+
+    def spawn(self, hello_ack: Optional[HelloAck], ack_fields: Mapping[str, Any]) -> _native.Harness:
+        if self.stderr not in ("pipe", "inherit"):
+            raise ValueError(f"stderr: {self.stderr!r} is neither 'pipe' nor 'inherit'")
+        env = None if self.env is None else dict(self.env)
+        return _native.Harness.spawn(
+            self.command, self.args, _ack_json(hello_ack, ack_fields), self.cwd, env, self.stderr
+        )
+
+    def check_exit(self, harness: _native.Harness, timeout: Optional[float]) -> None:
+        """Waits for the process to exit; raises when it failed."""
+        code = harness.wait(math.inf if timeout is None else timeout)
+        if code:
+            how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+            raise HarnessError(f"`{self.label()}` {how}")
+
+
+def _ack_json(hello_ack: Optional[HelloAck], ack_fields: Mapping[str, Any]) -> str:
+    ack = default_hello_ack() if hello_ack is None else dict(hello_ack)
+    ack.update(ack_fields)  # type: ignore[typeddict-item]
+    ack["type"] = "hello_ack"
+    return to_json(ack)
+
+
+def _process(
+    command: str,
+    args: Sequence[str],
+    cwd: Optional[str],
+    env: Optional[Mapping[str, str]],
+    stderr: str,
+) -> _Process:
+    if isinstance(args, str):
+        raise TypeError("args is a sequence of arguments, not one string")
+    return _Process(command, list(args), None if cwd is None else str(cwd), env, stderr)
+
 
 def _start(
     ext: Extension, hello_ack: Optional[HelloAck], ack_fields: Mapping[str, Any]
 ) -> Tuple[_native.Engine, _native.Harness]:
-    ack = default_hello_ack() if hello_ack is None else dict(hello_ack)
-    ack.update(ack_fields)  # type: ignore[typeddict-item]
-    ack["type"] = "hello_ack"
-    return _native.Engine.memory(ext.name, ext.version, to_json(ack))
+    return _native.Engine.memory(ext.name, ext.version, _ack_json(hello_ack, ack_fields))
 
 
 class TestHost:
@@ -219,6 +274,15 @@ class TestHost:
         timeout: Optional[float] = 10.0,
         **ack_fields: Any,
     ) -> None:
+        self._setup(ext, hello_ack, timeout, ack_fields)
+
+    def _setup(
+        self,
+        ext: Optional[Extension],
+        hello_ack: Optional[HelloAck],
+        timeout: Optional[float],
+        ack_fields: Mapping[str, Any],
+    ) -> None:
         self.ext = ext
         self._ack = hello_ack
         self._fields = ack_fields
@@ -228,6 +292,39 @@ class TestHost:
         self._error: Optional[BaseException] = None
         self._ended = False
         self._registration: Optional[Registration] = None
+        self._process: Optional[_Process] = None
+
+    @classmethod
+    def spawn(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        cwd: Optional[str] = None,
+        env: Optional[Mapping[str, str]] = None,
+        stderr: str = "pipe",
+        hello_ack: Optional[HelloAck] = None,
+        timeout: Optional[float] = 10.0,
+        **ack_fields: Any,
+    ) -> TestHost:
+        """A host for an extension *process* (written in any language):
+        ``command`` with ``args``, started by ``with`` (or :meth:`start`);
+        its stdin and stdout are the transport.
+
+        ``cwd`` is the process's working directory (the ``hello_ack``'s
+        ``cwd`` is set with ``hello_ack=default_hello_ack(cwd=...)``).
+        ``env``, when given, is the whole environment (as in
+        :mod:`subprocess`: add to ``os.environ`` for one more variable).
+        ``stderr="pipe"`` (the default) keeps what it writes there for
+        :meth:`stderr` and quotes it when it fails before the handshake
+        ends; ``"inherit"`` leaves it on this process's stderr. Leaving the
+        ``with`` block closes its stdin, waits for it to exit (raising
+        :class:`HarnessError` if its exit code is not 0) and kills it if it
+        still runs."""
+        host = cls.__new__(cls)
+        host._setup(None, hello_ack, timeout, ack_fields)
+        host._process = _process(command, args, cwd, env, stderr)
+        return host
 
     def __enter__(self) -> TestHost:
         self.start()
@@ -238,12 +335,23 @@ class TestHost:
 
     def start(self) -> Registration:
         """Starts the extension and completes the handshake."""
-        native, harness = _start(self.ext, self._ack, self._fields)
+        if self._process is not None:
+            self._core = _Core(self._process.spawn(self._ack, self._fields), self.timeout)
+            try:
+                self._registration = self._core.registration()
+            except BaseException:
+                self._core.harness.close()
+                raise
+            return self._registration
+        if self.ext is None:
+            raise RuntimeError("no extension to start (pass one, or use TestHost.spawn)")
+        ext = self.ext
+        native, harness = _start(ext, self._ack, self._fields)
         self._core = _Core(harness, self.timeout)
 
         def serve() -> None:
             try:
-                asyncio.run(self.ext._serve_on(native))
+                asyncio.run(ext._serve_on(native))
             except BaseException as e:  # reported by close() / finished()
                 self._error = e
 
@@ -370,7 +478,12 @@ class TestHost:
 
     def finished(self, timeout: Optional[float] = None) -> None:
         """Waits for the extension's dispatcher to return (after the session
-        ended) and re-raises what it raised."""
+        ended) and re-raises what it raised; for a spawned process, waits
+        for it to exit and raises :class:`HarnessError` if its exit code is
+        not 0."""
+        if self._process is not None and self._core is not None:
+            self._process.check_exit(self._core.harness, self.timeout if timeout is None else timeout)
+            return
         if self._thread is not None:
             self._thread.join(self.timeout if timeout is None else timeout)
             if self._thread.is_alive():
@@ -389,10 +502,19 @@ class TestHost:
                 self._ended = True
                 self._core.close_stdin()
         finally:
-            if raise_errors:
-                self.finished()
-            elif self._thread is not None:
-                self._thread.join(self.timeout)
+            try:
+                if raise_errors:
+                    self.finished()
+                elif self._thread is not None:
+                    self._thread.join(self.timeout)
+            finally:
+                if self._process is not None:
+                    self._core.harness.close()  # kills it if it still runs
+
+    def stderr(self) -> Optional[str]:
+        """What a spawned process wrote on its stderr so far (``None``
+        in-process or with ``stderr="inherit"``)."""
+        return self.core.stderr()
 
 
 class AsyncTestHost:
@@ -411,6 +533,15 @@ class AsyncTestHost:
         timeout: Optional[float] = 10.0,
         **ack_fields: Any,
     ) -> None:
+        self._setup(ext, hello_ack, timeout, ack_fields)
+
+    def _setup(
+        self,
+        ext: Optional[Extension],
+        hello_ack: Optional[HelloAck],
+        timeout: Optional[float],
+        ack_fields: Mapping[str, Any],
+    ) -> None:
         self.ext = ext
         self._ack = hello_ack
         self._fields = ack_fields
@@ -419,6 +550,27 @@ class AsyncTestHost:
         self._task: Optional[asyncio.Task[None]] = None
         self._ended = False
         self._registration: Optional[Registration] = None
+        self._process: Optional[_Process] = None
+
+    @classmethod
+    def spawn(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        cwd: Optional[str] = None,
+        env: Optional[Mapping[str, str]] = None,
+        stderr: str = "pipe",
+        hello_ack: Optional[HelloAck] = None,
+        timeout: Optional[float] = 10.0,
+        **ack_fields: Any,
+    ) -> AsyncTestHost:
+        """A host for an extension process, as :meth:`TestHost.spawn`,
+        started by ``async with``."""
+        host = cls.__new__(cls)
+        host._setup(None, hello_ack, timeout, ack_fields)
+        host._process = _process(command, args, cwd, env, stderr)
+        return host
 
     async def __aenter__(self) -> AsyncTestHost:
         await self.start()
@@ -439,6 +591,17 @@ class AsyncTestHost:
     async def start(self) -> Registration:
         """Starts the extension on the running loop and completes the
         handshake."""
+        if self._process is not None:
+            process = self._process
+            self._core = _Core(await self._run(process.spawn, self._ack, self._fields), self.timeout)
+            try:
+                self._registration = await self._run(self._core.registration)
+            except BaseException:
+                await self._run(self._core.harness.close)
+                raise
+            return self._registration
+        if self.ext is None:
+            raise RuntimeError("no extension to start (pass one, or use AsyncTestHost.spawn)")
         native, harness = _start(self.ext, self._ack, self._fields)
         self._core = _Core(harness, self.timeout)
         self._task = asyncio.get_running_loop().create_task(self.ext._serve_on(native))
@@ -547,7 +710,11 @@ class AsyncTestHost:
 
     async def finished(self) -> None:
         """Waits for the extension's dispatcher to return and re-raises
-        what it raised."""
+        what it raised; for a spawned process, waits for it to exit and
+        raises :class:`HarnessError` if its exit code is not 0."""
+        if self._process is not None and self._core is not None:
+            await self._run(self._process.check_exit, self._core.harness, self.timeout)
+            return
         if self._task is not None:
             await asyncio.wait_for(asyncio.shield(self._task), self.timeout)
 
@@ -561,7 +728,16 @@ class AsyncTestHost:
                 self._ended = True
                 await self.close_stdin()
         finally:
-            if raise_errors:
-                await self.finished()
-            elif self._task is not None:
-                await asyncio.wait([self._task], timeout=self.timeout)
+            try:
+                if raise_errors:
+                    await self.finished()
+                elif self._task is not None:
+                    await asyncio.wait([self._task], timeout=self.timeout)
+            finally:
+                if self._process is not None:
+                    await self._run(self._core.harness.close)  # kills it if it still runs
+
+    async def stderr(self) -> Optional[str]:
+        """What a spawned process wrote on its stderr so far (``None``
+        in-process or with ``stderr="inherit"``)."""
+        return await self._run(self.core.stderr)
