@@ -82,6 +82,8 @@ node "$ROOT/node_modules/typescript/bin/tsc" --strict --noEmit --exactOptionalPr
   --typeRoots "$ROOT/node_modules/@types" --types node \
   test/consumer.mts test/consumer.cts examples/scratchpad/index.ts
 ok "tsc --strict: ESM and CommonJS consumers and the TypeScript example type-check against the installed package"
+# The Rust conformance extension, for TestHost.spawn (spawn.test.mjs).
+(cd "$ROOT" && cargo build -p conformance-rust --locked -q)
 log="$tmp/package.log"
 PATH="$bare" ZOT_EXT_REPO="$ROOT" ZOT_CONFORMANCE_DIR="$project/conformance" ZOT_EXAMPLES_DIR="$project/examples" \
   node --test test/*.test.mjs 2>&1 | tee "$log"

@@ -40,7 +40,7 @@ use napi::{Error, Result, Status};
 use napi_derive::napi;
 use zot_ext_engine::binding::{BindingEngine, BindingError, Options};
 use zot_ext_engine::registration;
-use zot_ext_engine::testing::{default_hello_ack, HostHarness, TestError};
+use zot_ext_engine::testing::{default_hello_ack, HostHarness, StderrMode, TestError};
 use zot_ext_engine::{JobId, MemoryHost, Transport};
 use zot_protocol::{ExtFrame, Frame, HelloAck, RawJson, RegisterTool};
 
@@ -372,11 +372,35 @@ fn frames_json(frames: &[ExtFrame]) -> Result<String> {
 
 type Shared = Arc<tokio::sync::Mutex<Option<HostHarness>>>;
 
-/// The host side of an in-memory session: [`HostHarness`] for
-/// `zot-ext/testing`. Frames cross as JSON text.
+/// How [`NativeTestHost::spawn`] starts an extension process.
+#[napi(object)]
+pub struct SpawnOptions {
+    /// The working directory (the current one by default).
+    pub cwd: Option<String>,
+    /// The whole environment of the process (the current one by default).
+    pub env: Option<std::collections::HashMap<String, String>>,
+    /// `"pipe"` (captured, the default) or `"inherit"`.
+    pub stderr: Option<String>,
+}
+
+/// How a spawned extension process ended.
+#[napi(object)]
+pub struct ProcessExit {
+    /// Its exit code; absent when a signal ended it.
+    pub code: Option<i32>,
+}
+
+/// What the handshake will connect to.
+enum Pending {
+    Memory(MemoryHost),
+    Process(std::process::Command, StderrMode),
+}
+
+/// The host side of a session, in-memory or with an extension process:
+/// [`HostHarness`] for `zot-ext/testing`. Frames cross as JSON text.
 #[napi]
 pub struct NativeTestHost {
-    pending: Mutex<Option<MemoryHost>>,
+    pending: Mutex<Option<Pending>>,
     host: Shared,
 }
 
@@ -413,7 +437,41 @@ impl NativeTestHost {
             .take()
             .ok_or_else(|| err("this engine has no unclaimed memory transport"))?;
         Ok(Self {
-            pending: Mutex::new(Some(host)),
+            pending: Mutex::new(Some(Pending::Memory(host))),
+            host: Arc::default(),
+        })
+    }
+
+    /// An extension process to start: `command` with `args` (started by
+    /// `handshake`, killed when the test host is closed or collected).
+    #[napi(factory, catch_unwind)]
+    pub fn spawn(
+        command: String,
+        args: Vec<String>,
+        options: Option<SpawnOptions>,
+    ) -> Result<Self> {
+        let mut cmd = std::process::Command::new(command);
+        cmd.args(args);
+        let mut stderr = StderrMode::Capture;
+        if let Some(o) = options {
+            if let Some(cwd) = o.cwd {
+                cmd.current_dir(cwd);
+            }
+            if let Some(env) = o.env {
+                cmd.env_clear().envs(env);
+            }
+            stderr = match o.stderr.as_deref() {
+                None | Some("pipe") => StderrMode::Capture,
+                Some("inherit") => StderrMode::Inherit,
+                Some(other) => {
+                    return Err(err(format!(
+                        "stderr: {other:?} is neither \"pipe\" nor \"inherit\""
+                    )))
+                }
+            };
+        }
+        Ok(Self {
+            pending: Mutex::new(Some(Pending::Process(cmd, stderr))),
             host: Arc::default(),
         })
     }
@@ -431,10 +489,14 @@ impl NativeTestHost {
             }
         }
         let ack: HelloAck = serde_json::from_value(merged).map_err(err)?;
-        let memory = lock(&self.pending)
+        let pending = lock(&self.pending)
             .take()
             .ok_or_else(|| err("handshake was already done"))?;
-        let host = HostHarness::connect(memory, ack).await.map_err(test_err)?;
+        let host = match pending {
+            Pending::Memory(memory) => HostHarness::connect(memory, ack).await,
+            Pending::Process(cmd, stderr) => HostHarness::spawn_with(cmd, ack, stderr).await,
+        }
+        .map_err(test_err)?;
         let reg = host.registration();
         // Written field by field: the frames keep their wire key order (and
         // the schemas their bytes), which a `json!` map would sort.
@@ -611,5 +673,35 @@ impl NativeTestHost {
         let mut h = connected(&self.host).await?;
         let frames = h.drain().await.map_err(test_err)?;
         frames_json(&frames)
+    }
+
+    /// What a spawned process wrote on its stderr so far (`null`
+    /// in-process or when inherited).
+    #[napi(catch_unwind)]
+    pub async fn stderr(&self) -> Result<Option<String>> {
+        let h = connected(&self.host).await?;
+        Ok(h.stderr())
+    }
+
+    /// Resolves once a spawned process exited: `{ code }` (no `code`
+    /// when a signal ended it); `null` at once in-process. Holds no lock
+    /// while it waits.
+    #[napi(catch_unwind)]
+    pub async fn exited(&self) -> Result<Option<ProcessExit>> {
+        let exited = connected(&self.host).await?.exited();
+        Ok(exited.await.map(|status| ProcessExit {
+            code: status.code(),
+        }))
+    }
+
+    /// Ends the session now: a spawned process is killed and reaped (an
+    /// in-process extension sees its stdin close). Waits for the operation
+    /// in progress, if any.
+    #[napi(catch_unwind)]
+    pub async fn close(&self) -> Result<()> {
+        lock(&self.pending).take();
+        let harness = self.host.lock().await.take();
+        drop(harness);
+        Ok(())
     }
 }

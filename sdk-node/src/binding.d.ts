@@ -102,12 +102,17 @@ export declare class NativeEngine {
 }
 
 /**
- * The host side of an in-memory session: [`HostHarness`] for
- * `zot-ext/testing`. Frames cross as JSON text.
+ * The host side of a session, in-memory or with an extension process:
+ * [`HostHarness`] for `zot-ext/testing`. Frames cross as JSON text.
  */
 export declare class NativeTestHost {
   /** Takes the host side of a memory engine's transport. */
   constructor(engine: NativeEngine)
+  /**
+   * An extension process to start: `command` with `args` (started by
+   * `handshake`, killed when the test host is closed or collected).
+   */
+  static spawn(command: string, args: Array<string>, options?: SpawnOptions | undefined | null): NativeTestHost
   /**
    * Reads `hello`, sends `hello_ack` (the harness default with the
    * fields of `ack`, a JSON object, laid over it) and reads the
@@ -165,6 +170,23 @@ export declare class NativeTestHost {
   closeStdin(): Promise<string>
   /** Every remaining frame until the extension's output closes. */
   drain(): Promise<string>
+  /**
+   * What a spawned process wrote on its stderr so far (`null`
+   * in-process or when inherited).
+   */
+  stderr(): Promise<string | null>
+  /**
+   * Resolves once a spawned process exited: `{ code }` (no `code`
+   * when a signal ended it); `null` at once in-process. Holds no lock
+   * while it waits.
+   */
+  exited(): Promise<ProcessExit | null>
+  /**
+   * Ends the session now: a spawned process is killed and reaped (an
+   * in-process extension sees its stdin close). Waits for the operation
+   * in progress, if any.
+   */
+  close(): Promise<void>
 }
 
 /** Checks a command name against the protocol's rules (throws if invalid). */
@@ -204,9 +226,25 @@ export interface EngineOptions {
  */
 export declare function logLine(name: string, message: string): void
 
+/** How a spawned extension process ended. */
+export interface ProcessExit {
+  /** Its exit code; absent when a signal ended it. */
+  code?: number
+}
+
 /**
  * Protects stdout before the session: the wire is set aside for the engine
  * and descriptor 1 points at stderr from now on (see
  * `Transport::protect_stdio`). Safe to call more than once.
  */
 export declare function protectStdout(): void
+
+/** How [`NativeTestHost::spawn`] starts an extension process. */
+export interface SpawnOptions {
+  /** The working directory (the current one by default). */
+  cwd?: string
+  /** The whole environment of the process (the current one by default). */
+  env?: Record<string, string>
+  /** `"pipe"` (captured, the default) or `"inherit"`. */
+  stderr?: string
+}

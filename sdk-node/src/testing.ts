@@ -4,6 +4,8 @@
 // This is the engine's own harness (`zot_ext::testing::TestHost`, in Rust)
 // over an in-memory transport: no process is spawned, no host is needed, and
 // the frames are exactly the ones the extension would write on stdout.
+// `TestHost.spawn` drives an extension process (any language) the same way,
+// over its stdin and stdout.
 
 import type { Extension } from "./extension";
 import type {
@@ -61,6 +63,25 @@ export interface TestOptions {
     | undefined;
 }
 
+/** Options of {@link TestHost.spawn}. */
+export interface SpawnOptions {
+  /** The `hello_ack` fields laid over the default, as in {@link TestOptions}. */
+  ack?: Partial<Omit<HelloAck, "type">> | undefined;
+  /** The process's working directory (the current one by default). */
+  cwd?: string | undefined;
+  /**
+   * The process's whole environment, as in `child_process.spawn` (the
+   * current one by default; add to it with `{ ...process.env, NAME: "v" }`).
+   */
+  env?: Record<string, string | undefined> | undefined;
+  /**
+   * `"pipe"` (the default): kept for {@link TestHost.stderr} and quoted when
+   * the process fails before the handshake ends; `"inherit"`: this process's
+   * stderr.
+   */
+  stderr?: "pipe" | "inherit" | undefined;
+}
+
 type FrameOf<T extends ExtFrameType> = Extract<ExtFrame, { type: T }>;
 
 function parse<T>(json: string): T {
@@ -89,16 +110,69 @@ function parse<T>(json: string): T {
 export class TestHost {
   /** What the extension announced. */
   readonly registration: Registration;
-  /** Settles when the extension's `run` ends (after `shutdown()` or `closeStdin()`). */
-  readonly finished: Promise<void>;
 
   private readonly host: NativeTestHost;
+  private readonly label: string | undefined;
+  private ended: Promise<void> | undefined;
   private nextId = 1;
 
-  private constructor(host: NativeTestHost, registration: Registration, finished: Promise<void>) {
+  private constructor(
+    host: NativeTestHost,
+    registration: Registration,
+    finished: Promise<void> | undefined,
+    label?: string,
+  ) {
     this.host = host;
     this.registration = registration;
-    this.finished = finished;
+    this.ended = finished;
+    this.label = label;
+  }
+
+  /**
+   * Settles when the extension's `run` ends (after `shutdown()` or
+   * `closeStdin()`); for a spawned process, when it exited (rejecting when
+   * its exit code is not 0).
+   */
+  get finished(): Promise<void> {
+    this.ended ??= this.host.exited().then((exit) => {
+      if (exit !== null && exit.code !== 0) {
+        const how = exit.code === undefined ? "was killed by a signal" : `exited with code ${exit.code}`;
+        throw new Error(`${this.label} ${how}`);
+      }
+    });
+    return this.ended;
+  }
+
+  /**
+   * Starts `command` with `args` as an extension process (written in any
+   * language) and completes the handshake: its stdin and stdout are the
+   * transport. Every method works as with {@link TestHost.start}. End with
+   * `shutdown()` (the process exits on its own) or `close()` (killed); when it
+   * cannot start or exits before the handshake ends, the error names the
+   * command and quotes the end of its stderr.
+   *
+   * ```ts
+   * const host = await TestHost.spawn("python3", ["ext.py"], { cwd: dir });
+   * assert.equal((await host.tool("greet", { name: "Ada" })).is_error, undefined);
+   * await host.shutdown();
+   * ```
+   */
+  static async spawn(command: string, args: readonly string[] = [], options: SpawnOptions = {}): Promise<TestHost> {
+    const spawnOptions: { cwd?: string; env?: Record<string, string>; stderr?: string } = {};
+    if (options.cwd !== undefined) {
+      spawnOptions.cwd = options.cwd;
+    }
+    if (options.env !== undefined) {
+      spawnOptions.env = Object.fromEntries(
+        Object.entries(options.env).filter((e): e is [string, string] => e[1] !== undefined),
+      );
+    }
+    if (options.stderr !== undefined) {
+      spawnOptions.stderr = options.stderr;
+    }
+    const host = native().NativeTestHost.spawn(command, [...args], spawnOptions);
+    const reg = parse<Registration>(await host.handshake(JSON.stringify(options.ack ?? {})));
+    return new TestHost(host, reg, undefined, [command, ...args].join(" "));
   }
 
   /** Starts `ext` in-process and completes the handshake. */
@@ -243,5 +317,25 @@ export class TestHost {
   /** Every remaining frame until the extension's output closes. */
   async drain(): Promise<ExtFrame[]> {
     return parse<ExtFrame[]>(await this.host.drain());
+  }
+
+  /**
+   * What a spawned process wrote on its stderr so far (`undefined`
+   * in-process, or with `stderr: "inherit"`).
+   */
+  async stderr(): Promise<string | undefined> {
+    return (await this.host.stderr()) ?? undefined;
+  }
+
+  /**
+   * Ends the session now: a spawned process is killed (if it still runs)
+   * and reaped; an in-process extension sees its stdin close. For the end
+   * of a test that did not reach `shutdown()`, e.g. in a `finally`.
+   */
+  close(): Promise<void> {
+    // Asked before the harness goes, so that `finished` still settles; a
+    // failure is still reported to whoever awaits `finished`.
+    this.finished.catch(() => {});
+    return this.host.close();
   }
 }
