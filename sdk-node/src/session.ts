@@ -22,8 +22,10 @@
 //   own once the user's handlers are done.
 
 import { Answers } from "./answers";
-import { CallToolError, message, SessionError, typedMessage } from "./errors";
-import type { Answer, CallStart, CallStarted, Job } from "./generated/contract";
+import { PendingCalls } from "./calls";
+import { JobContext, LazyAbort } from "./context";
+import { message, SessionError, typedMessage } from "./errors";
+import type { Answer, Job } from "./generated/contract";
 import type {
   AssistantMessageIntercept,
   BeforeAgentStartIntercept,
@@ -36,12 +38,6 @@ import { commandAnswer, interceptAnswer, toolAnswer } from "./outcomes";
 import type { CallToolResult, JsonObject, Verdict } from "./results";
 import { isThenable, type PanelRegistration, SerialJobs } from "./serial";
 import type { Awaitable, CallOptions, CommandHandler, Context, EventHandler, HostInfo, ToolHandler } from "./types";
-
-interface PendingCall {
-  resolve(result: CallToolResult): void;
-  reject(error: CallToolError): void;
-  cleanup(): void;
-}
 
 export type AnyInterceptor = (request: never, ctx: Context) => Awaitable<Verdict | void>;
 
@@ -66,7 +62,7 @@ export class Session {
   /** The answers of this turn, completed together (`answers.ts`). */
   readonly answers: Answers;
   private readonly controllers = new Map<number, LazyAbort>();
-  private readonly calls = new Map<number, PendingCall>();
+  private readonly calls: PendingCalls;
   /** Aborted when the session ends: the signal of event and panel handlers. */
   private readonly ending = new AbortController();
   /** Events and panel input, in arrival order (`serial.ts`). */
@@ -79,6 +75,7 @@ export class Session {
     private readonly reg: Registrations,
   ) {
     this.answers = new Answers(engine, (m) => reg.log(m));
+    this.calls = new PendingCalls(engine);
     this.serial = new SerialJobs(this.answers, reg, () => this.eventContext());
     this.registerAll(engine);
     this.finished = new Promise<void>((resolve, reject) => {
@@ -167,11 +164,7 @@ export class Session {
       c.abort();
     }
     this.controllers.clear();
-    for (const [, call] of this.calls) {
-      call.cleanup();
-      call.reject(new CallToolError("the connection to the host closed", "closed"));
-    }
-    this.calls.clear();
+    this.calls.closeAll();
   }
 
   /**
@@ -220,22 +213,9 @@ export class Session {
       case "cancel":
         this.controllers.get(job.id)?.abort();
         return;
-      case "call_result": {
-        const call = this.calls.get(job.call);
-        if (call === undefined) {
-          return;
-        }
-        this.calls.delete(job.call);
-        call.cleanup();
-        if (job.result !== undefined) {
-          // The frame minus its `type`: what `CallToolResult` promises.
-          const { type: _frame, ...result } = job.result;
-          call.resolve(result);
-        } else {
-          call.reject(new CallToolError(job.error ?? "call_tool failed", job.error_kind ?? "closed"));
-        }
+      case "call_result":
+        this.calls.settle(job);
         return;
-      }
       case "shutdown":
         this.ending.abort();
         return;
@@ -315,108 +295,7 @@ export class Session {
   }
 
   startCall(parent: number | undefined, name: string, args: JsonObject, options: CallOptions): Promise<CallToolResult> {
-    const engine = this.engine;
-    const signal = options.signal;
-    if (signal?.aborted === true) {
-      return Promise.reject(new CallToolError("call_tool cancelled", "cancelled"));
-    }
-    let started: CallStarted;
-    try {
-      const request: CallStart = { name, args };
-      if (parent !== undefined) request.parent = parent;
-      if (options.key !== undefined) request.key = options.key;
-      if (options.timeoutMs !== undefined) request.timeout_ms = options.timeoutMs;
-      this.answers.flush(); // answers produced before the call leave first
-      started = JSON.parse(engine.startCall(JSON.stringify(request))) as CallStarted;
-    } catch (e) {
-      return Promise.reject(new CallToolError(message(e), "invalid_request", { cause: e }));
-    }
-    const call = started.call;
-    if (call === undefined) {
-      return Promise.reject(
-        new CallToolError(started.error ?? "call_tool failed", started.error_kind ?? "invalid_request"),
-      );
-    }
-    return new Promise<CallToolResult>((resolve, reject) => {
-      let cleanup = (): void => {};
-      if (signal !== undefined) {
-        const onAbort = (): void => engine.cancelCall(call);
-        signal.addEventListener("abort", onAbort, { once: true });
-        cleanup = () => signal.removeEventListener("abort", onAbort);
-      }
-      this.calls.set(call, { resolve, reject, cleanup });
-    });
-  }
-}
-
-/**
- * An `AbortController` made only when a handler first reads `ctx.signal`:
- * most handlers never do, and creating one per call is a measurable share of
- * a small call's cost (bench/README.md). Aborting before that just records
- * it; the signal is then born aborted.
- */
-class LazyAbort {
-  private controller: AbortController | undefined;
-  private cancelled = false;
-
-  get signal(): AbortSignal {
-    if (this.controller === undefined) {
-      this.controller = new AbortController();
-      if (this.cancelled) {
-        this.controller.abort();
-      }
-    }
-    return this.controller.signal;
-  }
-
-  get aborted(): boolean {
-    return this.cancelled;
-  }
-
-  abort(): void {
-    if (!this.cancelled) {
-      this.cancelled = true;
-      this.controller?.abort();
-    }
-  }
-}
-
-/**
- * A handler's context. Its members are prototype getters, not closures made
- * per call: a handler that never calls `callTool`, `notify` or `log` costs
- * none, and one that destructures them (`const { callTool } = ctx`) gets
- * functions bound to its invocation.
- */
-class JobContext implements Context {
-  readonly #session: Session;
-  readonly #job: number | undefined;
-  readonly #cancel: { readonly signal: AbortSignal };
-  readonly id: string;
-
-  constructor(session: Session, job: number | undefined, id: string, cancel: { readonly signal: AbortSignal }) {
-    this.#session = session;
-    this.#job = job;
-    this.#cancel = cancel;
-    this.id = id;
-  }
-
-  get signal(): AbortSignal {
-    return this.#cancel.signal;
-  }
-
-  get host(): HostInfo {
-    return this.#session.host ?? ({} as HostInfo);
-  }
-
-  get callTool(): Context["callTool"] {
-    return (name, args = {}, options = {}) => this.#session.startCall(this.#job, name, args, options);
-  }
-
-  get notify(): Context["notify"] {
-    return (first: string, second?: string) => this.#session.note(first, second);
-  }
-
-  get log(): Context["log"] {
-    return (msg) => this.#session.log(msg);
+    this.answers.flush(); // answers produced before the call leave first
+    return this.calls.start(parent, name, args, options);
   }
 }
