@@ -1,10 +1,11 @@
 # zot-mcp against MCP code nobody here wrote. wrap: the official MCP test
 # server (@modelcontextprotocol/server-everything: every tool it registers,
 # progress, cancellation, prompts, resources; and a `zot-host run` session
-# script over it), the official filesystem
+# script over it, and through each SDK's testing harness), the official filesystem
 # server on a temporary directory, and a FastMCP server written with the
 # `mcp` Python package. serve: the MCP Inspector's CLI and the Python `mcp`
-# client, over stdio and Streamable HTTP (--http). The packages are
+# client, over stdio and Streamable HTTP (--http), of the conformance
+# extension of each SDK. The packages are
 # pinned and installed once under target/ (target/mcp-servers,
 # target/mcp-venv); without a registry the part needing it is skipped,
 # saying so.
@@ -30,6 +31,16 @@ npm_install() {
   echo "$entry"
 }
 
+# The Node and Python SDKs as built in place (for the conformance extensions
+# and the testing harnesses); no-ops when an earlier suite of this run built
+# them.
+build_sdks() {
+  bash scripts/node-sdk-build.sh
+  if [ ! -x target/python-sdk-venv/bin/python ] || [ -n "$(find sdk-python engine protocol -newer target/python-sdk-venv/bin/python -name '*.rs' -o -newer target/python-sdk-venv/bin/python -name '*.py' | head -1)" ]; then
+    bash scripts/python-sdk-venv.sh
+  fi
+}
+
 cargo build -p zot-mcp -p zot-host -p conformance-rust --locked -q
 zot_mcp="$ROOT/target/debug/zot-mcp"
 
@@ -41,6 +52,7 @@ for server in everything filesystem; do
     if [ "$server" = everything ]; then
       python3 "$drivers/session.py" "$ROOT/target/debug/zot-host" "$zot_mcp" "$entry"
       ok "zot-mcp wrap over server-everything under zot-host run"
+      everything="$entry"
     fi
   else
     note "skipped server-$server: the npm registry is unreachable (not installed)"
@@ -53,18 +65,28 @@ done
 # did).
 if inspector="$(npm_install "inspector-$inspector_version" \
     "@modelcontextprotocol/inspector@$inspector_version" .bin/mcp-inspector)"; then
-  bash scripts/node-sdk-build.sh
-  if [ ! -x target/python-sdk-venv/bin/python ] || [ -n "$(find sdk-python engine protocol -newer target/python-sdk-venv/bin/python -name '*.rs' -o -newer target/python-sdk-venv/bin/python -name '*.py' | head -1)" ]; then
-    bash scripts/python-sdk-venv.sh
-  fi
+  build_sdks
   for lang in rust node python; do
     python3 mcp/tests/serve/inspector.py "$inspector" "$zot_mcp" "tests/conformance/$lang"
     ok "zot-mcp serve of the $lang conformance extension under the MCP Inspector CLI"
+    python3 mcp/tests/serve/inspector.py "$inspector" "$zot_mcp" "tests/conformance/$lang" --http
+    ok "zot-mcp serve --http of the $lang conformance extension under the MCP Inspector CLI (Streamable HTTP, bearer token)"
   done
-  python3 mcp/tests/serve/inspector.py "$inspector" "$zot_mcp" tests/conformance/rust --http
-  ok "zot-mcp serve --http of the rust conformance extension under the MCP Inspector CLI (Streamable HTTP, bearer token)"
 else
   note "skipped the MCP Inspector: the npm registry is unreachable (not installed)"
+fi
+
+# wrap over server-everything driven through each SDK's testing harness
+# (TestHost.spawn in Rust, Node and Python): tools listed, echo and
+# structured content checked.
+if [ -n "${everything:-}" ]; then
+  ZOT_MCP_EVERYTHING="$everything" cargo test -p zot-mcp --locked -q --test harness -- --ignored
+  ok "zot-mcp wrap over server-everything through the Rust SDK's TestHost.spawn"
+  build_sdks
+  node mcp/tests/harness/node.mjs "$zot_mcp" "$everything"
+  ok "zot-mcp wrap over server-everything through the Node SDK's TestHost.spawn"
+  target/python-sdk-venv/bin/python mcp/tests/harness/python_harness.py "$zot_mcp" "$everything"
+  ok "zot-mcp wrap over server-everything through the Python SDK's TestHost.spawn"
 fi
 
 # The Python MCP SDK: a FastMCP server under wrap, and the client of serve.
@@ -78,7 +100,10 @@ if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.vers
 fi
 python3 "$drivers/fastmcp.py" "$zot_mcp" "$venv/bin/python"
 ok "zot-mcp wrap over a FastMCP server"
-"$venv/bin/python" mcp/tests/serve/client.py "$zot_mcp" tests/conformance/rust
-ok "zot-mcp serve with the Python MCP client"
-"$venv/bin/python" mcp/tests/serve/client.py "$zot_mcp" tests/conformance/rust --http
-ok "zot-mcp serve --http with the Python MCP client (Streamable HTTP, bearer token, 401 without it)"
+build_sdks
+for lang in rust node python; do
+  "$venv/bin/python" mcp/tests/serve/client.py "$zot_mcp" "tests/conformance/$lang"
+  ok "zot-mcp serve of the $lang conformance extension with the Python MCP client"
+  "$venv/bin/python" mcp/tests/serve/client.py "$zot_mcp" "tests/conformance/$lang" --http
+  ok "zot-mcp serve --http of the $lang conformance extension with the Python MCP client (Streamable HTTP, bearer token, 401 without it)"
+done
