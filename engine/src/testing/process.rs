@@ -254,12 +254,24 @@ impl Reaper {
         let thread = std::thread::Builder::new()
             .name("zot-test-reaper".into())
             .spawn(move || {
+                // Unix: wait for the exit without reaping, then reap under
+                // the lock (the pid is the child's until then).
                 #[cfg(unix)]
-                wait_unreaped(pid);
-                let mut done = lock(&flag);
-                let result = child.wait().ok();
-                *done = true;
-                drop(done);
+                let result = {
+                    wait_unreaped(pid);
+                    let mut done = lock(&flag);
+                    let result = child.wait().ok();
+                    *done = true;
+                    result
+                };
+                // Elsewhere the open handle keeps the process object, so the
+                // wait needs no lock (`kill` must not wait for it).
+                #[cfg(not(unix))]
+                let result = {
+                    let result = child.wait().ok();
+                    *lock(&flag) = true;
+                    result
+                };
                 // The handle stays open (so valid for `kill`) until here.
                 drop(child);
                 let _ = tx.send(result);
