@@ -402,6 +402,32 @@ enum Pending {
 pub struct NativeTestHost {
     pending: Mutex<Option<Pending>>,
     host: Shared,
+    /// How a spawned process ended, once it did (`Some(None)` in-process),
+    /// sent by a task started with the session, so that it is known even
+    /// after `close` dropped the harness.
+    exit: tokio::sync::watch::Receiver<Exit>,
+    exit_tx: Mutex<Option<tokio::sync::watch::Sender<Exit>>>,
+}
+
+/// How the session's extension ended, as far as known.
+#[derive(Clone, Copy, PartialEq)]
+enum Exit {
+    Running,
+    InProcess,
+    /// The exit code (`None`: a signal ended it).
+    Exited(Option<i32>),
+}
+
+impl NativeTestHost {
+    fn with(pending: Pending) -> Self {
+        let (exit_tx, exit) = tokio::sync::watch::channel(Exit::Running);
+        Self {
+            pending: Mutex::new(Some(pending)),
+            host: Arc::default(),
+            exit,
+            exit_tx: Mutex::new(Some(exit_tx)),
+        }
+    }
 }
 
 /// The connected [`HostHarness`], locked for one operation.
@@ -436,10 +462,7 @@ impl NativeTestHost {
         let host = lock(&engine.memory)
             .take()
             .ok_or_else(|| err("this engine has no unclaimed memory transport"))?;
-        Ok(Self {
-            pending: Mutex::new(Some(Pending::Memory(host))),
-            host: Arc::default(),
-        })
+        Ok(Self::with(Pending::Memory(host)))
     }
 
     /// An extension process to start: `command` with `args` (started by
@@ -470,10 +493,7 @@ impl NativeTestHost {
                 }
             };
         }
-        Ok(Self {
-            pending: Mutex::new(Some(Pending::Process(cmd, stderr))),
-            host: Arc::default(),
-        })
+        Ok(Self::with(Pending::Process(cmd, stderr)))
     }
 
     /// Reads `hello`, sends `hello_ack` (the harness default with the
@@ -509,6 +529,15 @@ impl NativeTestHost {
             serde_json::to_string(&reg.intercepts).map_err(err)?,
             reg.subscribe_frames,
         );
+        if let Some(tx) = lock(&self.exit_tx).take() {
+            let exited = host.exited();
+            tokio::spawn(async move {
+                let _ = tx.send(match exited.await {
+                    Some(status) => Exit::Exited(status.code()),
+                    None => Exit::InProcess,
+                });
+            });
+        }
         *self.host.lock().await = Some(host);
         Ok(json)
     }
@@ -685,13 +714,18 @@ impl NativeTestHost {
 
     /// Resolves once a spawned process exited: `{ code }` (no `code`
     /// when a signal ended it); `null` at once in-process. Holds no lock
-    /// while it waits.
+    /// while it waits, and still answers after `close`.
     #[napi(catch_unwind)]
     pub async fn exited(&self) -> Result<Option<ProcessExit>> {
-        let exited = connected(&self.host).await?.exited();
-        Ok(exited.await.map(|status| ProcessExit {
-            code: status.code(),
-        }))
+        let mut rx = self.exit.clone();
+        let exit = match rx.wait_for(|e| *e != Exit::Running).await {
+            Ok(exit) => *exit,
+            Err(_) => return Err(err("the extension did not start")),
+        };
+        Ok(match exit {
+            Exit::Exited(code) => Some(ProcessExit { code }),
+            _ => None,
+        })
     }
 
     /// Ends the session now: a spawned process is killed and reaped (an

@@ -178,7 +178,7 @@ export declare class NativeTestHost {
   /**
    * Resolves once a spawned process exited: `{ code }` (no `code`
    * when a signal ended it); `null` at once in-process. Holds no lock
-   * while it waits.
+   * while it waits, and still answers after `close`.
    */
   exited(): Promise<ProcessExit | null>
   /**

@@ -146,6 +146,17 @@ export async function check(): Promise<void> {
   const frames = await host.shutdown();
   void [display, panel, frames];
   await host.finished;
+
+  // An extension process: the same host, over its stdin and stdout.
+  const child = await TestHost.spawn("python3", ["ext.py"], {
+    cwd: "/p",
+    env: { ...process.env, MODE: "test" },
+    stderr: "inherit",
+    ack: { cwd: "/p" },
+  });
+  const stderr: string | undefined = await child.stderr();
+  void stderr;
+  await child.close();
 }
 
 export const run: Promise<void> = ext.run();
