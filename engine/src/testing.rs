@@ -82,6 +82,11 @@ pub enum TestError {
     /// The extension process could not be started.
     #[error("cannot start {0}")]
     Spawn(String),
+    /// A spawned extension process closed its output before the frame a
+    /// waiting helper expected: the command, how it exited and the end of
+    /// its stderr.
+    #[error("{0}")]
+    Exited(String),
 }
 
 /// What the extension announced during the handshake.
@@ -448,7 +453,8 @@ impl HostHarness {
     }
 
     /// Reads until `pick` accepts a frame; other frames stay queued for
-    /// [`HostHarness::next_frame`].
+    /// [`HostHarness::next_frame`]. When a spawned process closes its output
+    /// first, the error is [`TestError::Exited`].
     pub async fn wait_for<T>(
         &mut self,
         mut pick: impl FnMut(&ExtFrame) -> Option<T>,
@@ -462,7 +468,12 @@ impl HostHarness {
             }
         }
         loop {
-            let line = self.read_line().await?;
+            let line = match self.read_line().await {
+                Err(TestError::Closed) if matches!(self.host, Link::Process(_)) => {
+                    return Err(TestError::Exited(self.explain(&TestError::Closed).await));
+                }
+                other => other?,
+            };
             let frame =
                 ExtFrame::decode_str(&line).map_err(|e| TestError::Malformed(e.to_string()))?;
             if let Some(v) = pick(&frame) {

@@ -90,3 +90,32 @@ def test_a_process_still_running_is_killed_and_its_end_reported() -> None:
     host.core.harness.close()  # killed now
     with pytest.raises(HarnessError):
         host.transcript()
+
+
+CRASHING = """
+import os, sys
+from zot_ext import Extension, Response
+
+ext = Extension("crashing", "1.0.0")
+
+@ext.command("crash", "Exit at once")
+def crash(args: str) -> Response:
+    sys.stderr.write("crashing on purpose\\n")
+    sys.stderr.flush()
+    os._exit(5)
+
+ext.run()
+"""
+
+
+def test_a_crash_mid_session_names_the_command_its_code_and_stderr() -> None:
+    host = TestHost.spawn(sys.executable, ["-c", CRASHING])
+    host.start()
+    try:
+        with pytest.raises(HarnessError) as e:
+            host.command("crash")
+        msg = str(e.value)
+        assert "`: the extension closed its output; it exited (exit " in msg, msg
+        assert ": 5)" in msg and msg.endswith("its stderr:\ncrashing on purpose"), msg
+    finally:
+        host.close(raise_errors=False)

@@ -24,6 +24,13 @@ fn child() -> ExitCode {
         .command("echo", "Echo", |args, _ctx| async move {
             Response::display(args)
         })
+        .command("crash", "Exit at once", |_args, _ctx| async move {
+            eprintln!("crashing on purpose");
+            #[allow(clippy::exit, reason = "the crash under test")]
+            std::process::exit(5);
+            #[allow(unreachable_code, reason = "the handler's type")]
+            Response::noop()
+        })
         .command("pid", "Process id", |_args, _ctx| async move {
             Response::display(std::process::id().to_string())
         })
@@ -52,7 +59,7 @@ fn me(mode: &str) -> Command {
 async fn drives_a_process_like_an_in_process_extension() {
     let mut host = TestHost::spawn(me("ext")).await.unwrap();
     assert_eq!(host.registration().hello.name, "spawned");
-    assert_eq!(host.registration().commands.len(), 2);
+    assert_eq!(host.registration().commands.len(), 3);
     assert_eq!(host.registration().tools[0].name, "add");
     assert_eq!(
         host.command("echo", "hi there").await.unwrap().display,
@@ -79,6 +86,17 @@ async fn drives_a_process_like_an_in_process_extension() {
     assert!(host.wait().await.unwrap().success());
     assert!(host.stderr().unwrap().contains("child started"));
     assert!(host.transcript()[0].starts_with(r#"{"type":"hello","name":"spawned""#));
+}
+
+async fn a_crash_mid_session_names_the_command_status_and_stderr() {
+    let mut host = TestHost::spawn(me("ext")).await.unwrap();
+    let e = host.command("crash", "").await.unwrap_err();
+    assert!(matches!(e, TestError::Exited(_)), "{e:?}");
+    let e = e.to_string();
+    let exe = std::env::current_exe().unwrap().display().to_string();
+    let head = format!("`{exe}`: the extension closed its output; it exited (exit ");
+    assert!(e.starts_with(&head) && e.contains(": 5)"), "{e}");
+    assert!(e.ends_with("crashing on purpose"), "{e}");
 }
 
 async fn a_command_that_cannot_start_is_named() {
@@ -147,6 +165,10 @@ fn main() -> ExitCode {
         (
             "drives_a_process_like_an_in_process_extension",
             Box::pin(drives_a_process_like_an_in_process_extension()),
+        ),
+        (
+            "a_crash_mid_session_names_the_command_status_and_stderr",
+            Box::pin(a_crash_mid_session_names_the_command_status_and_stderr()),
         ),
         (
             "a_command_that_cannot_start_is_named",

@@ -74,3 +74,26 @@ test("a command that cannot start is named", async () => {
     return true;
   });
 });
+
+test("a crash mid-session names the command, its exit code and its stderr", async () => {
+  const script = `
+    import { Extension } from "zot-ext";
+    await new Extension("crashing", "1.0.0")
+      .command("crash", "Exit at once", () => {
+        process.stderr.write("crashing on purpose\\n", () => process.exit(5));
+        return new Promise(() => {});
+      })
+      .run();
+  `;
+  // Run where the package resolves (the conformance extension's directory).
+  const host = await TestHost.spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: conformanceDir });
+  try {
+    await assert.rejects(host.command("crash"), (e) => {
+      assert.match(e.message, /`: the extension closed its output; it exited \(exit (status|code): 5\)/);
+      assert.ok(e.message.endsWith("its stderr:\ncrashing on purpose"), e.message);
+      return true;
+    });
+  } finally {
+    await host.close();
+  }
+});
