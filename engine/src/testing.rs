@@ -1,4 +1,5 @@
-//! Drive an engine in-process, as its host, from tests.
+//! Drive an extension as its host, from tests: an engine in-process, or an
+//! extension process.
 //!
 //! [`HostHarness`] plays the host over the in-memory transport
 //! ([`Transport::memory`](crate::Transport::memory)): it does the handshake
@@ -125,7 +126,7 @@ pub fn default_hello_ack() -> HelloAck {
     }
 }
 
-/// The host side of an in-process extension.
+/// The host side of an extension, in-process or a spawned process.
 ///
 /// The waiting helpers ([`HostHarness::command`], [`HostHarness::tool`],
 /// [`HostHarness::expect_call_tool`], [`HostHarness::wait_for`]...) read until the
