@@ -1,4 +1,4 @@
-//! Drive an extension in-process, as its host, from `cargo test`.
+//! Drive an extension as its host from `cargo test`: in-process, or a process.
 //!
 //! [`TestHost`] runs the extension over the in-memory transport: it does the
 //! handshake (and returns what the extension registered), invokes commands
@@ -65,8 +65,9 @@ pub fn host_info(ack: HelloAck) -> HostInfo {
     HostInfo(Arc::new(ack))
 }
 
-/// The host side of an in-process extension: a [`HostHarness`] (every
-/// method of it, through `Deref`) plus the extension's `run` task.
+/// The host side of an extension, in-process or a process: a
+/// [`HostHarness`] (every method of it, through `Deref`) plus an in-process
+/// extension's `run` task.
 ///
 /// The waiting helpers ([`HostHarness::command`], [`HostHarness::tool`],
 /// [`HostHarness::expect_call_tool`], [`HostHarness::wait_for`]...) read
