@@ -3,10 +3,14 @@
 
 use std::collections::VecDeque;
 use std::io;
+#[cfg(unix)]
 use std::pin::Pin;
+#[cfg(unix)]
 use std::task::{Context, Poll};
 
-use tokio::io::{AsyncRead, AsyncWriteExt, DuplexStream, ReadBuf};
+#[cfg(unix)]
+use tokio::io::ReadBuf;
+use tokio::io::{AsyncRead, AsyncWriteExt, DuplexStream};
 use tokio::sync::mpsc;
 use zot_protocol::{encode_frame, DecodeError, ExtFrame, Frame, HostFrame};
 
