@@ -2,22 +2,21 @@
 //! handlers.
 //!
 //! Commands, tools and interceptors are spawned as tasks (concurrent;
-//! SDK-13, SDK-19, SDK-39); events and panel input go through one ordered
-//! queue to a single task (SDK-35). Every handler runs under
+//! SDK-13, SDK-19, SDK-39); events and panel input go through the serial
+//! lane (`serial.rs`, SDK-35). Every handler runs under
 //! `catch_unwind`; its result, error or panic is handed to the engine, which
 //! decides what goes on the wire.
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
 use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
 
 use super::builder::{BoxFut, Extension, Registrar, Tables};
 use super::ctx::Ctx;
 use super::handle::{ExtHandle, HostInfo, CURRENT_TOOL};
+use super::serial::SerialLane;
 use super::RunError;
 use crate::engine::panic::{self, CatchPanic};
 use crate::engine::registration::Registrations;
@@ -76,23 +75,15 @@ pub(crate) async fn serve(
     }
 
     let tables = Arc::new(handlers.tables());
-    let serial = Arc::new(Serial {
-        tables: tables.clone(),
-        session: engine.session_token(),
-        engine: engine.clone(),
-        handle: handle.clone(),
-        queued: AtomicUsize::new(0),
-    });
-    let (serial_tx, serial_rx) = mpsc::unbounded_channel();
-    engine.spawn_serial_dispatcher(run_serial(serial_rx, serial.clone()));
+    let inline_first_poll = tokio::runtime::Handle::current().runtime_flavor()
+        == tokio::runtime::RuntimeFlavor::CurrentThread;
+    let serial = SerialLane::start(&engine, tables.clone(), &handle, inline_first_poll);
     let d = Dispatcher {
         engine,
         tables,
         handle,
         serial,
-        serial_tx,
-        inline_first_poll: tokio::runtime::Handle::current().runtime_flavor()
-            == tokio::runtime::RuntimeFlavor::CurrentThread,
+        inline_first_poll,
     };
     loop {
         for job in pending.drain(..) {
@@ -134,8 +125,7 @@ struct Dispatcher {
     engine: Engine,
     tables: Arc<Tables>,
     handle: ExtHandle,
-    serial: Arc<Serial>,
-    serial_tx: mpsc::UnboundedSender<SerialWork>,
+    serial: SerialLane,
     inline_first_poll: bool,
 }
 
@@ -166,31 +156,6 @@ impl Dispatcher {
             job,
             invocation,
             token,
-        }
-    }
-
-    /// Events and panel input, in arrival order, one at a time. While the
-    /// serial task has nothing queued (and on a current-thread runtime) a
-    /// job runs right here: usually it is done at once, before any job
-    /// dispatched after it, with no channel or task hop. A job that is not
-    /// done at once goes to the serial task, and so does everything after
-    /// it until that task catches up.
-    fn dispatch_serial(&self, job: Job) {
-        if !self.inline_first_poll || self.serial.queued.load(Ordering::Acquire) > 0 {
-            self.serial.queued.fetch_add(1, Ordering::AcqRel);
-            let _ = self.serial_tx.send(SerialWork::Job(Box::new(job)));
-            return;
-        }
-        let Some((id, mut fut)) = self.serial.start(job) else {
-            return;
-        };
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        match fut.as_mut().poll(&mut cx) {
-            std::task::Poll::Ready(result) => self.serial.finish(id, result),
-            std::task::Poll::Pending => {
-                self.serial.queued.fetch_add(1, Ordering::AcqRel);
-                let _ = self.serial_tx.send(SerialWork::Resume(id, fut));
-            }
         }
     }
 
@@ -291,7 +256,7 @@ impl Dispatcher {
             job @ (Job::Event { .. }
             | Job::PanelKey { .. }
             | Job::PanelClose { .. }
-            | Job::PanelResize { .. }) => self.dispatch_serial(job),
+            | Job::PanelResize { .. }) => self.serial.dispatch(job),
             // Tokens were cancelled by the engine; handlers observe them.
             Job::Cancel { .. } | Job::Shutdown | Job::Hello(_) => {}
             // The Rust SDK awaits its calls as futures.
@@ -304,7 +269,7 @@ impl Dispatcher {
 
 /// Runs a handler, turning a panic (when called or while polled) into an
 /// error.
-async fn run_handler<T>(call: impl FnOnce() -> BoxFut<T>) -> Result<T, String> {
+pub(super) async fn run_handler<T>(call: impl FnOnce() -> BoxFut<T>) -> Result<T, String> {
     match panic::call(call) {
         Ok(fut) => match CatchPanic::new(fut).await {
             Ok(r) => r,
@@ -316,7 +281,7 @@ async fn run_handler<T>(call: impl FnOnce() -> BoxFut<T>) -> Result<T, String> {
 
 /// `name` is formatted only when there is something to log (finishing an
 /// event job used to format its id each time: 4% of an event's cost).
-fn report(
+pub(super) fn report(
     handle: &ExtHandle,
     what: &str,
     name: &dyn std::fmt::Display,
@@ -324,93 +289,5 @@ fn report(
 ) {
     if let Err(e) = r {
         handle.log(format!("{what} {name}: {e}"));
-    }
-}
-
-/// What the serial task runs: a job, or one whose first poll (in the
-/// dispatcher) was pending.
-enum SerialWork {
-    Job(Box<Job>),
-    Resume(JobId, BoxFut<()>),
-}
-
-/// What event and panel jobs need, shared by the dispatcher (inline runs)
-/// and the serial task.
-struct Serial {
-    tables: Arc<Tables>,
-    /// Serial jobs carry the session token: no lookup per event.
-    session: CancelToken,
-    engine: Engine,
-    handle: ExtHandle,
-    /// Jobs handed to the serial task and not finished yet.
-    queued: AtomicUsize,
-}
-
-impl Serial {
-    /// The job's handler as a future (`None` for jobs that are not serial).
-    fn start(&self, job: Job) -> Option<(JobId, BoxFut<()>)> {
-        let ready = |r: Result<(), String>| -> BoxFut<()> { Box::pin(std::future::ready(r)) };
-        Some(match job {
-            Job::Event { id, event, .. } => match self.tables.events.get(event.name()).cloned() {
-                Some(f) => {
-                    let ctx = Ctx {
-                        ext: self.handle.clone(),
-                        job: None,
-                        invocation: String::new(),
-                        token: self.session.clone(),
-                    };
-                    (id, Box::pin(run_handler(move || f(event, ctx))))
-                }
-                None => (id, ready(Ok(()))),
-            },
-            Job::PanelKey {
-                id,
-                key,
-                registration,
-            } => (id, ready(self.handle.dispatch_key(registration, &key))),
-            Job::PanelClose {
-                id,
-                panel_id,
-                registration,
-            } => (
-                id,
-                ready(self.handle.dispatch_close(registration, &panel_id)),
-            ),
-            Job::PanelResize {
-                id,
-                resize,
-                registration,
-            } => (
-                id,
-                ready(self.handle.dispatch_resize(registration, &resize)),
-            ),
-            _ => return None,
-        })
-    }
-
-    /// Answers a finished job (the engine logs failures, SDK-36).
-    fn finish(&self, id: JobId, result: Result<(), String>) {
-        let done = match result {
-            Ok(()) => self.engine.complete(id, Outcome::Done),
-            Err(msg) => self.engine.complete(id, Outcome::Failed(msg)),
-        };
-        report(&self.handle, "job", &id, done);
-    }
-}
-
-/// Events and panel input that could not run inline, in arrival order, one
-/// at a time; each is answered so that the shutdown grace knows when they
-/// are done.
-async fn run_serial(mut rx: mpsc::UnboundedReceiver<SerialWork>, serial: Arc<Serial>) {
-    while let Some(work) = rx.recv().await {
-        let started = match work {
-            SerialWork::Job(job) => serial.start(*job),
-            SerialWork::Resume(id, fut) => Some((id, fut)),
-        };
-        if let Some((id, fut)) = started {
-            let result = fut.await;
-            serial.finish(id, result);
-        }
-        serial.queued.fetch_sub(1, Ordering::AcqRel);
     }
 }

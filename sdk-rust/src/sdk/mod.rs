@@ -11,6 +11,7 @@ mod panels;
 mod registrations;
 mod results;
 mod run;
+mod serial;
 mod tool_spec;
 
 pub use builder::{Event, Extension, Registrar};

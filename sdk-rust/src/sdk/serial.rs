@@ -1,0 +1,162 @@
+//! The serial lane: events and panel input run in arrival order, one at a
+//! time (SDK-35), each answered once its handler is done so that the
+//! shutdown grace knows when they are. Only the dispatcher knows when a
+//! handler is done, so the order is kept here (an engine that released them
+//! one by one would cost a wake-up per event).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use super::builder::{BoxFut, Tables};
+use super::ctx::Ctx;
+use super::dispatch::{report, run_handler};
+use super::handle::ExtHandle;
+use crate::engine::{CancelToken, Engine, Job, JobId, Outcome};
+
+/// The lane as the dispatcher holds it: jobs run inline while the serial
+/// task is idle, or go to that task.
+pub(super) struct SerialLane {
+    serial: Arc<Serial>,
+    tx: mpsc::UnboundedSender<SerialWork>,
+    inline_first_poll: bool,
+}
+
+impl SerialLane {
+    /// Starts the serial task on the engine's runtime.
+    pub(super) fn start(
+        engine: &Engine,
+        tables: Arc<Tables>,
+        handle: &ExtHandle,
+        inline_first_poll: bool,
+    ) -> Self {
+        let serial = Arc::new(Serial {
+            tables,
+            session: engine.session_token(),
+            engine: engine.clone(),
+            handle: handle.clone(),
+            queued: AtomicUsize::new(0),
+        });
+        let (tx, rx) = mpsc::unbounded_channel();
+        engine.spawn_serial_dispatcher(run_serial(rx, serial.clone()));
+        Self {
+            serial,
+            tx,
+            inline_first_poll,
+        }
+    }
+
+    /// Events and panel input, in arrival order, one at a time. While the
+    /// serial task has nothing queued (and on a current-thread runtime) a
+    /// job runs right here: usually it is done at once, before any job
+    /// dispatched after it, with no channel or task hop. A job that is not
+    /// done at once goes to the serial task, and so does everything after
+    /// it until that task catches up.
+    pub(super) fn dispatch(&self, job: Job) {
+        if !self.inline_first_poll || self.serial.queued.load(Ordering::Acquire) > 0 {
+            self.serial.queued.fetch_add(1, Ordering::AcqRel);
+            let _ = self.tx.send(SerialWork::Job(Box::new(job)));
+            return;
+        }
+        let Some((id, mut fut)) = self.serial.start(job) else {
+            return;
+        };
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match fut.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(result) => self.serial.finish(id, result),
+            std::task::Poll::Pending => {
+                self.serial.queued.fetch_add(1, Ordering::AcqRel);
+                let _ = self.tx.send(SerialWork::Resume(id, fut));
+            }
+        }
+    }
+}
+
+/// What the serial task runs: a job, or one whose first poll (in the
+/// dispatcher) was pending.
+enum SerialWork {
+    Job(Box<Job>),
+    Resume(JobId, BoxFut<()>),
+}
+
+/// What event and panel jobs need, shared by the dispatcher (inline runs)
+/// and the serial task.
+struct Serial {
+    tables: Arc<Tables>,
+    /// Serial jobs carry the session token: no lookup per event.
+    session: CancelToken,
+    engine: Engine,
+    handle: ExtHandle,
+    /// Jobs handed to the serial task and not finished yet.
+    queued: AtomicUsize,
+}
+
+impl Serial {
+    /// The job's handler as a future (`None` for jobs that are not serial).
+    fn start(&self, job: Job) -> Option<(JobId, BoxFut<()>)> {
+        let ready = |r: Result<(), String>| -> BoxFut<()> { Box::pin(std::future::ready(r)) };
+        Some(match job {
+            Job::Event { id, event, .. } => match self.tables.events.get(event.name()).cloned() {
+                Some(f) => {
+                    let ctx = Ctx {
+                        ext: self.handle.clone(),
+                        job: None,
+                        invocation: String::new(),
+                        token: self.session.clone(),
+                    };
+                    (id, Box::pin(run_handler(move || f(event, ctx))))
+                }
+                None => (id, ready(Ok(()))),
+            },
+            Job::PanelKey {
+                id,
+                key,
+                registration,
+            } => (id, ready(self.handle.dispatch_key(registration, &key))),
+            Job::PanelClose {
+                id,
+                panel_id,
+                registration,
+            } => (
+                id,
+                ready(self.handle.dispatch_close(registration, &panel_id)),
+            ),
+            Job::PanelResize {
+                id,
+                resize,
+                registration,
+            } => (
+                id,
+                ready(self.handle.dispatch_resize(registration, &resize)),
+            ),
+            _ => return None,
+        })
+    }
+
+    /// Answers a finished job (the engine logs failures, SDK-36).
+    fn finish(&self, id: JobId, result: Result<(), String>) {
+        let done = match result {
+            Ok(()) => self.engine.complete(id, Outcome::Done),
+            Err(msg) => self.engine.complete(id, Outcome::Failed(msg)),
+        };
+        report(&self.handle, "job", &id, done);
+    }
+}
+
+/// Events and panel input that could not run inline, in arrival order, one
+/// at a time; each is answered so that the shutdown grace knows when they
+/// are done.
+async fn run_serial(mut rx: mpsc::UnboundedReceiver<SerialWork>, serial: Arc<Serial>) {
+    while let Some(work) = rx.recv().await {
+        let started = match work {
+            SerialWork::Job(job) => serial.start(*job),
+            SerialWork::Resume(id, fut) => Some((id, fut)),
+        };
+        if let Some((id, fut)) = started {
+            let result = fut.await;
+            serial.finish(id, result);
+        }
+        serial.queued.fetch_sub(1, Ordering::AcqRel);
+    }
+}
