@@ -23,12 +23,14 @@
 //!   disable, logs, update); [`scaffold`]: `zot-host new`.
 //! - [`embed`]: one extension loaded without a model, its tools and
 //!   commands called by another program (`zot-mcp serve`).
-//! - [`config`], `util`: host configuration and small helpers.
+//! - [`config`], `deadline`, `util`: host configuration, deadlines on a
+//!   peer counted while the host runs, and small helpers.
 
 #![warn(missing_docs)]
 
 pub mod cli;
 pub mod config;
+pub(crate) mod deadline;
 pub mod dev;
 pub mod embed;
 #[cfg(feature = "fuzzing")]

@@ -441,10 +441,9 @@ impl HostRun<'_> {
 /// Stops the host (SIGSTOP, what Ctrl-Z in its terminal does) for `pause`
 /// once the notes phase began, then lets it go on; returns how long it was
 /// stopped. Its extension keeps running meanwhile (its own process group)
-/// and must lose nothing. The notes phase, because only commands (30 s
-/// deadline) are in flight there: a 5 s interception deadline running when
-/// the host stops would expire on its own clock as it resumes, which is the
-/// host's affair, not the extension's.
+/// and must lose nothing; the host's deadlines count only the time it runs
+/// (a reply that arrived while it was stopped is read, not timed out). The
+/// notes phase, because its requests are all of one kind (commands).
 fn pause_host(shared: &Shared, pause: Duration) -> Option<f64> {
     // Polled: the transcript reader sets the phase as it streams.
     while shared.phase.load(Ordering::SeqCst) < Phase::Notes as u8 {

@@ -133,7 +133,7 @@ pub async fn post(
     req: Post<'_>,
     timeouts: Timeouts,
 ) -> Result<Reply, Failure> {
-    let tcp = tokio::time::timeout(
+    let tcp = crate::deadline::timeout(
         timeouts.connect,
         tokio::net::TcpStream::connect(&endpoint.authority),
     )
@@ -149,7 +149,7 @@ pub async fn post(
     let name = rustls::pki_types::ServerName::try_from(endpoint.host.clone())
         .map_err(|e| Failure::Tls(format!("{} is not a TLS server name: {e}", endpoint.host)))?;
     let connector = tokio_rustls::TlsConnector::from(config.clone());
-    let stream = tokio::time::timeout(timeouts.connect, connector.connect(name, tcp))
+    let stream = crate::deadline::timeout(timeouts.connect, connector.connect(name, tcp))
         .await
         .map_err(|_| Failure::ConnectTimeout(timeouts.connect))?
         .map_err(|e| match e.kind() {
@@ -191,7 +191,7 @@ where
     let driver = AbortOnDrop(tokio::spawn(async move {
         let _ = conn.await;
     }));
-    let resp = tokio::time::timeout(first_byte, sender.send_request(request))
+    let resp = crate::deadline::timeout(first_byte, sender.send_request(request))
         .await
         .map_err(|_| Failure::FirstByte(first_byte))?
         .map_err(|e| Failure::Reset(cause(&e)))?;
@@ -219,7 +219,7 @@ pub fn cause(e: &hyper::Error) -> String {
 /// without data or when the connection breaks.
 pub async fn next_chunk(body: &mut Incoming, idle: Duration) -> Result<Option<Bytes>, Failure> {
     loop {
-        let frame = tokio::time::timeout(idle, body.frame())
+        let frame = crate::deadline::timeout(idle, body.frame())
             .await
             .map_err(|_| Failure::Idle(idle))?;
         match frame {

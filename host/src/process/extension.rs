@@ -16,6 +16,7 @@ use zot_protocol::{
     Hello, LineReader, ToolResult,
 };
 
+use crate::deadline::{self, Deadline};
 use crate::process::outbound::Outbound;
 use crate::process::ready::ReadyState;
 use crate::process::shared::Shared;
@@ -473,14 +474,13 @@ impl LoadedExtension {
     ) {
         let idle = shared.cfg.timeouts.auto_ready_idle;
         let closed = self.outbound.closed_token();
-        let mut idle_deadline = tokio::time::Instant::now() + idle;
+        let mut idle_deadline = Deadline::after(idle);
         // Set once the process exited: what it wrote before is still read,
         // until EOF or this deadline (something it started may hold stdout
         // open; the same grace as the mirror case, N-18).
-        let mut exited: Option<(String, tokio::time::Instant)> = None;
+        let mut exited: Option<(String, Deadline)> = None;
         let reason = loop {
             let pending = self.ready_state() == ReadyState::Pending;
-            let drain_until = exited.as_ref().map(|(_, d)| *d);
             tokio::select! {
                 biased;
                 _ = closed.cancelled() => {
@@ -489,12 +489,12 @@ impl LoadedExtension {
                 _ = self.gone.cancelled() => break "disconnected".into(),
                 status = died(self.process.as_ref()), if exited.is_none() => {
                     let why = status.map_or_else(|| "process exited".into(), exit_reason);
-                    let until = tokio::time::Instant::now() + shared.cfg.timeouts.exit_before_hello;
+                    let until = Deadline::after(shared.cfg.timeouts.exit_before_hello);
                     exited = Some((why, until));
                 }
                 r = lines.next_line() => match r {
                     Ok(Some(line)) => {
-                        idle_deadline = tokio::time::Instant::now() + idle;
+                        idle_deadline = Deadline::after(idle);
                         if let Some(w) = &shared.wire {
                             w.line(&self.name, Dir::ExtToHost, line);
                         }
@@ -518,11 +518,11 @@ impl LoadedExtension {
                     }
                     Err(e) => break format!("read error: {e}"),
                 },
-                _ = sleep_opt(drain_until) => {
+                _ = deadline::passed(exited.as_mut().map(|(_, d)| d)) => {
                     let why = exited.take().map(|(w, _)| w).unwrap_or_default();
                     break format!("{why}; its stdout is still held open by another process");
                 }
-                _ = tokio::time::sleep_until(idle_deadline), if pending => {
+                _ = idle_deadline.passed(), if pending => {
                     if self.mark_ready(ReadyState::AutoReady) {
                         lock(&self.diagnostics).push("no ready frame; auto-ready after idle");
                         self.log.line("no ready frame; auto-readying after idle (legacy SDK?)");
@@ -551,7 +551,7 @@ impl LoadedExtension {
             // (A write failing as it exits still reports the exit.)
             _ = overflowed.cancelled() => self.outbound.close_reason().unwrap_or_else(|| "outbound queue overflow".into()),
             _ = self.gone.cancelled() => "disconnected".into(),
-            status = tokio::time::timeout(grace, process.died()) => match status {
+            status = crate::deadline::timeout(grace, process.died()) => match status {
                 Ok(Some(status)) => exit_reason(status),
                 Ok(None) => "process exited".into(),
                 Err(_) => "stdout closed".into(),
@@ -678,13 +678,6 @@ impl LoadedExtension {
                 }
             }
         }
-    }
-}
-
-async fn sleep_opt(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
     }
 }
 

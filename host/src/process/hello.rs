@@ -58,13 +58,13 @@ pub async fn read_hello(
     wire: Option<&WireLog>,
 ) -> Result<Hello, HandshakeError> {
     let first = tokio::select! {
-        r = tokio::time::timeout(t.hello, lines.next_line()) => r,
+        r = crate::deadline::timeout(t.hello, lines.next_line()) => r,
         status = process.died() => {
             // It exited while something it started may still hold stdout
             // open: what it wrote before exiting is read (bounded by the
             // same grace as the mirror case, N-18); no line means it
             // exited before hello, whatever still holds the pipe.
-            match tokio::time::timeout(t.exit_before_hello, lines.next_line()).await {
+            match crate::deadline::timeout(t.exit_before_hello, lines.next_line()).await {
                 Ok(Ok(Some(line))) => Ok(Ok(Some(line))),
                 _ => {
                     // Reported once what it left behind is gone.
@@ -81,7 +81,7 @@ pub async fn read_hello(
         Ok(Ok(None)) => {
             // stdout closed: wait up to the grace for the exit status.
             return Err(
-                match tokio::time::timeout(t.exit_before_hello, process.exited()).await {
+                match crate::deadline::timeout(t.exit_before_hello, process.exited()).await {
                     Ok(Some(status)) => HandshakeError::ExitedBeforeHello(describe_exit(status)),
                     Ok(None) => HandshakeError::Io("lost the process".into()),
                     Err(_) => {

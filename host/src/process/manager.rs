@@ -520,7 +520,7 @@ async fn write_hello_ack(cfg: &HostConfig, outbound: &Outbound, dir: &std::path:
         data_dir: dir,
     });
     let written = match outbound.request(&ack) {
-        Ok(t) => tokio::time::timeout(cfg.timeouts.write, t.written).await,
+        Ok(t) => crate::deadline::timeout(cfg.timeouts.write, t.written).await,
         Err(e) => Ok(Ok(Err(e))),
     };
     matches!(written, Ok(Ok(Ok(()))))

@@ -31,7 +31,10 @@ pub enum ReadyState {
 pub async fn wait_all(watches: Vec<watch::Receiver<ReadyState>>, grace: Duration) {
     let deadline = tokio::time::Instant::now() + grace;
     let waits = watches.into_iter().map(|mut rx| async move {
-        let _ = tokio::time::timeout_at(deadline, rx.wait_for(|s| *s != ReadyState::Pending)).await;
+        let wait = rx.wait_for(|s| *s != ReadyState::Pending);
+        let _ = crate::deadline::Deadline::at(deadline, grace)
+            .on(wait)
+            .await;
     });
     futures_join_all(waits).await;
 }

@@ -44,7 +44,7 @@ pub async fn stop_process(
     };
     let wait = grace.max(t.min_exit_wait);
     let exited = tokio::select! {
-        r = tokio::time::timeout(wait, child.exited()) => r.ok().flatten(),
+        r = crate::deadline::timeout(wait, child.exited()) => r.ok().flatten(),
         _ = hurry.cancelled() => child.try_exited(),
     };
     if let Some(status) = exited {
@@ -52,7 +52,7 @@ pub async fn stop_process(
     }
     log.line("did not exit in time; sending SIGTERM");
     child.signal(SIGTERM);
-    if let Ok(Some(status)) = tokio::time::timeout(t.sigterm_to_sigkill, child.exited()).await {
+    if let Ok(Some(status)) = crate::deadline::timeout(t.sigterm_to_sigkill, child.exited()).await {
         return ended(status, Some("SIGTERM"));
     }
     log.line("still running; sending SIGKILL");

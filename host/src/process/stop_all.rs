@@ -7,10 +7,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::time::Instant;
 use zot_protocol::HostFrame;
 
 use crate::config::Timeouts;
+use crate::deadline::Deadline;
 use crate::process::extension::LoadedExtension;
 use crate::process::stop::{stop_process, Ending};
 
@@ -34,7 +34,7 @@ pub async fn shutdown_all(
     grace: Duration,
     how: StopBy,
 ) -> Vec<Ending> {
-    let deadline = Instant::now() + grace;
+    let deadline = Deadline::after(grace);
     let mut tasks = Vec::new();
     for e in exts {
         let e = e.clone();
@@ -55,7 +55,7 @@ pub async fn shutdown_all(
 async fn stop_one(
     ext: &Arc<LoadedExtension>,
     t: &Timeouts,
-    deadline: Instant,
+    mut deadline: Deadline,
     how: StopBy,
 ) -> Option<Ending> {
     // The stopper owns the process from here: once stdin closes, the
@@ -68,19 +68,19 @@ async fn stop_one(
         // within the remaining grace; then stdin is closed.
         if how == StopBy::Shutdown {
             if let Ok(ticket) = ext.outbound.request(&HostFrame::Shutdown) {
-                let _ = tokio::time::timeout_at(deadline, ticket.written).await;
+                let _ = deadline.on(ticket.written).await;
             }
         }
         ext.outbound.finish();
     }
     let mut ending = None;
     if let Some(child) = child {
-        let remaining = deadline.saturating_duration_since(Instant::now());
+        let remaining = deadline.remaining();
         let never = tokio_util::sync::CancellationToken::new();
         ending = stop_process(&ext.name, &ext.log, &child, t, remaining, &never).await;
     }
     // Let the read loop see EOF so the wire log holds the last frames.
-    let _ = tokio::time::timeout(t.sigterm_to_sigkill, ext.reader_done().cancelled()).await;
+    let _ = crate::deadline::timeout(t.sigterm_to_sigkill, ext.reader_done().cancelled()).await;
     ext.outbound.close("shutdown");
     ext.log.close();
     ending

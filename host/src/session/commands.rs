@@ -60,7 +60,7 @@ pub async fn invoke(
     };
     let t = &shared.cfg.timeouts;
     let ticket_id = ticket.id;
-    match tokio::time::timeout(t.write, ticket.written).await {
+    match crate::deadline::timeout(t.write, ticket.written).await {
         Ok(Ok(Ok(()))) => {}
         Ok(Ok(Err(e))) => {
             ext.forget_reply(&id);
@@ -82,7 +82,7 @@ pub async fn invoke(
             return Err(format!("extension /{canonical}: write: timed out"));
         }
     }
-    let res = tokio::time::timeout(t.command, rx).await;
+    let res = crate::deadline::timeout(t.command, rx).await;
     ext.forget_reply(&id);
     match res {
         Err(_) => Err(format!(

@@ -57,7 +57,7 @@ async fn ask(
     let ticket_id = ticket.id;
     let result = if deadline_includes_write {
         let mut written = false;
-        let r = tokio::time::timeout(deadline, async {
+        let r = crate::deadline::timeout(deadline, async {
             ticket
                 .written
                 .await
@@ -80,7 +80,7 @@ async fn ask(
         }
         r
     } else {
-        match tokio::time::timeout(t.write, ticket.written).await {
+        match crate::deadline::timeout(t.write, ticket.written).await {
             Ok(Ok(Ok(()))) => {}
             Ok(_) => {
                 ext.forget_reply(&id);
@@ -95,7 +95,7 @@ async fn ask(
                 return Err("write timed out".into());
             }
         }
-        tokio::time::timeout(deadline, async {
+        crate::deadline::timeout(deadline, async {
             rx.await.map_err(|_| "extension disconnected".to_string())
         })
         .await

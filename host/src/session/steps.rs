@@ -139,7 +139,7 @@ impl SessionEngine {
     /// wait outside the script matches only frames read from its first call.
     pub async fn wait_for(&self, w: &WaitSpec, from: u64) -> bool {
         let timeout = std::time::Duration::from_millis(w.timeout_ms.unwrap_or(10_000));
-        let deadline = tokio::time::Instant::now() + timeout;
+        let deadline = crate::deadline::Deadline::after(timeout);
         let Err(NotSeen { dropped }) = self.waits.wait(w, from, deadline).await else {
             return true;
         };

@@ -109,7 +109,7 @@ impl Waits {
         &self,
         w: &WaitSpec,
         from: u64,
-        deadline: tokio::time::Instant,
+        mut deadline: crate::deadline::Deadline,
     ) -> Result<(), NotSeen> {
         lock(&self.frames).watch(Some(w));
         loop {
@@ -117,7 +117,7 @@ impl Waits {
             if lock(&self.frames).take(w, from) {
                 return Ok(());
             }
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+            if deadline.on(notified).await.is_err() {
                 let dropped = lock(&self.frames).dropped();
                 return Err(NotSeen { dropped });
             }

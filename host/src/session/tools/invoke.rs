@@ -11,6 +11,7 @@ use zot_protocol::{
     Capability, ContentBlock, HostFrame, RawJson, ToolCall, ToolCancel, ToolResult, ToolStatus,
 };
 
+use crate::deadline::{self, Deadline};
 use crate::process::extension::{HostCall, LoadedExtension, Reply};
 use crate::process::outbound::{Expired, Withdraw};
 use crate::process::shared::Shared;
@@ -289,9 +290,8 @@ impl Waiting<'_> {
         let ename = &ext.name;
         let t = &self.shared.cfg.timeouts;
         // HOST-65: no reply deadline for interactive tools in the TUI.
-        let reply_deadline =
-            (!self.interactive).then(|| tokio::time::Instant::now() + t.tool_reply);
-        let write_deadline = tokio::time::Instant::now() + t.write;
+        let mut reply_deadline = (!self.interactive).then(|| Deadline::after(t.tool_reply));
+        let mut write_deadline = Deadline::after(t.write);
         let mut written = false;
         let mut sent = true;
         let gave_up: Option<(ToolStatus, String)> = loop {
@@ -313,7 +313,7 @@ impl Waiting<'_> {
                     Ok(Err(e)) => break Some((ToolStatus::Failed, e.to_string())),
                     Err(_) => break Some((ToolStatus::Failed, format!("extension {ename} disconnected"))),
                 },
-                _ = tokio::time::sleep_until(write_deadline), if !written => {
+                _ = write_deadline.passed(), if !written => {
                     match ext.outbound.expire(ticket.id, t.write) {
                         // Only waiting for room behind the host's own
                         // burst: this call fails alone (never sent).
@@ -329,7 +329,7 @@ impl Waiting<'_> {
                         }
                     }
                 }
-                _ = sleep_opt(reply_deadline) => {
+                _ = deadline::passed(reply_deadline.as_mut()) => {
                     break Some((ToolStatus::TimedOut, format!("timed out after {:?}", t.tool_reply)));
                 }
                 _ = token.cancelled() => break Some(if ext.is_connected() {
@@ -358,13 +358,6 @@ fn remove_call(ext: &LoadedExtension, id: &str, token: &CancellationToken) {
     token.cancel();
 }
 
-async fn sleep_opt(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
-    }
-}
-
 /// Gives up on a call (§8): withdraw it if still queued (HOST-79); if it is
 /// mid-write, wait the abandon grace and otherwise close the transport
 /// (HOST-80); once written, owe `tool_cancel` only to extensions that
@@ -383,8 +376,11 @@ async fn abandon(
             Withdraw::Withdrawn => false,
             Withdraw::Done => true,
             Withdraw::InFlight => {
-                match tokio::time::timeout(shared.cfg.timeouts.abandon_write_grace, ticket.written)
-                    .await
+                match crate::deadline::timeout(
+                    shared.cfg.timeouts.abandon_write_grace,
+                    ticket.written,
+                )
+                .await
                 {
                     Ok(Ok(Ok(()))) => true,
                     _ => {

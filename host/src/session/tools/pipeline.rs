@@ -399,7 +399,7 @@ impl<S: ToolSession> Call<'_, S> {
         let Some(d) = self.req.exec_deadline else {
             return run.await;
         };
-        tokio::time::timeout(d, run).await.unwrap_or_else(|_| {
+        crate::deadline::timeout(d, run).await.unwrap_or_else(|_| {
             ToolOutput::error(
                 format!("{} timed out after {d:?}", self.req.name),
                 ToolStatus::TimedOut,
