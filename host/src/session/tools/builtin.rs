@@ -125,11 +125,54 @@ fn failed(tool: &str, path: &str, e: impl std::fmt::Display) -> ToolOutput {
     ToolOutput::error(format!("{tool} {path}: {e}"), ToolStatus::Failed, true)
 }
 
+/// The largest file `read` and `edit` take: its text travels to the model
+/// and to extensions in one frame.
+pub const MAX_FILE_BYTES: u64 = zot_protocol::limits::MAX_FRAME_BYTES as u64 / 2;
+
+/// The text of the regular file at `p`. Anything else is refused before it
+/// is opened: opening a FIFO waits for a writer that may never come, and a
+/// device or a huge file has no end worth reading.
+async fn read_text(p: &Path) -> Result<String, String> {
+    let meta = tokio::fs::metadata(p).await.map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "{} bytes, more than the {MAX_FILE_BYTES} this tool reads",
+            meta.len()
+        ));
+    }
+    let file = tokio::fs::File::open(p).await.map_err(|e| e.to_string())?;
+    // Bounded even if the file grows after the check.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    tokio::io::AsyncReadExt::read_to_end(
+        &mut tokio::io::AsyncReadExt::take(file, MAX_FILE_BYTES + 1),
+        &mut bytes,
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "grew past the {MAX_FILE_BYTES} bytes this tool reads"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| "stream did not contain valid UTF-8".into())
+}
+
+/// Refuses to write over anything but a regular file (or nothing).
+async fn writable(p: &Path) -> Result<(), String> {
+    match tokio::fs::metadata(p).await {
+        Ok(m) if !m.is_file() => Err("not a regular file".into()),
+        _ => Ok(()),
+    }
+}
+
 async fn read(a: PathArgs, cwd: &Path) -> ToolOutput {
     let Some(p) = jail(cwd, &a.path) else {
         return refuse(format!("read: {} is outside the working directory", a.path));
     };
-    match tokio::fs::read_to_string(&p).await {
+    match read_text(&p).await {
         Ok(t) => ToolOutput::text(t),
         Err(e) => failed("read", &a.path, e),
     }
@@ -142,6 +185,9 @@ async fn write(a: WriteArgs, cwd: &Path) -> ToolOutput {
             a.path
         ));
     };
+    if let Err(e) = writable(&p).await {
+        return failed("write", &a.path, e);
+    }
     if let Some(dir) = p.parent() {
         let _ = tokio::fs::create_dir_all(dir).await;
     }
@@ -157,7 +203,7 @@ async fn edit(a: EditArgs, cwd: &Path) -> ToolOutput {
     let Some(p) = jail(cwd, &a.path) else {
         return refuse(format!("edit: {} is outside the working directory", a.path));
     };
-    let text = match tokio::fs::read_to_string(&p).await {
+    let text = match read_text(&p).await {
         Ok(t) => t,
         Err(e) => return failed("edit", &a.path, e),
     };
@@ -266,5 +312,71 @@ mod tests {
         assert_eq!(jail(cwd, "a/b"), Some(PathBuf::from("/w/p/a/b")));
         assert_eq!(jail(cwd, "a/../../x"), None);
         assert_eq!(jail(cwd, "/etc/passwd"), None);
+    }
+
+    async fn tool(name: &str, args: serde_json::Value, cwd: &Path) -> ToolOutput {
+        let args = RawJson::from_value(&args).unwrap();
+        run(name, &args, cwd, &CancellationToken::new()).await
+    }
+
+    fn text(out: &ToolOutput) -> String {
+        out.content.iter().filter_map(|b| b.as_text()).collect()
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_fifo_is_refused_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        for (name, args) in [
+            ("read", serde_json::json!({"path": "pipe"})),
+            (
+                "edit",
+                serde_json::json!({"path": "pipe", "old_text": "a", "new_text": "b"}),
+            ),
+            ("write", serde_json::json!({"path": "pipe", "content": "x"})),
+        ] {
+            // A regression would block on the FIFO's open: bounded here,
+            // and released (an O_RDWR open of a FIFO never blocks) so the
+            // test fails instead of hanging.
+            let wait = std::time::Duration::from_secs(10);
+            let Ok(out) = tokio::time::timeout(wait, tool(name, args, dir.path())).await else {
+                let _ = std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(&fifo);
+                panic!("{name} waited on the FIFO");
+            };
+            assert_eq!(out.status, ToolStatus::Failed, "{name}");
+            assert!(
+                text(&out).contains("pipe: not a regular file"),
+                "{name}: {}",
+                text(&out)
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_file_past_the_limit_is_refused_with_its_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = std::fs::File::create(dir.path().join("big")).unwrap();
+        big.set_len(MAX_FILE_BYTES + 1).unwrap();
+        std::fs::write(dir.path().join("small"), "hello").unwrap();
+        let out = tool("read", serde_json::json!({"path": "big"}), dir.path()).await;
+        assert!(
+            text(&out).contains(&format!(
+                "{} bytes, more than the {MAX_FILE_BYTES}",
+                MAX_FILE_BYTES + 1
+            )),
+            "{}",
+            text(&out)
+        );
+        let out = tool("read", serde_json::json!({"path": "small"}), dir.path()).await;
+        assert_eq!(text(&out), "hello");
     }
 }
