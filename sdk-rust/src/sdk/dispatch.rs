@@ -7,6 +7,7 @@
 //! `catch_unwind`; its result, error or panic is handed to the engine, which
 //! decides what goes on the wire.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Arc;
@@ -21,7 +22,8 @@ use super::RunError;
 use crate::engine::panic::{self, CatchPanic};
 use crate::engine::registration::Registrations;
 use crate::engine::{
-    CancelToken, CommandJob, CompleteError, Completion, Engine, Job, JobId, Outcome, ToolJob,
+    CancelToken, CommandJob, CompleteError, Completion, Engine, InterceptJob, Job, JobId, Outcome,
+    ToolJob,
 };
 
 pub(crate) async fn serve(
@@ -176,51 +178,84 @@ impl Dispatcher {
         None
     }
 
-    /// Starts a command handler (spawned, or run inline up to its first
-    /// wait); its result or failure answers the job.
-    fn run_command(&self, c: CommandJob) -> Option<Result<(), RunError>> {
-        let Some(f) = self.tables.commands.get(&c.name).cloned() else {
-            return self.unrouted(c.id, "command", &c.name);
-        };
-        let ctx = self.ctx(Some(c.id), c.invocation, self.engine.cancel_token(c.id));
+    /// The future that runs a command, tool or interceptor handler and
+    /// answers its job with what it returned, its error or its panic (a
+    /// failure is logged unless the job was cancelled, as in every SDK).
+    fn answer<T: Send + 'static>(
+        &self,
+        id: JobId,
+        invocation: String,
+        what: Label,
+        call: impl FnOnce(Ctx) -> BoxFut<T> + Send + 'static,
+        outcome: fn(T) -> Outcome,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let token = self.engine.cancel_token(id);
+        let ctx = self.ctx(Some(id), invocation, token.clone());
         let (engine, handle) = (self.engine.clone(), self.handle.clone());
-        self.run_or_spawn(async move {
-            let r = run_handler(|| f(c.args, ctx)).await;
-            let done = match r {
-                Ok(resp) => engine.complete(c.id, Outcome::Command(resp.into_outcome())),
-                Err(msg) => {
-                    handle.log(format!("command /{} failed: {msg}", c.name));
-                    engine.complete(c.id, Outcome::Failed(msg))
-                }
-            };
-            report(&handle, "command", &c.name, done);
-        });
-        None
-    }
-
-    /// Starts a tool handler, with the call's id as the parent of the
-    /// `call_tool`s it makes (SDK-26).
-    fn run_tool(&self, t: ToolJob) -> Option<Result<(), RunError>> {
-        let Some(f) = self.tables.tools.get(&t.name).cloned() else {
-            return self.unrouted(t.id, "tool", &t.name);
-        };
-        let ctx = self.ctx(Some(t.id), t.invocation, self.engine.cancel_token(t.id));
-        let (engine, handle) = (self.engine.clone(), self.handle.clone());
-        let id = t.id;
-        self.run_or_spawn(CURRENT_TOOL.scope(id, async move {
-            let token = ctx.token.clone();
-            let r = run_handler(|| f(t.args, ctx)).await;
-            let done = match r {
-                Ok(out) => engine.complete(id, Outcome::Tool(out.into_outcome())),
+        async move {
+            let done = match run_handler(|| call(ctx)).await {
+                Ok(r) => engine.complete(id, outcome(r)),
                 Err(msg) => {
                     if !token.is_cancelled() {
-                        handle.log(format!("tool {} failed: {msg}", t.name));
+                        handle.log(format!("{what} failed: {msg}"));
                     }
                     engine.complete(id, Outcome::Failed(msg))
                 }
             };
-            report(&handle, "tool", &t.name, done);
-        }));
+            report(&handle, what.kind, &what.name, done);
+        }
+    }
+
+    fn run_command(&self, c: CommandJob) -> Option<Result<(), RunError>> {
+        let Some(f) = self.tables.commands.get(&c.name).cloned() else {
+            return self.unrouted(c.id, "command", &c.name);
+        };
+        let what = Label::new("command", c.name);
+        let args = c.args;
+        self.run_or_spawn(self.answer(
+            c.id,
+            c.invocation,
+            what,
+            move |ctx| f(args, ctx),
+            |r| Outcome::Command(r.into_outcome()),
+        ));
+        None
+    }
+
+    /// A tool's call id is the parent of the `call_tool`s it makes (SDK-26).
+    fn run_tool(&self, t: ToolJob) -> Option<Result<(), RunError>> {
+        let Some(f) = self.tables.tools.get(&t.name).cloned() else {
+            return self.unrouted(t.id, "tool", &t.name);
+        };
+        let what = Label::new("tool", t.name);
+        let args = t.args;
+        let run = self.answer(
+            t.id,
+            t.invocation,
+            what,
+            move |ctx| f(args, ctx),
+            |r| Outcome::Tool(r.into_outcome()),
+        );
+        self.run_or_spawn(CURRENT_TOOL.scope(t.id, run));
+        None
+    }
+
+    fn run_interceptor(&self, i: InterceptJob) -> Option<Result<(), RunError>> {
+        let name = i.request.name();
+        let idx = INTERCEPTABLE_EVENT_NAMES.iter().position(|e| *e == name);
+        let Some(f) = idx.and_then(|i| self.tables.intercepts[i].clone()) else {
+            return self.unrouted(i.id, "interceptor", name);
+        };
+        let invocation = i.request.id().to_owned();
+        let request = i.request;
+        let what = Label::new("interceptor", name);
+        self.run_or_spawn(self.answer(
+            i.id,
+            invocation,
+            what,
+            move |ctx| f(request, ctx),
+            Outcome::Intercept,
+        ));
         None
     }
 
@@ -229,30 +264,7 @@ impl Dispatcher {
         match job {
             Job::Command(c) => return self.run_command(c),
             Job::Tool(t) => return self.run_tool(t),
-            Job::Intercept(i) => {
-                let name = i.request.name();
-                let idx = INTERCEPTABLE_EVENT_NAMES.iter().position(|e| *e == name);
-                let Some(f) = idx.and_then(|i| self.tables.intercepts[i].clone()) else {
-                    return self.unrouted(i.id, "interceptor", name);
-                };
-                let ctx = self.ctx(
-                    Some(i.id),
-                    i.request.id().to_owned(),
-                    self.engine.cancel_token(i.id),
-                );
-                let (engine, handle) = (self.engine.clone(), self.handle.clone());
-                self.run_or_spawn(async move {
-                    let r = run_handler(|| f(i.request, ctx)).await;
-                    let done = match r {
-                        Ok(out) => engine.complete(i.id, Outcome::Intercept(out)),
-                        Err(msg) => {
-                            handle.log(format!("{name} interceptor failed: {msg}"));
-                            engine.complete(i.id, Outcome::Failed(msg))
-                        }
-                    };
-                    report(&handle, "interceptor", &name, done);
-                });
-            }
+            Job::Intercept(i) => return self.run_interceptor(i),
             job @ (Job::Event { .. }
             | Job::PanelKey { .. }
             | Job::PanelClose { .. }
@@ -264,6 +276,32 @@ impl Dispatcher {
             Job::Finished { error } => return Some(finish(error)),
         }
         None
+    }
+}
+
+/// What a job's handler is, for the log: `command /name`, `tool name`,
+/// `name interceptor`.
+struct Label {
+    kind: &'static str,
+    name: Cow<'static, str>,
+}
+
+impl Label {
+    fn new(kind: &'static str, name: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            kind,
+            name: name.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            "command" => write!(f, "command /{}", self.name),
+            "interceptor" => write!(f, "{} interceptor", self.name),
+            kind => write!(f, "{kind} {}", self.name),
+        }
     }
 }
 
