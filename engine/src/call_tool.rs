@@ -30,7 +30,7 @@ use zot_protocol::validate::validate_call_key;
 use zot_protocol::{CallTool, CallToolCancel, Capability, ExtFrame, HostToolResult, RawJson};
 
 use super::jobs::{CallId, Job, JobId};
-use super::writer::Lane;
+use super::writer::WriteLane;
 use super::{Engine, Inner, OpenKind, Phase};
 use crate::call_error::CallToolError;
 use crate::lock;
@@ -210,7 +210,7 @@ impl Inner {
         drop(st);
         // A reader paused for the serial backlog must read the answer.
         self.read_room.notify_waiters();
-        if let Err(e) = self.writer.write(&line, Lane::Direct, false) {
+        if let Err(e) = self.writer.write(&line, WriteLane::Direct, false) {
             let call = {
                 let mut st = lock(&self.state);
                 self.take_call(&mut st, &wire)
@@ -273,7 +273,7 @@ impl Inner {
         let frame = ExtFrame::CallToolCancel(CallToolCancel {
             id: wire.to_owned(),
         });
-        if let Err(e) = self.write_frame(&frame, Lane::Direct) {
+        if let Err(e) = self.write_frame(&frame, WriteLane::Direct) {
             tracing::debug!(error = %e, "call_tool_cancel not sent");
         }
     }

@@ -41,7 +41,7 @@ use serde_json::json;
 use zot_protocol::{HelloAck, HostToolResult, InterceptRequest, PanelKeyName, RawJson};
 
 use crate::call_error::CallToolError;
-use crate::jobs::{EventData, Job};
+use crate::jobs::{EventData, Job, Lane};
 use crate::outcome::{CommandOutcome, InterceptOutcome, Outcome, ToolOutcome};
 use crate::{Engine, JobId};
 
@@ -191,6 +191,8 @@ pub enum JobMessage<'a> {
     Command {
         /// Answer with this id.
         id: u64,
+        /// `concurrent` (see [`Lane`]).
+        lane: Lane,
         /// The host's request id (`command_invoked.id`).
         invocation: &'a str,
         /// The registered spelling of the command.
@@ -206,6 +208,8 @@ pub enum JobMessage<'a> {
     Tool {
         /// Answer with this id.
         id: u64,
+        /// `concurrent` (see [`Lane`]).
+        lane: Lane,
         /// The host's request id (`tool_call.id`).
         invocation: &'a str,
         /// The registered tool name.
@@ -224,6 +228,8 @@ pub enum JobMessage<'a> {
     Event {
         /// Acknowledge with this id once the handler returned.
         id: u64,
+        /// `serial` (see [`Lane`]).
+        lane: Lane,
         /// The event name.
         name: &'a str,
         /// The event frame, `type` included.
@@ -233,6 +239,8 @@ pub enum JobMessage<'a> {
     Intercept {
         /// Answer with this id.
         id: u64,
+        /// `concurrent` (see [`Lane`]).
+        lane: Lane,
         /// The intercepted event's name.
         name: &'a str,
         /// The `event_intercept` frame, `type` included.
@@ -246,6 +254,8 @@ pub enum JobMessage<'a> {
     PanelKey {
         /// Acknowledge with this id once handled.
         id: u64,
+        /// `serial` (see [`Lane`]).
+        lane: Lane,
         /// The panel.
         panel_id: &'a str,
         /// The key name (`up`, `enter`, `rune`, …; the protocol's set).
@@ -260,6 +270,8 @@ pub enum JobMessage<'a> {
     PanelClose {
         /// Acknowledge with this id once handled.
         id: u64,
+        /// `serial` (see [`Lane`]).
+        lane: Lane,
         /// The panel.
         panel_id: &'a str,
         /// The registration of the panel's handlers the close is for (the
@@ -271,6 +283,8 @@ pub enum JobMessage<'a> {
     PanelResize {
         /// Acknowledge with this id once handled.
         id: u64,
+        /// `serial` (see [`Lane`]).
+        lane: Lane,
         /// The panel.
         panel_id: &'a str,
         /// Columns.
@@ -342,12 +356,15 @@ impl Job {
     }
 
     fn write_json(&self, out: &mut Vec<u8>) {
+        // Unused by the jobs without a handler.
+        let lane = self.lane().unwrap_or(Lane::Concurrent);
         let j = match self {
             Job::Hello(ack) => JobMessage::Hello {
                 hello_ack: Framed(ack),
             },
             Job::Command(c) => JobMessage::Command {
                 id: c.id.0,
+                lane,
                 invocation: &c.invocation,
                 name: &c.name,
                 args: &c.args,
@@ -355,6 +372,7 @@ impl Job {
             },
             Job::Tool(t) => JobMessage::Tool {
                 id: t.id.0,
+                lane,
                 invocation: &t.invocation,
                 name: &t.name,
                 args: &t.args,
@@ -368,6 +386,7 @@ impl Job {
             }
             Job::Intercept(i) => JobMessage::Intercept {
                 id: i.id.0,
+                lane,
                 name: i.request.name(),
                 request: Framed(&i.request),
                 cancelled: i.cancelled,
@@ -378,6 +397,7 @@ impl Job {
                 registration,
             } => JobMessage::PanelKey {
                 id: id.0,
+                lane,
                 panel_id: &key.panel_id,
                 key: &key.key,
                 text: &key.text,
@@ -389,6 +409,7 @@ impl Job {
                 registration,
             } => JobMessage::PanelClose {
                 id: id.0,
+                lane,
                 panel_id,
                 registration: *registration,
             },
@@ -398,6 +419,7 @@ impl Job {
                 registration,
             } => JobMessage::PanelResize {
                 id: id.0,
+                lane,
                 panel_id: &resize.panel_id,
                 width: resize.width,
                 height: resize.height,
@@ -427,7 +449,7 @@ impl Job {
     }
 }
 
-/// `{"kind":"event","id":…,"name":…,"event":{"type":"event",…}}`: the event
+/// `{"kind":"event","id":…,"lane":"serial","name":…,"event":{"type":"event",…}}`: the event
 /// object is the frame as handlers see it, `type` included, so that bindings
 /// need not copy every event to add it.
 fn write_event_json(id: u64, event: &EventData, frame: Option<&str>, out: &mut Vec<u8>) {
@@ -435,7 +457,7 @@ fn write_event_json(id: u64, event: &EventData, frame: Option<&str>, out: &mut V
     // string per event (bindings take events by the hundred thousand).
     out.extend_from_slice(br#"{"kind":"event","id":"#);
     serde_json::to_writer(&mut *out, &id).expect("numbers serialize");
-    out.extend_from_slice(br#","name":"#);
+    out.extend_from_slice(br#","lane":"serial","name":"#);
     serde_json::to_writer(&mut *out, event.name()).expect("strings serialize");
     out.extend_from_slice(br#","event":"#);
     match (frame, event) {
@@ -817,6 +839,10 @@ string_set_schema!(
     "Why a `call_tool` failed as a call (not as a tool)."
 );
 string_set_schema!(
+    Lane,
+    "How to run a job's handler: `concurrent` (commands, tools, interceptors) or `serial` (events and panel input: in the order received, one at a time, each after the previous one was answered)."
+);
+string_set_schema!(
     CompletionStatus,
     "What became of an accepted answer: `sent` (the reply was written), `done` (an event or panel job was acknowledged), `dropped:cancelled` (no `tool_result` for a cancelled tool, SDK-23), `dropped:expired` (the interception deadline passed), `dropped:closed` (the session is over)."
 );
@@ -885,10 +911,52 @@ mod tests {
         .to_json();
         let message = JobMessage::Event {
             id: 7,
+            lane: Lane::Serial,
             name: event.name(),
             event: EventFrame(&event),
         };
         (fast, serde_json::to_string(&message).unwrap())
+    }
+
+    #[test]
+    fn every_job_with_a_handler_says_its_lane() {
+        let command = Job::Command(crate::CommandJob {
+            id: JobId(1),
+            invocation: "c1".into(),
+            name: "note".into(),
+            args: String::new(),
+            cancelled: false,
+        });
+        let line = r#"{"type":"event","event":"turn_start","step":2}"#;
+        let HostFrame::Event(e) = HostFrame::decode_str(line).unwrap() else {
+            panic!("an event")
+        };
+        let event = Job::Event {
+            id: JobId(2),
+            event: EventData::Known(e),
+            frame: Some(line.into()),
+        };
+        let close = Job::PanelClose {
+            id: JobId(3),
+            panel_id: "p".into(),
+            registration: 1,
+        };
+        let cancel = Job::Cancel { id: JobId(1) };
+        let lanes: Vec<serde_json::Value> = [command, event, close, cancel]
+            .iter()
+            .map(|j| {
+                serde_json::from_str::<serde_json::Value>(&j.to_json()).unwrap()["lane"].clone()
+            })
+            .collect();
+        assert_eq!(
+            lanes,
+            [
+                json!("concurrent"),
+                json!("serial"),
+                json!("serial"),
+                json!(null)
+            ]
+        );
     }
 
     #[test]

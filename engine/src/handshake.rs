@@ -22,7 +22,7 @@ use zot_protocol::{encode_frame, ExtFrame, RegisterCommand, RegisterTool, Subscr
 use std::sync::Arc;
 
 use super::args::ArgsCheck;
-use super::writer::Lane;
+use super::writer::WriteLane;
 use super::{Engine, EngineError, Phase};
 use crate::fast_hash::FastMap;
 use crate::lock;
@@ -160,7 +160,7 @@ impl Engine {
         // Written under the state lock so that it can never overtake the
         // announcement of `hello_done`; a write error is handled after the
         // lock is released (closing takes it again).
-        let written = self.inner.writer.write(&line, Lane::Direct, false);
+        let written = self.inner.writer.write(&line, WriteLane::Direct, false);
         drop(st);
         written.map_err(|e| {
             self.inner.on_write_error(&e);
@@ -269,7 +269,7 @@ impl Engine {
         // Under the state lock: a concurrent late registration waits for the
         // announcement. A spontaneous frame racing this call was held by the
         // writer and follows `ready`.
-        let written = self.inner.writer.write(&lines, Lane::Direct, true);
+        let written = self.inner.writer.write(&lines, WriteLane::Direct, true);
         drop(st);
         // The reader and a closing session may be waiting for it.
         self.inner.announced.cancel();

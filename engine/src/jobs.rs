@@ -129,12 +129,13 @@ impl Serialize for EventData {
 /// One unit of work for the dispatcher.
 ///
 /// Contract for dispatchers (the Rust SDK's, and the Node and Python
-/// bindings'):
+/// bindings'); a dispatcher routes each job by its [`Job::lane`]:
 /// - [`Job::Command`], [`Job::Tool`] and [`Job::Intercept`] run
-///   concurrently, each answered exactly once with `complete` (an outcome,
-///   or [`crate::Outcome::Failed`]).
+///   concurrently ([`Lane::Concurrent`]), each answered exactly once with
+///   `complete` (an outcome, or [`crate::Outcome::Failed`]).
 /// - [`Job::Event`], [`Job::PanelKey`], [`Job::PanelClose`] and
-///   [`Job::PanelResize`] run **in the order received, one at a time**
+///   [`Job::PanelResize`] ([`Lane::Serial`]) run **in the order received,
+///   one at a time**
 ///   (SDK-35: a burst of keys is never reordered). They are answered too
 ///   (`Outcome::Done`, or `Outcome::Failed(message)`, which logs):
 ///   the shutdown grace waits for them, so a `session_end` queued just
@@ -231,6 +232,51 @@ pub enum Job {
         /// Why the session failed, if it did.
         error: Option<String>,
     },
+}
+
+/// How a dispatcher runs a job's handler: the engine decides (SDK-35), so
+/// that no dispatcher keeps its own list of what runs in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lane {
+    /// Alongside the other jobs of this lane (commands, tools,
+    /// interceptors).
+    Concurrent,
+    /// In the order received, one at a time, after the previous job of this
+    /// lane was answered (events and panel input).
+    Serial,
+}
+
+impl Lane {
+    /// Every lane.
+    pub const ALL: [Lane; 2] = [Lane::Concurrent, Lane::Serial];
+
+    /// The lane's name in the contract.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lane::Concurrent => "concurrent",
+            Lane::Serial => "serial",
+        }
+    }
+}
+
+impl Job {
+    /// The lane of a job that runs a handler; `None` for the others
+    /// (`Hello`, `Cancel`, `CallResult`, `Shutdown`, `Finished`).
+    pub fn lane(&self) -> Option<Lane> {
+        match self {
+            Job::Command(_) | Job::Tool(_) | Job::Intercept(_) => Some(Lane::Concurrent),
+            Job::Event { .. }
+            | Job::PanelKey { .. }
+            | Job::PanelClose { .. }
+            | Job::PanelResize { .. } => Some(Lane::Serial),
+            Job::Hello(_)
+            | Job::Cancel { .. }
+            | Job::CallResult { .. }
+            | Job::Shutdown
+            | Job::Finished { .. } => None,
+        }
+    }
 }
 
 /// The queue between the engine (producer) and a dispatcher (consumer).

@@ -167,7 +167,7 @@ pub use cancel::CancelToken;
 pub use diagnostics::RepeatLimit;
 pub use handshake::RegisterError;
 use intercept::InterceptKind;
-pub use jobs::{CallId, CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
+pub use jobs::{CallId, CommandJob, EventData, InterceptJob, Job, JobId, Lane, ToolJob};
 pub use outcome::{
     CommandOutcome, CompleteError, Completion, DropReason, InterceptOutcome, Outcome, ToolOutcome,
 };
@@ -179,7 +179,7 @@ use crate::fast_hash::{FastMap, FastSet};
 use close_reason::CloseReason;
 use handshake::Registry;
 use jobs::JobQueue;
-use writer::{Lane, Writer};
+use writer::{WriteLane, Writer};
 
 /// At most this many event and panel jobs are read ahead of their handlers.
 ///
@@ -448,7 +448,7 @@ impl Inner {
     }
 
     /// Encodes and writes one frame; a broken transport ends the session.
-    pub(crate) fn write_frame(&self, frame: &ExtFrame, lane: Lane) -> Result<(), WriteError> {
+    pub(crate) fn write_frame(&self, frame: &ExtFrame, lane: WriteLane) -> Result<(), WriteError> {
         let line = encode_frame(frame).map_err(codec_to_write)?;
         self.writer
             .write(&line, lane, false)
@@ -459,7 +459,7 @@ impl Inner {
     /// an interception without a handler, `shutdown_ack`): a frame that
     /// cannot be sent is a diagnostic, there is no caller to tell.
     pub(crate) fn reply(&self, frame: ExtFrame) {
-        if let Err(e) = self.write_frame(&frame, Lane::Direct) {
+        if let Err(e) = self.write_frame(&frame, WriteLane::Direct) {
             self.diag(&format!("{} not sent: {e}", frame.type_name()));
         }
     }
@@ -665,7 +665,7 @@ impl Engine {
             }));
         }
         inner
-            .write_frame(&hello, Lane::Direct)
+            .write_frame(&hello, WriteLane::Direct)
             .map_err(|e| EngineError::Write(e.to_string()))?;
         {
             let weak = Arc::downgrade(&inner);
@@ -998,7 +998,7 @@ impl Engine {
         if lock(&self.inner.state).phase == Phase::Finished {
             return Err(SendError::Write(WriteError::Closed));
         }
-        Ok(self.inner.write_frame(&frame, Lane::Spontaneous)?)
+        Ok(self.inner.write_frame(&frame, WriteLane::Spontaneous)?)
     }
 
     /// [`Engine::send`] with the frame as JSON (e.g.

@@ -23,7 +23,7 @@ use zot_protocol::ExtFrame;
 
 use super::close_reason::CloseReason;
 use super::jobs::{Job, JobId};
-use super::writer::Lane;
+use super::writer::WriteLane;
 use super::{Inner, OpenKind, Phase};
 use crate::lock;
 
@@ -130,7 +130,7 @@ impl Inner {
             self.grace().await;
         }
         if reason == CloseReason::Shutdown && can_write {
-            if let Err(e) = self.write_frame(&ExtFrame::ShutdownAck, Lane::Direct) {
+            if let Err(e) = self.write_frame(&ExtFrame::ShutdownAck, WriteLane::Direct) {
                 self.diag(&format!("shutdown_ack not sent: {e}"));
             }
         }

@@ -156,7 +156,7 @@ struct WriterState {
 
 /// Which frames may pass before the handshake is complete.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Lane {
+pub(crate) enum WriteLane {
     /// `hello`, registrations, `ready`, replies: written at once.
     Direct,
     /// Spontaneous frames: held until `ready` has been written.
@@ -264,10 +264,10 @@ impl Writer {
     /// replies are held.
     pub(crate) fn write_reply(self: &Arc<Self>, lines: &[u8]) -> Result<(), WriteError> {
         if self.holds.load(Ordering::Acquire) == 0 {
-            return self.write(lines, Lane::Direct, false);
+            return self.write(lines, WriteLane::Direct, false);
         }
         let mut st = lock(&self.state);
-        self.append(&mut st, lines, Lane::Direct, false)?;
+        self.append(&mut st, lines, WriteLane::Direct, false)?;
         if st.buf.len() >= FLUSH_THRESHOLD && st.broken.is_none() {
             self.flush_locked(&mut st)?;
         }
@@ -279,7 +279,7 @@ impl Writer {
     pub(crate) fn write(
         self: &Arc<Self>,
         lines: &[u8],
-        lane: Lane,
+        lane: WriteLane,
         open_gate: bool,
     ) -> Result<(), WriteError> {
         self.waiting.fetch_add(1, Ordering::AcqRel);
@@ -320,7 +320,7 @@ impl Writer {
         &self,
         st: &mut WriterState,
         lines: &[u8],
-        lane: Lane,
+        lane: WriteLane,
         open_gate: bool,
     ) -> Result<(), WriteError> {
         if let Some(e) = &st.broken {
@@ -329,7 +329,7 @@ impl Writer {
         if st.closed {
             return Err(WriteError::Closed);
         }
-        if lane == Lane::Spontaneous {
+        if lane == WriteLane::Spontaneous {
             if let Some(held) = &mut st.held {
                 held.extend_from_slice(lines);
                 return Ok(());
@@ -576,7 +576,7 @@ mod tests {
     use std::os::fd::{FromRawFd, OwnedFd};
     use std::time::{Duration, Instant};
 
-    use super::{FdSink, FrameSink, Lane, WriteWait, Writer};
+    use super::{FdSink, FrameSink, WriteLane, WriteWait, Writer};
 
     fn pipe() -> (OwnedFd, OwnedFd) {
         let mut fds = [0; 2];
@@ -669,13 +669,17 @@ mod tests {
         let (writer, writes) = deferred();
         // The handshake is written at once...
         writer
-            .write(b"{\"type\":\"ready\"}\n", Lane::Direct, true)
+            .write(b"{\"type\":\"ready\"}\n", WriteLane::Direct, true)
             .unwrap();
         assert_eq!(writes.lock().unwrap().len(), 1);
         // ...then three replies of one pass wait for the single flush task.
         for i in 0..3 {
             writer
-                .write(format!("{{\"n\":{i}}}\n").as_bytes(), Lane::Direct, false)
+                .write(
+                    format!("{{\"n\":{i}}}\n").as_bytes(),
+                    WriteLane::Direct,
+                    false,
+                )
                 .unwrap();
         }
         assert_eq!(writes.lock().unwrap().len(), 1);
@@ -700,13 +704,13 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn a_large_frame_follows_the_buffered_ones_without_being_copied() {
         let (writer, writes) = deferred();
-        writer.write(b"{}\n", Lane::Direct, true).unwrap();
+        writer.write(b"{}\n", WriteLane::Direct, true).unwrap();
         writer
-            .write(b"{\"small\":1}\n", Lane::Direct, false)
+            .write(b"{\"small\":1}\n", WriteLane::Direct, false)
             .unwrap();
         let mut big = vec![b'x'; super::FLUSH_THRESHOLD];
         big.push(b'\n');
-        writer.write(&big, Lane::Direct, false).unwrap();
+        writer.write(&big, WriteLane::Direct, false).unwrap();
         // Written at once, after the buffered frame, as a write of its own.
         let w = writes.lock().unwrap();
         assert_eq!(w.len(), 3);
@@ -717,9 +721,9 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn close_flushes_what_a_deferred_flush_has_not_written_yet() {
         let (writer, writes) = deferred();
-        writer.write(b"{}\n", Lane::Direct, true).unwrap();
+        writer.write(b"{}\n", WriteLane::Direct, true).unwrap();
         writer
-            .write(b"{\"last\":1}\n", Lane::Direct, false)
+            .write(b"{\"last\":1}\n", WriteLane::Direct, false)
             .unwrap();
         writer.close();
         assert_eq!(writes.lock().unwrap().concat(), b"{}\n{\"last\":1}\n");

@@ -10,8 +10,8 @@
 // `complete(batch)`, a failure being one more outcome).
 //
 // - commands, tools and interceptors run concurrently;
-// - events and panel input run in arrival order, one at a time (SDK-35,
-//   `serial.ts`);
+// - jobs whose `lane` the engine set to `serial` (events and panel input)
+//   run in arrival order, one at a time (SDK-35, `serial.ts`);
 // - `cancel` jobs abort the job's `AbortSignal`; a job cancelled before it
 //   was handed out comes with `cancelled` set (the engine folds it);
 // - `call_result` jobs settle `callTool` promises;
@@ -36,7 +36,7 @@ import type {
 import type { NativeEngine } from "./native";
 import { commandAnswer, interceptAnswer, toolAnswer } from "./outcomes";
 import type { CallToolResult, JsonObject, Verdict } from "./results";
-import { isThenable, type PanelRegistration, SerialJobs } from "./serial";
+import { isThenable, type PanelRegistration, type SerialJob, SerialJobs } from "./serial";
 import type { Awaitable, CallOptions, CommandHandler, Context, EventHandler, HostInfo, ToolHandler } from "./types";
 
 export type AnyInterceptor = (request: never, ctx: Context) => Awaitable<Verdict | void>;
@@ -115,6 +115,10 @@ export class Session {
         } else {
           this.ended?.resolve();
         }
+      } else if ("lane" in job && job.lane === "serial") {
+        // Events and panel input (panel input bound by the engine, on
+        // arrival, to the registration it is for).
+        this.serial.push(job as SerialJob);
       } else {
         this.dispatch(job);
       }
@@ -204,12 +208,6 @@ export class Session {
         );
         return;
       }
-      case "event":
-      case "panel_key": // panel input: bound by the engine, on arrival,
-      case "panel_close": // to the registration it is for
-      case "panel_resize":
-        this.serial.push(job);
-        return;
       case "cancel":
         this.controllers.get(job.id)?.abort();
         return;

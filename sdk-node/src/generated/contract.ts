@@ -12,6 +12,15 @@ import type { CommandAction, ContentBlock, HelloAck, HostToolResult, InterceptRe
 
 // Engine ↔ binding messages
 
+/**
+ * How to run a job's handler: `concurrent` (commands, tools, interceptors) or
+ * `serial` (events and panel input: in the order received, one at a time, each
+ * after the previous one was answered).
+ */
+export type Lane =
+  | "concurrent"
+  | "serial";
+
 /** Why a `call_tool` failed as a call (not as a tool). */
 export type CallToolErrorKind =
   | "unsupported"
@@ -226,6 +235,8 @@ export interface CommandJob {
   kind: "command";
   /** Answer with this id. */
   id: number;
+  /** `concurrent` (see `Lane`). */
+  lane: Lane;
   /** The host's request id (`command_invoked.id`). */
   invocation: string;
   /** The registered spelling of the command. */
@@ -244,6 +255,8 @@ export interface ToolJob {
   kind: "tool";
   /** Answer with this id. */
   id: number;
+  /** `concurrent` (see `Lane`). */
+  lane: Lane;
   /** The host's request id (`tool_call.id`). */
   invocation: string;
   /** The registered tool name. */
@@ -264,6 +277,8 @@ export interface EventJob {
   kind: "event";
   /** Acknowledge with this id once the handler returned. */
   id: number;
+  /** `serial` (see `Lane`). */
+  lane: Lane;
   /** The event name. */
   name: string;
   /** The event frame, `type` included. */
@@ -275,6 +290,8 @@ export interface InterceptJob {
   kind: "intercept";
   /** Answer with this id. */
   id: number;
+  /** `concurrent` (see `Lane`). */
+  lane: Lane;
   /** The intercepted event's name. */
   name: string;
   /** The `event_intercept` frame, `type` included. */
@@ -291,6 +308,8 @@ export interface PanelKeyJob {
   kind: "panel_key";
   /** Acknowledge with this id once handled. */
   id: number;
+  /** `serial` (see `Lane`). */
+  lane: Lane;
   /** The panel. */
   panel_id: string;
   /** The key name (`up`, `enter`, `rune`, …; the protocol's set). */
@@ -309,6 +328,8 @@ export interface PanelCloseJob {
   kind: "panel_close";
   /** Acknowledge with this id once handled. */
   id: number;
+  /** `serial` (see `Lane`). */
+  lane: Lane;
   /** The panel. */
   panel_id: string;
   /**
@@ -324,6 +345,8 @@ export interface PanelResizeJob {
   kind: "panel_resize";
   /** Acknowledge with this id once handled. */
   id: number;
+  /** `serial` (see `Lane`). */
+  lane: Lane;
   /** The panel. */
   panel_id: string;
   /** Columns. */

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ._protocol import CommandAction, ContentBlock, HelloAck, HostToolResult, InterceptRequest, LifecycleEvent, PanelKeyName, PanelSpec
 
 __all__ = [
+    "Lane",
     "CallToolErrorKind",
     "CompletionStatus",
     "CallStarted",
@@ -41,6 +42,16 @@ __all__ = [
 ]
 
 # Engine ↔ binding messages
+
+
+Lane = Literal[
+    "concurrent",
+    "serial",
+]
+"""How to run a job's handler: `concurrent` (commands, tools, interceptors) or
+`serial` (events and panel input: in the order received, one at a time, each
+after the previous one was answered).
+"""
 
 
 CallToolErrorKind = Literal[
@@ -247,6 +258,9 @@ class _CommandJobRequired(TypedDict):
     #: Answer with this id.
     id: int
 
+    #: `concurrent` (see `Lane`).
+    lane: Lane
+
     #: The host's request id (`command_invoked.id`).
     invocation: str
 
@@ -270,6 +284,9 @@ class _ToolJobRequired(TypedDict):
 
     #: Answer with this id.
     id: int
+
+    #: `concurrent` (see `Lane`).
+    lane: Lane
 
     #: The host's request id (`tool_call.id`).
     invocation: str
@@ -300,6 +317,9 @@ class EventJob(TypedDict):
     #: Acknowledge with this id once the handler returned.
     id: int
 
+    #: `serial` (see `Lane`).
+    lane: Lane
+
     #: The event name.
     name: str
 
@@ -312,6 +332,9 @@ class _InterceptJobRequired(TypedDict):
 
     #: Answer with this id.
     id: int
+
+    #: `concurrent` (see `Lane`).
+    lane: Lane
 
     #: The intercepted event's name.
     name: str
@@ -336,6 +359,9 @@ class PanelKeyJob(TypedDict):
     #: Acknowledge with this id once handled.
     id: int
 
+    #: `serial` (see `Lane`).
+    lane: Lane
+
     #: The panel.
     panel_id: str
 
@@ -358,6 +384,9 @@ class PanelCloseJob(TypedDict):
     #: Acknowledge with this id once handled.
     id: int
 
+    #: `serial` (see `Lane`).
+    lane: Lane
+
     #: The panel.
     panel_id: str
 
@@ -374,6 +403,9 @@ class PanelResizeJob(TypedDict):
 
     #: Acknowledge with this id once handled.
     id: int
+
+    #: `serial` (see `Lane`).
+    lane: Lane
 
     #: The panel.
     panel_id: str

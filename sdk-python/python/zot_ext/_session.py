@@ -15,8 +15,9 @@ Concurrency, as the engine's job contract asks:
   ``def`` handlers on a bounded set of reusable worker threads (see
   ``_workers``; or on the loop thread with ``thread=False``), with
   ``ctx.cancelled`` set on cancellation;
-- events and panel input run in arrival order, one at a time, each answered
-  once its handler returned (``_serial``).
+- jobs whose ``lane`` the engine set to ``serial`` (events and panel input)
+  run in arrival order, one at a time, each answered once its handler
+  returned (``_serial``).
 """
 
 from __future__ import annotations
@@ -108,6 +109,10 @@ class _Session:
                 self._over.set_result(job.get("error") or None)
             elif job["kind"] == "hello":
                 self.loop.create_task(self._hello(job)).add_done_callback(self._hello_done)
+            elif job.get("lane") == "serial":
+                # Events and panel input (panel input bound by the engine,
+                # on arrival, to the registration it is for).
+                self.serial.queue(cast(SerialJob, job))
             else:
                 self._dispatch(job)
 
@@ -183,10 +188,6 @@ class _Session:
             self._tool(job)
         elif job["kind"] == "intercept":
             self._interception(job)
-        elif job["kind"] in ("event", "panel_key", "panel_close", "panel_resize"):
-            # Panel input comes bound by the engine, on arrival, to the
-            # registration it is for.
-            self.serial.queue(cast(SerialJob, job))
         elif job["kind"] == "cancel":
             self._cancel(job["id"])
         elif job["kind"] == "call_result":

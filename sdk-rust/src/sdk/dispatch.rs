@@ -2,8 +2,8 @@
 //! handlers.
 //!
 //! Commands, tools and interceptors are spawned as tasks (concurrent;
-//! SDK-13, SDK-19, SDK-39); events and panel input go through the serial
-//! lane (`serial.rs`, SDK-35). Every handler runs under
+//! SDK-13, SDK-19, SDK-39); the jobs the engine puts in the serial lane
+//! (events and panel input) go through `serial.rs` (SDK-35). Every handler runs under
 //! `catch_unwind`; its result, error or panic is handed to the engine, which
 //! decides what goes on the wire.
 
@@ -22,8 +22,8 @@ use super::RunError;
 use crate::engine::panic::{self, CatchPanic};
 use crate::engine::registration::Registrations;
 use crate::engine::{
-    CancelToken, CommandJob, CompleteError, Completion, Engine, InterceptJob, Job, JobId, Outcome,
-    ToolJob,
+    CancelToken, CommandJob, CompleteError, Completion, Engine, InterceptJob, Job, JobId, Lane,
+    Outcome, ToolJob,
 };
 
 pub(crate) async fn serve(
@@ -261,14 +261,19 @@ impl Dispatcher {
 
     /// Starts one job; `Some` when the session is over.
     fn dispatch(&self, job: Job) -> Option<Result<(), RunError>> {
+        if job.lane() == Some(Lane::Serial) {
+            self.serial.dispatch(job);
+            return None;
+        }
         match job {
             Job::Command(c) => return self.run_command(c),
             Job::Tool(t) => return self.run_tool(t),
             Job::Intercept(i) => return self.run_interceptor(i),
-            job @ (Job::Event { .. }
+            // In the serial lane (above).
+            Job::Event { .. }
             | Job::PanelKey { .. }
             | Job::PanelClose { .. }
-            | Job::PanelResize { .. }) => self.serial.dispatch(job),
+            | Job::PanelResize { .. } => {}
             // Tokens were cancelled by the engine; handlers observe them.
             Job::Cancel { .. } | Job::Shutdown | Job::Hello(_) => {}
             // The Rust SDK awaits its calls as futures.
