@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import TYPE_CHECKING, List, Optional, cast
+from typing import TYPE_CHECKING, Any, Awaitable, List, Optional, cast
 
 from . import _native
 from ._context import HostInfo
 
 if TYPE_CHECKING:
-    from ._contract import Job
+    from ._contract import HelloJob, Job
     from ._extension import Extension
+    from ._registry import _Handler
 
-__all__ = ["hello_before_loop"]
+__all__ = ["hello_before_loop", "accept_hello", "call_hook"]
 
 # How long one wait for the engine's first jobs lasts (Ctrl-C is seen
 # between waits).
@@ -36,19 +37,32 @@ def hello_before_loop(ext: Extension, native: _native.Engine) -> Optional[List[J
     batch = cast(List["Job"], json.loads(native.take_jobs()))
     if not batch or batch[0]["kind"] != "hello":
         return batch  # the session ended before the handshake
-    host = HostInfo.from_ack(batch[0]["hello_ack"])
-    ext._host = host
+    host = accept_hello(ext, batch[0])
     for hook in list(ext._hello_hooks):
-        try:
-            r = hook.call(host)
-        except Exception:
-            ext.logger.exception("on_hello hook failed")
-            continue
-        if inspect.isawaitable(r):
+        r = call_hook(ext, hook, host)
+        if r is not None:
             ext.log("an on_hello hook returned an awaitable: declare it `async def` to have it awaited")
             _close(r)
     ext._announce(native)
     return batch[1:]
+
+
+def accept_hello(ext: Extension, job: HelloJob) -> HostInfo:
+    """Keeps the host's ``hello_ack`` on the extension (``ext.host``)."""
+    host = HostInfo.from_ack(job["hello_ack"])
+    ext._host = host
+    return host
+
+
+def call_hook(ext: Extension, hook: _Handler, host: HostInfo) -> Optional[Awaitable[Any]]:
+    """Calls one on-hello hook; what is left to await, if anything. A hook
+    that raises is logged, and the handshake goes on."""
+    try:
+        r = hook.call(host)
+    except Exception:
+        ext.logger.exception("on_hello hook failed")
+        return None
+    return r if inspect.isawaitable(r) else None
 
 
 def _close(awaitable: object) -> None:

@@ -127,7 +127,7 @@ class SerialJobs:
             return ran, None
 
         try:
-            ran, pending = await self.session._in_thread(work, "event handlers")
+            ran, pending = await self.session.bridge.in_thread(work, "event handlers")
         except asyncio.CancelledError:
             for job, _ in run:
                 self.session.answers.fail(job["id"], "cancelled")
@@ -234,7 +234,7 @@ class SerialJobs:
         if handler.is_async:
             await handler.call(*args)
         elif handler.thread:
-            result = await self.session._in_thread(lambda: handler.call(*args), what)
+            result = await self.session.bridge.in_thread(lambda: handler.call(*args), what)
             if inspect.isawaitable(result):
                 await result
         else:

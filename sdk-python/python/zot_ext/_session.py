@@ -25,10 +25,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union, cast
 
 from . import _native
 from ._answers import Answers, command_answer, intercept_answer, text_answer, tool_answer
+from ._bridge import LoopBridge
 from ._context import Cancellation, Ctx, HostInfo, _Waiter
 from ._contract import (
     Answer,
@@ -40,6 +41,7 @@ from ._contract import (
 )
 from ._errors import failure_message, log_failure, typed_failure_message
 from ._feed import JobFeed
+from ._handshake import accept_hello, call_hook
 from ._registry import _Handler
 from ._results import Response, ToolOutput, verdict_outcome
 from ._serial import SerialJob, SerialJobs
@@ -69,10 +71,11 @@ class _Session:
         # Jobs taken before the loop ran (`_handshake`), handled first.
         self._early = early
         self.loop = asyncio.get_running_loop()
-        self.loop_thread = threading.get_ident()
         self.tasks: Dict[int, asyncio.Task[None]] = {}
         self.cancels: Dict[int, Cancellation] = {}
         self.workers = Workers(ext.max_threads, ext.thread_idle_timeout)
+        self.bridge = LoopBridge(self.loop, self.workers, ext.logger)
+        self.loop_thread = self.bridge.loop_thread
         self.answers = Answers(native, self.loop, lambda m, level: ext.log(m, level))
         self.calls: Dict[int, _Waiter] = {}
         self.calls_lock = threading.Lock()
@@ -170,13 +173,13 @@ class _Session:
     # -- dispatching ------------------------------------------------------
 
     async def _hello(self, job: HelloJob) -> None:
-        host = HostInfo.from_ack(job["hello_ack"])
-        self.ext._host = host
+        host = accept_hello(self.ext, job)
         for hook in list(self.ext._hello_hooks):
+            r = call_hook(self.ext, hook, host)
+            if r is None:
+                continue
             try:
-                r = hook.call(host)
-                if inspect.isawaitable(r):
-                    await r
+                await r
             except Exception:
                 self.ext.logger.exception("on_hello hook failed")
         self.ext._announce(self.native)
@@ -270,7 +273,7 @@ class _Session:
                 self._run_async(job_id, handler, args, outcome, ctx, what)
             )
         elif handler.thread:
-            self._spawn(
+            self.bridge.spawn(
                 lambda: self._run_sync(job_id, handler, args, outcome, ctx, what),
                 what,
                 key=job_id,
@@ -343,7 +346,7 @@ class _Session:
             try:
                 result = handler.call(args(), ctx)
                 if inspect.isawaitable(result):
-                    result = self._await_from_thread(result)
+                    result = self.bridge.await_from_thread(result)
                 answer = outcome(job_id, result)
             except Exception as e:
                 self._failed(job_id, what, e, ctx)
@@ -356,58 +359,6 @@ class _Session:
             # Straight from the worker: a dict pop is atomic under the GIL,
             # and scheduling it on the loop cost a loop wake-up per call.
             self.cancels.pop(job_id, None)
-
-    def _await_from_thread(self, awaitable: Awaitable[Any]) -> Any:
-        if threading.get_ident() == self.loop_thread:
-            raise TypeError("a thread=False handler returned an awaitable; declare it `async def`")
-
-        async def wait() -> Any:
-            return await awaitable
-
-        return asyncio.run_coroutine_threadsafe(wait(), self.loop).result()
-
-    def _on_loop(self, fn: Callable[..., Any], *args: Any) -> None:
-        if threading.get_ident() == self.loop_thread:
-            fn(*args)
-            return
-        try:
-            self.loop.call_soon_threadsafe(fn, *args)
-        except RuntimeError:  # the loop is closed
-            pass
-
-    def _spawn(
-        self, target: Callable[[], None], what: str, key: Optional[int] = None, urgent: bool = False
-    ) -> None:
-        def run() -> None:
-            try:
-                target()
-            except BaseException:  # pragma: no cover - _run_sync answers first
-                self.ext.logger.exception("%s: handler thread failed", what)
-
-        self.workers.submit(run, f"zot-ext {what}", key, urgent)
-
-    def _in_thread(self, fn: Callable[[], Any], what: str) -> asyncio.Future[Any]:
-        """Runs ``fn`` in a worker thread; the future resolves on the loop."""
-        future: asyncio.Future[Any] = self.loop.create_future()
-
-        def settle(ok: bool, value: Any) -> None:
-            if future.done():
-                return
-            if ok:
-                future.set_result(value)
-            else:
-                future.set_exception(value)
-
-        def target() -> None:
-            try:
-                value = fn()
-            except BaseException as e:
-                self._on_loop(settle, False, e)
-            else:
-                self._on_loop(settle, True, value)
-
-        self._spawn(target, what)
-        return future
 
     def _failed(self, job_id: int, what: str, e: Exception, ctx: Ctx) -> None:
         if not ctx.is_cancelled():
