@@ -104,7 +104,9 @@ impl AsyncBufRead for BatchReader {
 /// EOF cancelled it unseen).
 fn has_frame_line(buf: &[u8]) -> bool {
     let mut rest = buf;
-    while let Some(end) = rest.iter().position(|b| *b == b'\n') {
+    // memchr's vector search: a byte-by-byte scan of every next line cost
+    // about 3 instructions a byte.
+    while let Some(end) = memchr::memchr(b'\n', rest) {
         if !rest[..end].iter().all(u8::is_ascii_whitespace) {
             return true;
         }

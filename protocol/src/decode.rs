@@ -189,9 +189,10 @@ const UNIT_TYPES: [&str; 4] = ["ready", "clear_notes", "shutdown_ack", "shutdown
 /// validates the whole line. Anything else takes the full peek.
 fn fast_tags<'a>(line: &'a str, known: &[&str]) -> Option<Tags<'a>> {
     fn plain_string(s: &str) -> Option<(&str, &str)> {
-        let end = s.find('"')?;
-        let value = &s[..end];
-        (!value.contains('\\')).then(|| (value, &s[end + 1..]))
+        // One pass over a short name: the closing quote, or an escape
+        // (which the full decoder handles).
+        let end = s.bytes().position(|b| b == b'"' || b == b'\\')?;
+        (s.as_bytes()[end] == b'"').then(|| (&s[..end], &s[end + 1..]))
     }
     let (ty, rest) = plain_string(line.strip_prefix("{\"type\":\"")?)?;
     if !known.contains(&ty) || UNIT_TYPES.contains(&ty) {

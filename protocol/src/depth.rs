@@ -20,7 +20,12 @@
 /// ```
 pub fn exceeds_depth(json: &[u8], limit: usize) -> bool {
     // Fewer opening brackets than the limit cannot nest deeper than it.
-    let opening = json.iter().filter(|&&b| b == b'{' || b == b'[').count();
+    // Found with memchr's vector search (a byte-by-byte count was most of
+    // what reading an event cost in the engine, about 3 instructions a byte),
+    // and counted only as far as the limit.
+    let opening = memchr::memchr2_iter(b'{', b'[', json)
+        .take(limit.saturating_add(1))
+        .count();
     if opening <= limit {
         return false;
     }
