@@ -582,15 +582,15 @@ async fn jobs_convert_to_json_for_bindings() {
     // The cancel was read before the job was taken: folded into it.
     assert_eq!(
         out[0],
-        r#"{"kind":"tool","id":1,"invocation":"41","name":"t","args":{"q":"x"},"interactive":false,"cancelled":true}"#
+        r#"{"kind":"tool","id":1,"lane":"concurrent","invocation":"41","name":"t","args":{"q":"x"},"interactive":false,"cancelled":true}"#
     );
     assert_eq!(
         out[1],
-        r#"{"kind":"event","id":2,"name":"turn_start","event":{"type":"event","event":"turn_start","session_id":"","cwd":"","sequence":5,"step":2}}"#
+        r#"{"kind":"event","id":2,"lane":"serial","name":"turn_start","event":{"type":"event","event":"turn_start","session_id":"","cwd":"","sequence":5,"step":2}}"#
     );
     assert_eq!(
         out[2],
-        r#"{"kind":"panel_key","id":3,"panel_id":"p","key":"rune","text":"q","registration":7}"#
+        r#"{"kind":"panel_key","id":3,"lane":"serial","panel_id":"p","key":"rune","text":"q","registration":7}"#
     );
 }
 

@@ -128,7 +128,7 @@ async fn shutdown_ack_is_the_last_frame_and_the_session_ends() {
         kinds,
         [
             // Cancelled by the shutdown before it was taken: marked so.
-            r#"{"kind":"tool","id":1,"invocation":"1","name":"t","args":{},"interactive":false,"cancelled":true}"#,
+            r#"{"kind":"tool","id":1,"lane":"concurrent","invocation":"1","name":"t","args":{},"interactive":false,"cancelled":true}"#,
             r#"{"kind":"shutdown"}"#,
             r#"{"kind":"finished"}"#,
         ]
