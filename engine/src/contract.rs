@@ -905,7 +905,7 @@ mod tests {
     fn event_job(event: EventData) -> (String, String) {
         let fast = Job::Event {
             id: JobId(7),
-            event: event.clone(),
+            event: Box::new(event.clone()),
             frame: None,
         }
         .to_json();
@@ -933,7 +933,7 @@ mod tests {
         };
         let event = Job::Event {
             id: JobId(2),
-            event: EventData::Known(e),
+            event: Box::new(EventData::Known(e)),
             frame: Some(line.into()),
         };
         let close = Job::PanelClose {

@@ -164,14 +164,14 @@ pub enum Job {
         /// Answer with this id once the handler returned.
         id: JobId,
         /// The event.
-        event: EventData,
+        event: Box<EventData>,
         /// The host's frame as it came (`type` included), kept when
         /// [`crate::EngineConfig::event_frames`] is set: a binding hands it
         /// on as is instead of encoding the decoded event again.
         frame: Option<Box<str>>,
     },
     /// Run an interceptor.
-    Intercept(InterceptJob),
+    Intercept(Box<InterceptJob>),
     /// A key for a panel (in order, one at a time), for the handlers bound
     /// as `registration` when it arrived ([`crate::Engine::bind_panel`];
     /// input for panels without handlers never becomes a job, SDK-46). Run

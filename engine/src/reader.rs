@@ -593,7 +593,11 @@ fn on_event(inner: &Inner, event: EventData, line: &[u8], batch: &mut Vec<Job>) 
         None
     };
     let id = serial(inner, SerialWhat::Event(what));
-    batch.push(Job::Event { id, event, frame });
+    batch.push(Job::Event {
+        id,
+        event: Box::new(event),
+        frame,
+    });
 }
 
 fn on_command(inner: &Arc<Inner>, c: zot_protocol::CommandInvoked, batch: &mut Vec<Job>) {
@@ -707,11 +711,11 @@ fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: 
             .abort_handle(),
     );
     st.jobs.insert(id, job);
-    batch.push(Job::Intercept(InterceptJob {
+    batch.push(Job::Intercept(Box::new(InterceptJob {
         id: JobId(id),
         request: req,
         cancelled: false,
-    }));
+    })));
 }
 
 /// A request with the id of one still running is answered at once with an

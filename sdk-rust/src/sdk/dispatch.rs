@@ -268,7 +268,7 @@ impl Dispatcher {
         match job {
             Job::Command(c) => return self.run_command(c),
             Job::Tool(t) => return self.run_tool(t),
-            Job::Intercept(i) => return self.run_interceptor(i),
+            Job::Intercept(i) => return self.run_interceptor(*i),
             // In the serial lane (above).
             Job::Event { .. }
             | Job::PanelKey { .. }

@@ -105,7 +105,7 @@ impl Serial {
                         invocation: String::new(),
                         token: self.session.clone(),
                     };
-                    (id, Box::pin(run_handler(move || f(event, ctx))))
+                    (id, Box::pin(run_handler(move || f(*event, ctx))))
                 }
                 None => (id, ready(Ok(()))),
             },
