@@ -6,9 +6,8 @@ thread."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
-from typing import Any, Awaitable, Callable, Optional
+from typing import Any, Awaitable, Callable, Optional, Tuple
 
 from ._workers import Workers
 
@@ -18,11 +17,10 @@ __all__ = ["LoopBridge"]
 class LoopBridge:
     """The loop of one session, its thread and its worker threads."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, workers: Workers, logger: logging.Logger) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, workers: Workers) -> None:
         self.loop = loop
         self.loop_thread = threading.get_ident()
         self.workers = workers
-        self._logger = logger
 
     def on_loop(self, fn: Callable[..., Any], *args: Any) -> None:
         """Calls ``fn(*args)`` on the loop: at once on its thread, else at
@@ -36,18 +34,16 @@ class LoopBridge:
             pass
 
     def spawn(
-        self, target: Callable[[], None], what: str, key: Optional[int] = None, urgent: bool = False
+        self,
+        what: str,
+        fn: Callable[..., Any],
+        args: Tuple[Any, ...] = (),
+        key: Optional[int] = None,
+        urgent: bool = False,
     ) -> None:
-        """Runs ``target`` on a worker thread (see :class:`Workers` for
-        ``key`` and ``urgent``)."""
-
-        def run() -> None:
-            try:
-                target()
-            except BaseException:  # pragma: no cover - handlers answer first
-                self._logger.exception("%s: handler thread failed", what)
-
-        self.workers.submit(run, f"zot-ext {what}", key, urgent)
+        """Runs ``fn(*args)`` on a worker thread (see :class:`Workers` for
+        ``key`` and ``urgent``); the thread is named for ``what``."""
+        self.workers.submit(f"zot-ext {what}", fn, args, key, urgent)
 
     def in_thread(self, fn: Callable[[], Any], what: str) -> asyncio.Future[Any]:
         """Runs ``fn`` on a worker thread; the future resolves on the loop."""
@@ -69,7 +65,7 @@ class LoopBridge:
             else:
                 self.on_loop(settle, True, value)
 
-        self.spawn(target, what)
+        self.spawn(what, target)
         return future
 
     def await_from_thread(self, awaitable: Awaitable[Any]) -> Any:

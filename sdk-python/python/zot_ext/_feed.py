@@ -32,7 +32,8 @@ class JobFeed:
         self._fd: Optional[int] = None
 
     def _hand_over(self, batch: List[Job]) -> None:
-        if any(j["kind"] == "finished" for j in batch):
+        # `finished` is the last job of all (no look at every job).
+        if batch[-1]["kind"] == "finished":
             self._stop_polling.set()
         self._deliver(batch)
 

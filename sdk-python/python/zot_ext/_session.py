@@ -25,25 +25,23 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union, cast
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union, cast
 
 from . import _native
-from ._answers import Answers, command_answer, intercept_answer, text_answer, tool_answer
+from ._answers import Answers
 from ._bridge import LoopBridge
 from ._context import Cancellation, Ctx, HostInfo, _Waiter
 from ._contract import (
-    Answer,
     CommandJob,
     HelloJob,
     InterceptJob,
     Job,
     ToolJob,
 )
-from ._errors import failure_message, log_failure, typed_failure_message
+from ._errors import failure_message, log_failure
 from ._feed import JobFeed
 from ._handshake import accept_hello, call_hook
-from ._registry import _Handler
-from ._results import Response, ToolOutput, verdict_outcome
+from ._routes import Route, Routes
 from ._serial import SerialJob, SerialJobs
 from ._workers import Workers
 
@@ -57,11 +55,6 @@ __all__ = ["_Session"]
 _WIND_DOWN = 0.3
 
 
-# A handler's result as the engine's answer to job `job` (the contract's
-# `Answer`); raises when the result does not convert.
-AnswerOf = Callable[[int, Any], Answer]
-
-
 class _Session:
     """One engine session: pulls jobs and runs the extension's handlers."""
 
@@ -73,8 +66,9 @@ class _Session:
         self.loop = asyncio.get_running_loop()
         self.tasks: Dict[int, asyncio.Task[None]] = {}
         self.cancels: Dict[int, Cancellation] = {}
-        self.workers = Workers(ext.max_threads, ext.thread_idle_timeout)
-        self.bridge = LoopBridge(self.loop, self.workers, ext.logger)
+        self.workers = Workers(ext.max_threads, ext.thread_idle_timeout, ext.logger)
+        self.bridge = LoopBridge(self.loop, self.workers)
+        self.routes = Routes(ext)
         self.loop_thread = self.bridge.loop_thread
         self.answers = Answers(native, self.loop, lambda m, level: ext.log(m, level))
         self.calls: Dict[int, _Waiter] = {}
@@ -185,12 +179,14 @@ class _Session:
         self.ext._announce(self.native)
 
     def _dispatch(self, job: Job) -> None:
+        # `job["kind"]` each time: mypy narrows the job's type only so.
         if job["kind"] == "command":
-            self._command(job)
+            self._start(job, job["invocation"], self.routes.command(job["name"]), job["args"])
         elif job["kind"] == "tool":
-            self._tool(job)
+            self._start(job, job["invocation"], self.routes.tool(job["name"]), job["args"])
         elif job["kind"] == "intercept":
-            self._interception(job)
+            request = job["request"]
+            self._start(job, request["id"], self.routes.interceptor(job["name"]), request)
         elif job["kind"] == "cancel":
             self._cancel(job["id"])
         elif job["kind"] == "call_result":
@@ -201,63 +197,8 @@ class _Session:
         elif job["kind"] == "shutdown":
             self.ending.set()
 
-    def _command(self, job: CommandJob) -> None:
-        # The engine hands out only jobs for names registered from this
-        # extension, and answers the others itself.
-        name = job["name"]
-        cmd = self.ext._commands[name.lower()]
-        args = job["args"]
-        self._start(
-            job,
-            job["invocation"],
-            cmd.handler,
-            lambda: args,
-            lambda job, value: command_answer(job, Response.of(value).outcome()),
-            f"command /{name}",
-        )
-
-    def _tool(self, job: ToolJob) -> None:
-        name = job["name"]
-        tool = self.ext._tools[name]
-        raw = job["args"]
-
-        def args() -> Any:
-            return tool.convert(raw)
-
-        def outcome(job: int, value: Any) -> Answer:
-            out = ToolOutput.of(value)
-            text = out._only_text()
-            return text_answer(job, text) if text is not None else tool_answer(job, out.outcome())
-
-        self._start(job, job["invocation"], tool.handler, args, outcome, f"tool {name}")
-
-    def _interception(self, job: InterceptJob) -> None:
-        event = job["name"]
-        handler = self.ext._intercepts[event]
-        request = job["request"]
-
-        def outcome(job: int, value: Any) -> Answer:
-            return intercept_answer(job, verdict_outcome(event, value))
-
-        self._start(
-            job,
-            request["id"],
-            handler,
-            lambda: request,
-            outcome,
-            f"{event} interceptor",
-            urgent=True,
-        )
-
     def _start(
-        self,
-        job: Union[CommandJob, ToolJob, InterceptJob],
-        invocation: str,
-        handler: _Handler,
-        args: Callable[[], Any],
-        outcome: AnswerOf,
-        what: str,
-        urgent: bool = False,
+        self, job: Union[CommandJob, ToolJob, InterceptJob], invocation: str, route: Route, raw: Any
     ) -> None:
         job_id = job["id"]
         cancellation = Cancellation()
@@ -268,19 +209,15 @@ class _Session:
             # its cancellation signalled.
             cancellation.set()
         ctx = Ctx(self, job_id, invocation, cancellation)
+        handler = route.handler
         if handler.is_async:
-            self.tasks[job_id] = self.loop.create_task(
-                self._run_async(job_id, handler, args, outcome, ctx, what)
-            )
+            self.tasks[job_id] = self.loop.create_task(self._run_async(job_id, route, raw, ctx))
         elif handler.thread:
-            self.bridge.spawn(
-                lambda: self._run_sync(job_id, handler, args, outcome, ctx, what),
-                what,
-                key=job_id,
-                urgent=urgent,
+            self.workers.submit(
+                route.thread_name, self._run_sync, (job_id, route, raw, ctx), job_id, route.urgent
             )
         else:
-            self._run_sync(job_id, handler, args, outcome, ctx, what)
+            self._run_sync(job_id, route, raw, ctx)
         if cancelled:
             self._cancel(job_id)
 
@@ -304,67 +241,48 @@ class _Session:
         if task is not None:
             task.cancel()
 
-    async def _run_async(
-        self,
-        job_id: int,
-        handler: _Handler,
-        args: Callable[[], Any],
-        outcome: AnswerOf,
-        ctx: Ctx,
-        what: str,
-    ) -> None:
+    async def _run_async(self, job_id: int, route: Route, raw: Any, ctx: Ctx) -> None:
         try:
             try:
-                result = handler.call(args(), ctx)
+                result = route.handler.call(route.convert(raw), ctx)
                 if inspect.isawaitable(result):
                     result = await result
-                answer = outcome(job_id, result)
+                answer = route.answer(job_id, result)
             except asyncio.CancelledError:
                 self.answers.fail(job_id, "cancelled")
                 return
             except Exception as e:
-                self._failed(job_id, what, e, ctx)
+                self._failed(job_id, route, e, ctx)
                 return
             except BaseException as e:
                 self.answers.fail(job_id, failure_message(e))
                 raise
-            self.answers.add(answer, what)
+            self.answers.add(answer, route.what)
         finally:
             self.tasks.pop(job_id, None)
             self.cancels.pop(job_id, None)
 
-    def _run_sync(
-        self,
-        job_id: int,
-        handler: _Handler,
-        args: Callable[[], Any],
-        outcome: AnswerOf,
-        ctx: Ctx,
-        what: str,
-    ) -> None:
+    def _run_sync(self, job_id: int, route: Route, raw: Any, ctx: Ctx) -> None:
         try:
             try:
-                result = handler.call(args(), ctx)
+                result = route.handler.call(route.convert(raw), ctx)
                 if inspect.isawaitable(result):
                     result = self.bridge.await_from_thread(result)
-                answer = outcome(job_id, result)
+                answer = route.answer(job_id, result)
             except Exception as e:
-                self._failed(job_id, what, e, ctx)
+                self._failed(job_id, route, e, ctx)
                 return
             except BaseException as e:
                 self.answers.fail(job_id, failure_message(e))
                 raise
-            self.answers.add(answer, what)
+            self.answers.add(answer, route.what)
         finally:
             # Straight from the worker: a dict pop is atomic under the GIL,
             # and scheduling it on the loop cost a loop wake-up per call.
             self.cancels.pop(job_id, None)
 
-    def _failed(self, job_id: int, what: str, e: Exception, ctx: Ctx) -> None:
+    def _failed(self, job_id: int, route: Route, e: Exception, ctx: Ctx) -> None:
         if not ctx.is_cancelled():
             self.ext._ensure_logging()
-            log_failure(self.ext.logger, f"{what} failed", e)
-        # An interceptor's failure becomes its verdict's reason (the engine
-        # adds the verdict and who failed): the exception's type says what.
-        interceptor = what.endswith(" interceptor")
-        self.answers.fail(job_id, typed_failure_message(e) if interceptor else failure_message(e))
+            log_failure(self.ext.logger, f"{route.what} failed", e)
+        self.answers.fail(job_id, route.failure(e))

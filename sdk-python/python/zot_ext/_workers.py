@@ -4,11 +4,14 @@ threads exit."""
 from __future__ import annotations
 
 import itertools
+import logging
 import os
+import queue
 import threading
 import time
+from collections import deque
 from contextlib import contextmanager
-from typing import Callable, Hashable, Iterator, Optional, OrderedDict, Set, Tuple
+from typing import Any, Callable, Deque, Dict, Hashable, Iterator, Optional, Set, Tuple
 
 __all__ = ["Workers", "default_max_threads", "DEFAULT_IDLE_TIMEOUT"]
 
@@ -16,9 +19,9 @@ __all__ = ["Workers", "default_max_threads", "DEFAULT_IDLE_TIMEOUT"]
 #: exits, in seconds.
 DEFAULT_IDLE_TIMEOUT = 10.0
 
-Task = Callable[[], None]
-#: A task and the name its thread carries while running it.
-Named = Tuple[str, Task]
+#: A task: the name its thread carries while running it, a function and its
+#: arguments (no closure per task: a call's objects stay few).
+Task = Tuple[str, Callable[..., Any], Tuple[Any, ...]]
 
 
 def default_max_threads() -> int:
@@ -51,22 +54,33 @@ class Workers:
     Not :class:`concurrent.futures.ThreadPoolExecutor`: its threads never
     exit while idle, and it can neither withdraw a queued call by key nor
     let a waiting worker give its place up.
+
+    The hand-off is a C lock around a few counters and a
+    :class:`queue.SimpleQueue` an idle worker blocks on: every submitted task
+    either wakes one idle worker (a token on that queue), starts a thread,
+    or waits in the backlog for a worker that finishes. A
+    :class:`threading.Condition` (Python code and a new lock per wait) cost
+    most of a small call.
     """
 
-    def __init__(self, max_threads: int, idle_timeout: float) -> None:
-        lock = threading.Lock()
-        # Two conditions on one lock: a finished handler must not wake every
-        # idle worker (with 64 calls in flight that was a herd of GIL
-        # hand-offs per call), only `wait_idle` once nothing runs.
-        self._cv = threading.Condition(lock)
-        self._idle_cv = threading.Condition(lock)
+    def __init__(self, max_threads: int, idle_timeout: float, logger: logging.Logger) -> None:
+        self._lock = threading.Lock()
+        # Only `wait_idle` waits on it.
+        self._idle_cv = threading.Condition(self._lock)
         self._max = max_threads
         self._idle_timeout = idle_timeout
-        self._urgent: OrderedDict[Hashable, Named] = OrderedDict()
-        self._queue: OrderedDict[Hashable, Named] = OrderedDict()
-        # Workers waiting for a task, and workers that count against the
-        # bound (all but those lent out).
-        self._idle = 0
+        self._logger = logger
+        # Tasks not started, by key; their keys in arrival order.
+        self._tasks: Dict[Hashable, Task] = {}
+        self._urgent: Deque[Hashable] = deque()
+        self._queued: Deque[Hashable] = deque()
+        # A token per task handed to a waiting worker.
+        self._wake: queue.SimpleQueue[None] = queue.SimpleQueue()
+        # Workers blocked for a token and not yet promised one; tasks no
+        # worker was woken or started for. Never both above zero.
+        self._waiting = 0
+        self._backlog = 0
+        # Workers that count against the bound (all but those lent out).
         self._counted = 0
         # Tasks submitted and not finished (queued or running).
         self._pending = 0
@@ -74,23 +88,38 @@ class Workers:
         self._threads: Set[threading.Thread] = set()
         self._names = itertools.count(1)
 
-    def submit(self, task: Task, name: str, key: Optional[Hashable] = None, urgent: bool = False) -> None:
-        """Runs ``task`` on a worker, now or once one is free; the thread is
-        called ``name`` meanwhile (for thread dumps). ``key`` names the task
-        for :meth:`withdraw`."""
-        with self._cv:
-            queue = self._urgent if urgent else self._queue
-            queue[object() if key is None else key] = (name, task)
+    def submit(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        args: Tuple[Any, ...] = (),
+        key: Optional[Hashable] = None,
+        urgent: bool = False,
+    ) -> None:
+        """Runs ``fn(*args)`` on a worker, now or once one is free; the
+        thread is called ``name`` meanwhile (for thread dumps). ``key``
+        names the task for :meth:`withdraw`."""
+        k: Hashable = object() if key is None else key
+        th = None
+        with self._lock:
+            self._tasks[k] = (name, fn, args)
+            (self._urgent if urgent else self._queued).append(k)
             self._pending += 1
-            th = self._wake_or_grow()
+            if self._waiting:
+                self._waiting -= 1
+                self._wake.put(None)
+            elif self._counted < self._max:
+                th = self._grow()
+            else:
+                self._backlog += 1  # until a worker is free
         if th is not None:
             th.start()
 
     def withdraw(self, key: Hashable) -> bool:
         """Takes a task that has not started out of the queue; ``False``
         when it already started (or finished, or never was)."""
-        with self._cv:
-            if self._queue.pop(key, None) is None and self._urgent.pop(key, None) is None:
+        with self._lock:
+            if self._tasks.pop(key, None) is None:
                 return False
             self._done()
             return True
@@ -100,12 +129,14 @@ class Workers:
         """Around a blocking wait in a worker: the worker does not count
         against the bound meanwhile (another may start for queued tasks).
         Outside a worker thread it does nothing."""
-        with self._cv:
-            lent = threading.current_thread() in self._threads
-            th = None
-            if lent:
+        lent = threading.current_thread() in self._threads
+        th = None
+        if lent:
+            with self._lock:
                 self._counted -= 1
-                th = self._wake_or_grow()
+                if self._backlog and self._counted < self._max:
+                    self._backlog -= 1
+                    th = self._grow()
         if th is not None:
             th.start()
         try:
@@ -113,7 +144,7 @@ class Workers:
         finally:
             if lent:
                 # Back over the bound perhaps: a worker exits after its task.
-                with self._cv:
+                with self._lock:
                     self._counted += 1
 
     def wait_idle(self, timeout: float) -> None:
@@ -126,9 +157,11 @@ class Workers:
         """Lets idle workers exit and, when no handler is still running,
         joins them within one shared ``timeout`` (a handler that ignores
         cancellation is left to its daemon thread)."""
-        with self._cv:
+        with self._lock:
             self._closed = True
-            self._cv.notify_all()
+            for _ in range(self._waiting):
+                self._wake.put(None)
+            self._waiting = 0
             threads = list(self._threads) if self._pending == 0 else []
         deadline = time.monotonic() + timeout
         for th in threads:
@@ -140,63 +173,86 @@ class Workers:
 
     # -- with the lock held -------------------------------------------------
 
-    def _wake_or_grow(self) -> Optional[threading.Thread]:
-        """Wakes an idle worker for a queued task, or returns a new worker
-        to start (outside the lock) while under the bound."""
-        waiting = len(self._queue) + len(self._urgent)
-        if waiting == 0:
-            return None
-        if self._idle >= waiting:
-            self._cv.notify()
-            return None
-        if self._counted >= self._max:
-            return None  # queued until a worker is free
+    def _grow(self) -> threading.Thread:
+        """A new worker (to start outside the lock): it takes a queued task
+        as it starts."""
         th = threading.Thread(target=self._work, name=f"zot-ext-worker-{next(self._names)}", daemon=True)
         self._threads.add(th)
         self._counted += 1
         return th
-
-    def _next(self) -> Optional[Named]:
-        """The next task, waiting at most the idle timeout for one; ``None``
-        when this worker is to exit."""
-        deadline: Optional[float] = None
-        while True:
-            if self._counted > self._max:
-                return None  # a lent worker came back: over the bound
-            if self._urgent:
-                return self._urgent.popitem(last=False)[1]
-            if self._queue:
-                return self._queue.popitem(last=False)[1]
-            if self._closed:
-                return None
-            now = time.monotonic()
-            if deadline is None:
-                deadline = now + self._idle_timeout
-            elif now >= deadline:
-                return None
-            self._idle += 1
-            try:
-                self._cv.wait(deadline - now)
-            finally:
-                self._idle -= 1
 
     def _done(self) -> None:
         self._pending -= 1
         if self._pending == 0:
             self._idle_cv.notify_all()
 
+    def _leave(self, me: threading.Thread) -> None:
+        self._counted -= 1
+        self._threads.discard(me)
+
+    # -- on a worker ----------------------------------------------------------
+
+    def _take(self) -> Optional[Task]:
+        """The next queued task, urgent ones first (the keys of withdrawn
+        tasks are skipped); ``None`` when none is left."""
+        while True:
+            try:
+                k = self._urgent.popleft()
+            except IndexError:
+                try:
+                    k = self._queued.popleft()
+                except IndexError:
+                    return None
+            task = self._tasks.pop(k, None)
+            if task is not None:
+                return task
+
+    def _run(self, me: threading.Thread, task: Task) -> None:
+        name, fn, args = task
+        me.name = name
+        try:
+            fn(*args)
+        except BaseException:  # pragma: no cover - handlers answer first
+            self._logger.exception("%s: handler thread failed", name)
+        finally:
+            with self._lock:
+                self._done()
+
+    def _wait(self, me: threading.Thread) -> bool:
+        """After a task: whether this worker goes on (a task is queued for
+        it, or it was woken for one) or exits (over the bound, closed, or
+        idle for the timeout)."""
+        with self._lock:
+            if self._counted > self._max:
+                self._leave(me)  # a lent worker came back: over the bound
+                return False
+            if self._backlog:
+                self._backlog -= 1
+                return True
+            if self._closed:
+                self._leave(me)
+                return False
+            self._waiting += 1
+        try:
+            self._wake.get(timeout=self._idle_timeout)
+            return True
+        except queue.Empty:
+            pass
+        with self._lock:
+            if self._waiting:
+                # No promise outstanding for a waiter: this one may go.
+                self._waiting -= 1
+                self._leave(me)
+                return False
+        # Promised a token as the wait timed out: it is on its way.
+        self._wake.get()
+        return True
+
     def _work(self) -> None:
         me = threading.current_thread()
         while True:
-            with self._cv:
-                named = self._next()
-                if named is None:
-                    self._threads.discard(me)
-                    self._counted -= 1
-                    return
-            me.name, task = named
-            try:
-                task()
-            finally:
-                with self._cv:
-                    self._done()
+            task = self._take()
+            if task is not None:
+                self._run(me, task)
+            if not self._wait(me):
+                return

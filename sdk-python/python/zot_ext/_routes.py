@@ -1,0 +1,123 @@
+"""How a command, tool or interceptor job reaches its handler and comes
+back as an answer: one :class:`Route` per registration, made once and kept
+while the registration stands, so that a call makes no closures of its
+own."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict
+
+from ._answers import command_answer, intercept_answer, text_answer, tool_answer
+from ._contract import Answer
+from ._errors import failure_message, typed_failure_message
+from ._results import Response, ToolOutput, verdict_outcome
+
+if TYPE_CHECKING:
+    from ._extension import Extension
+    from ._registry import _Command, _Handler, _Tool
+
+__all__ = ["Route", "Routes"]
+
+
+class Route:
+    """One registration's handler, how the job's input becomes the
+    handler's argument, how its result becomes the answer, and what logs
+    and thread dumps call it."""
+
+    __slots__ = ("handler", "source", "thread_name", "urgent", "what")
+
+    def __init__(self, source: object, handler: _Handler, what: str, urgent: bool = False) -> None:
+        # The registration this route was made from: a route is remade when
+        # the name is registered again.
+        self.source = source
+        self.handler = handler
+        self.what = what
+        self.thread_name = f"zot-ext {what}"
+        # Interceptors: the host allows the event once its verdict is late.
+        self.urgent = urgent
+
+    def convert(self, raw: Any) -> Any:
+        """The handler's argument from the job's input."""
+        return raw
+
+    def answer(self, job: int, value: Any) -> Answer:
+        """The handler's result as the engine's answer (raises when it
+        does not convert)."""
+        raise NotImplementedError
+
+    def failure(self, e: Exception) -> str:
+        """What the answer of a handler that raised ``e`` says."""
+        return failure_message(e)
+
+
+class _CommandRoute(Route):
+    __slots__ = ()
+
+    def answer(self, job: int, value: Any) -> Answer:
+        return command_answer(job, Response.of(value).outcome())
+
+
+class _ToolRoute(Route):
+    __slots__ = ("_tool",)
+
+    def __init__(self, tool: _Tool, name: str) -> None:
+        super().__init__(tool, tool.handler, f"tool {name}")
+        self._tool = tool
+
+    def convert(self, raw: Any) -> Any:
+        return self._tool.convert(raw)
+
+    def answer(self, job: int, value: Any) -> Answer:
+        out = ToolOutput.of(value)
+        text = out._only_text()
+        return text_answer(job, text) if text is not None else tool_answer(job, out.outcome())
+
+
+class _InterceptRoute(Route):
+    __slots__ = ("_event",)
+
+    def __init__(self, handler: _Handler, event: str) -> None:
+        super().__init__(handler, handler, f"{event} interceptor", urgent=True)
+        self._event = event
+
+    def answer(self, job: int, value: Any) -> Answer:
+        return intercept_answer(job, verdict_outcome(self._event, value))
+
+    def failure(self, e: Exception) -> str:
+        # The verdict's reason (the engine adds the verdict and who failed):
+        # the exception's type says what.
+        return typed_failure_message(e)
+
+
+class Routes:
+    """The routes of one extension's registrations, made on first use.
+
+    The engine hands out only jobs for names registered from this
+    extension, and answers the others itself."""
+
+    def __init__(self, ext: Extension) -> None:
+        self._ext = ext
+        self._commands: Dict[str, Route] = {}
+        self._tools: Dict[str, Route] = {}
+        self._interceptors: Dict[str, Route] = {}
+
+    def command(self, name: str) -> Route:
+        cmd: _Command = self._ext._commands[name.lower()]
+        route = self._commands.get(name)
+        if route is None or route.source is not cmd:
+            route = self._commands[name] = _CommandRoute(cmd, cmd.handler, f"command /{name}")
+        return route
+
+    def tool(self, name: str) -> Route:
+        tool: _Tool = self._ext._tools[name]
+        route = self._tools.get(name)
+        if route is None or route.source is not tool:
+            route = self._tools[name] = _ToolRoute(tool, name)
+        return route
+
+    def interceptor(self, event: str) -> Route:
+        handler = self._ext._intercepts[event]
+        route = self._interceptors.get(event)
+        if route is None or route.source is not handler:
+            route = self._interceptors[event] = _InterceptRoute(handler, event)
+        return route
