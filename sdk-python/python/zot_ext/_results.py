@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import inspect
 import json
+from types import CoroutineType
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
 
 from ._contract import CommandOutcome, InterceptOutcome, ToolOutcome
@@ -30,6 +32,7 @@ __all__ = [
     "image_block",
     "to_json",
     "jsonable",
+    "is_awaitable",
 ]
 
 
@@ -417,3 +420,34 @@ def verdict_outcome(event: str, value: Any) -> InterceptOutcome:
         return value.outcome()
     want = expected.__name__ if expected else "a verdict"
     raise TypeError(f"a {event} interceptor returned {type(value).__name__}; return {want} or None")
+
+
+# What handlers return: answered without asking the `Awaitable` ABC (an
+# `isinstance` through its `__instancecheck__`) for the common results.
+_PLAIN_RESULTS = frozenset(
+    {
+        str,
+        dict,
+        list,
+        tuple,
+        type(None),
+        bool,
+        int,
+        float,
+        ToolOutput,
+        Response,
+        ToolCallVerdict,
+        TurnVerdict,
+        MessageVerdict,
+        PromptVerdict,
+    }
+)
+
+
+def is_awaitable(value: Any) -> bool:
+    """Whether a handler returned something to await
+    (:func:`inspect.isawaitable`)."""
+    tp = type(value)
+    if tp in _PLAIN_RESULTS:
+        return False
+    return tp is CoroutineType or inspect.isawaitable(value)

@@ -68,6 +68,8 @@ class _ToolRoute(Route):
         return self._tool.convert(raw)
 
     def answer(self, job: int, value: Any) -> Answer:
+        if type(value) is str:
+            return text_answer(job, value)
         out = ToolOutput.of(value)
         text = out._only_text()
         return text_answer(job, text) if text is not None else tool_answer(job, out.outcome())

@@ -7,7 +7,6 @@ would cost a native call per event)."""
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections import deque
 from typing import TYPE_CHECKING, Any, Awaitable, Deque, List, Optional, Tuple, Union, cast
 
@@ -15,6 +14,7 @@ from ._context import Ctx
 from ._contract import EventJob, PanelCloseJob, PanelKeyJob, PanelResizeJob
 from ._errors import failure_message, log_failure
 from ._registry import _Handler, _Panel
+from ._results import is_awaitable
 
 if TYPE_CHECKING:
     from ._protocol import PanelKey, PanelResize
@@ -121,7 +121,7 @@ class SerialJobs:
                 except Exception as e:
                     ran.append((job, e))
                     continue
-                if inspect.isawaitable(result):
+                if is_awaitable(result):
                     return ran, result
                 ran.append((job, None))
             return ran, None
@@ -235,9 +235,9 @@ class SerialJobs:
             await handler.call(*args)
         elif handler.thread:
             result = await self.session.bridge.in_thread(lambda: handler.call(*args), what)
-            if inspect.isawaitable(result):
+            if is_awaitable(result):
                 await result
         else:
             result = handler.call(*args)
-            if inspect.isawaitable(result):
+            if is_awaitable(result):
                 await result

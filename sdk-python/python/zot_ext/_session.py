@@ -23,7 +23,6 @@ Concurrency, as the engine's job contract asks:
 from __future__ import annotations
 
 import asyncio
-import inspect
 import threading
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union, cast
 
@@ -41,6 +40,7 @@ from ._contract import (
 from ._errors import failure_message, log_failure
 from ._feed import JobFeed
 from ._handshake import accept_hello, call_hook
+from ._results import is_awaitable
 from ._routes import Route, Routes
 from ._serial import SerialJob, SerialJobs
 from ._workers import Workers
@@ -245,7 +245,7 @@ class _Session:
         try:
             try:
                 result = route.handler.call(route.convert(raw), ctx)
-                if inspect.isawaitable(result):
+                if is_awaitable(result):
                     result = await result
                 answer = route.answer(job_id, result)
             except asyncio.CancelledError:
@@ -266,7 +266,7 @@ class _Session:
         try:
             try:
                 result = route.handler.call(route.convert(raw), ctx)
-                if inspect.isawaitable(result):
+                if is_awaitable(result):
                     result = self.bridge.await_from_thread(result)
                 answer = route.answer(job_id, result)
             except Exception as e:
