@@ -38,6 +38,20 @@ fn child() -> ExitCode {
             let sum = args["a"].as_i64().unwrap_or(0) + args["b"].as_i64().unwrap_or(0);
             ToolOutput::text(sum.to_string())
         })
+        .tool(
+            "fail",
+            "Fail",
+            |_args: serde_json::Value, _ctx| async move { Err::<ToolOutput, _>("on purpose") },
+        )
+        .tool(
+            "fail_when_cancelled",
+            "Fail once cancelled",
+            |_args: serde_json::Value, ctx| async move {
+                ctx.cancelled().await;
+                let _ = ctx.notify("giving up", NotifyLevel::Info);
+                Err::<ToolOutput, _>("gave up")
+            },
+        )
         .on("turn_start", |_ev, ctx| async move {
             let _ = ctx.notify("turn started", NotifyLevel::Info);
         });
@@ -61,6 +75,7 @@ async fn drives_a_process_like_an_in_process_extension() {
     assert_eq!(host.registration().hello.name, "spawned");
     assert_eq!(host.registration().commands.len(), 3);
     assert_eq!(host.registration().tools[0].name, "add");
+    assert_eq!(host.registration().tools.len(), 3);
     assert_eq!(
         host.command("echo", "hi there").await.unwrap().display,
         "hi there"
@@ -86,6 +101,33 @@ async fn drives_a_process_like_an_in_process_extension() {
     assert!(host.wait().await.unwrap().success());
     assert!(host.stderr().unwrap().contains("child started"));
     assert!(host.transcript()[0].starts_with(r#"{"type":"hello","name":"spawned""#));
+}
+
+async fn a_cancelled_handler_that_fails_is_not_logged() {
+    let mut host = TestHost::spawn(me("ext")).await.unwrap();
+    let id = host
+        .start_tool("fail_when_cancelled", json!({}))
+        .await
+        .unwrap();
+    host.cancel_tool(&id).await.unwrap();
+    let note = host
+        .wait_for(|f| match f {
+            ExtFrame::Notify(n) => Some(n.message.clone()),
+            _ => None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(note, "giving up");
+    // A failure that was not cancelled is logged (the control).
+    let r = host.tool("fail", json!({})).await.unwrap();
+    assert!(r.is_error);
+    host.shutdown().await.unwrap();
+    assert!(host.wait().await.unwrap().success());
+    // The whole stderr, every handler done: the cancelled one's failure is
+    // the host's business only (no tool_result goes out for it).
+    let stderr = host.stderr().unwrap();
+    assert!(stderr.contains("tool fail failed: on purpose"), "{stderr}");
+    assert!(!stderr.contains("gave up"), "{stderr}");
 }
 
 async fn a_crash_mid_session_names_the_command_status_and_stderr() {
@@ -165,6 +207,10 @@ fn main() -> ExitCode {
         (
             "drives_a_process_like_an_in_process_extension",
             Box::pin(drives_a_process_like_an_in_process_extension()),
+        ),
+        (
+            "a_cancelled_handler_that_fails_is_not_logged",
+            Box::pin(a_cancelled_handler_that_fails_is_not_logged()),
         ),
         (
             "a_crash_mid_session_names_the_command_status_and_stderr",
