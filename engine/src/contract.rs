@@ -370,15 +370,9 @@ impl Job {
                 args: &c.args,
                 cancelled: c.cancelled,
             },
-            Job::Tool(t) => JobMessage::Tool {
-                id: t.id.0,
-                lane,
-                invocation: &t.invocation,
-                name: &t.name,
-                args: &t.args,
-                interactive: t.interactive,
-                cancelled: t.cancelled,
-            },
+            // Written by hand too: one per call (a test keeps it equal to
+            // `JobMessage::Tool`).
+            Job::Tool(t) => return write_tool_json(t, out),
             // Written by hand: bindings take events by the hundred thousand
             // (a test keeps it equal to `JobMessage::Event`).
             Job::Event { id, event, frame } => {
@@ -447,6 +441,29 @@ impl Job {
         };
         serde_json::to_writer(out, &j).expect("jobs always serialize");
     }
+}
+
+/// `{"kind":"tool","id":…,"lane":"concurrent","invocation":…,"name":…,"args":…,"interactive":…}`
+/// (and `"cancelled":true` when it is): the keys as literals, the two
+/// strings escaped, the arguments as the host wrote them.
+fn write_tool_json(t: &crate::ToolJob, out: &mut Vec<u8>) {
+    out.extend_from_slice(br#"{"kind":"tool","id":"#);
+    serde_json::to_writer(&mut *out, &t.id.0).expect("numbers serialize");
+    out.extend_from_slice(br#","lane":"concurrent","invocation":"#);
+    serde_json::to_writer(&mut *out, &t.invocation).expect("strings serialize");
+    out.extend_from_slice(br#","name":"#);
+    serde_json::to_writer(&mut *out, &t.name).expect("strings serialize");
+    out.extend_from_slice(br#","args":"#);
+    out.extend_from_slice(t.args.get().as_bytes());
+    out.extend_from_slice(if t.interactive {
+        br#","interactive":true"#
+    } else {
+        br#","interactive":false"#
+    });
+    if t.cancelled {
+        out.extend_from_slice(br#","cancelled":true"#);
+    }
+    out.push(b'}');
 }
 
 /// `{"kind":"event","id":…,"lane":"serial","name":…,"event":{"type":"event",…}}`: the event
@@ -746,34 +763,92 @@ pub struct Answered {
 /// reply) and is reported; a batch that is not a JSON array is an `Err`.
 /// The one implementation behind both bindings' `complete`.
 pub fn complete_json(engine: &Engine, batch: &str) -> Result<String, String> {
+    // A batch whose every answer decodes (all but a binding's bug) is
+    // parsed once; only a batch with a bad answer is taken apart answer
+    // by answer to find and report it.
+    let mut answers = Vec::new();
+    let items: Vec<Item> = match serde_json::from_str::<Vec<Answer>>(batch) {
+        Ok(decoded) => {
+            answers.reserve(decoded.len());
+            decoded
+                .into_iter()
+                .map(|a| checked(a, &mut answers))
+                .collect()
+        }
+        Err(_) => each_answer(batch, &mut answers)?,
+    };
+    let mut results = engine.complete_all(answers).into_iter();
+    let mut out = String::with_capacity(items.len() * 20 + 2);
+    out.push('[');
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let refusal = match item {
+            Item::Completed(None) => match results.next() {
+                Some(Ok(status)) => {
+                    // The common answer, written without the serializer.
+                    out.push_str(r#"{"status":""#);
+                    out.push_str(CompletionStatus::from(status).as_str());
+                    out.push_str(r#""}"#);
+                    continue;
+                }
+                Some(Err(e)) => e.to_string(),
+                None => "not completed".to_owned(),
+            },
+            Item::Completed(Some(message)) => {
+                results.next();
+                message
+            }
+            Item::Unnamed(message) => message,
+        };
+        let answered = Answered {
+            status: None,
+            error: Some(refusal),
+        };
+        out.push_str(&serde_json::to_string(&answered).expect("answers serialize"));
+    }
+    out.push(']');
+    Ok(out)
+}
+
+/// One answer of a batch: completed (with why it was refused already, if
+/// it was), or not completed (it named no job).
+enum Item {
+    Completed(Option<String>),
+    Unnamed(String),
+}
+
+/// An answer that decoded, checked for its number of outcomes and added to
+/// `answers`.
+fn checked(answer: Answer, answers: &mut Vec<(JobId, Outcome)>) -> Item {
+    match answer.into_outcome() {
+        (job, Ok(outcome)) => {
+            answers.push((job, outcome));
+            Item::Completed(None)
+        }
+        (job, Err(message)) => {
+            answers.push((job, Outcome::Failed(message.clone())));
+            Item::Completed(Some(message))
+        }
+    }
+}
+
+/// A batch with an answer that does not decode, answer by answer: one
+/// that still names its job fails it (the host is owed a reply).
+fn each_answer(batch: &str, answers: &mut Vec<(JobId, Outcome)>) -> Result<Vec<Item>, String> {
     #[derive(Deserialize)]
     struct JobOnly {
         job: u64,
     }
-    /// One item of the batch: completed (with the refusal found before,
-    /// if any), or not completed (it named no job).
-    enum Item {
-        Completed(Option<String>),
-        Unnamed(String),
-    }
     let raw: Vec<&serde_json::value::RawValue> =
         serde_json::from_str(batch).map_err(|e| format!("invalid batch of answers: {e}"))?;
-    let mut answers = Vec::with_capacity(raw.len());
-    let mut items = Vec::with_capacity(raw.len());
-    for r in raw {
-        let item = match serde_json::from_str::<Answer>(r.get()).map(Answer::into_outcome) {
-            Ok((job, Ok(outcome))) => {
-                answers.push((job, outcome));
-                Item::Completed(None)
-            }
-            Ok((job, Err(message))) => {
-                answers.push((job, Outcome::Failed(message.clone())));
-                Item::Completed(Some(message))
-            }
+    Ok(raw
+        .into_iter()
+        .map(|r| match serde_json::from_str::<Answer>(r.get()) {
+            Ok(answer) => checked(answer, answers),
             Err(e) => {
                 let message = format!("invalid answer: {e}");
-                // The job is failed when it can be named: the host is owed
-                // a reply.
                 match serde_json::from_str::<JobOnly>(r.get()) {
                     Ok(j) => {
                         answers.push((JobId(j.job), Outcome::Failed(message.clone())));
@@ -782,38 +857,8 @@ pub fn complete_json(engine: &Engine, batch: &str) -> Result<String, String> {
                     Err(_) => Item::Unnamed(message),
                 }
             }
-        };
-        items.push(item);
-    }
-    let mut results = engine.complete_all(answers).into_iter();
-    let out: Vec<Answered> = items
-        .into_iter()
-        .map(|item| {
-            let (refusal, result) = match item {
-                Item::Completed(refusal) => (refusal, results.next()),
-                Item::Unnamed(message) => (Some(message), None),
-            };
-            match (refusal, result) {
-                (None, Some(Ok(c))) => Answered {
-                    status: Some(c.into()),
-                    error: None,
-                },
-                (None, Some(Err(e))) => Answered {
-                    status: None,
-                    error: Some(e.to_string()),
-                },
-                (Some(message), _) => Answered {
-                    status: None,
-                    error: Some(message),
-                },
-                (None, None) => Answered {
-                    status: None,
-                    error: Some("not completed".to_owned()),
-                },
-            }
         })
-        .collect();
-    Ok(serde_json::to_string(&out).expect("answers serialize"))
+        .collect())
 }
 
 /// A closed set of strings, as the generators read it (one `enum`; the
@@ -981,6 +1026,33 @@ mod tests {
         };
         let (fast, message) = event_job(EventData::Unknown(unknown));
         assert_eq!(fast, message);
+    }
+
+    #[test]
+    fn the_tool_fast_path_writes_the_contract_message() {
+        for (interactive, cancelled) in [(false, false), (true, true)] {
+            let job = crate::ToolJob {
+                id: JobId(9),
+                invocation: "c\"1\u{e9}".into(),
+                name: "ns.echo".into(),
+                args: RawJson::from_string(r#"{"text":"h\u00e9"}"#.into()).unwrap(),
+                interactive,
+                cancelled,
+            };
+            let message = JobMessage::Tool {
+                id: 9,
+                lane: Lane::Concurrent,
+                invocation: &job.invocation,
+                name: &job.name,
+                args: &job.args,
+                interactive,
+                cancelled,
+            };
+            assert_eq!(
+                Job::Tool(job.clone()).to_json(),
+                serde_json::to_string(&message).unwrap()
+            );
+        }
     }
 
     #[test]

@@ -128,9 +128,16 @@ class Answers:
 
     def done(self, jobs: List[int], label: str) -> None:
         """Event and panel jobs whose handlers returned, handed over now
-        (the engine's read-ahead waits for them)."""
-        self._pending.extend((done_answer(job), label) for job in jobs)
+        (the engine's read-ahead waits for them), after the answers
+        collected before them. Written directly: no answer dict per job."""
         self.flush()
+        batch = "[" + ",".join([f'{{"job":{job}}}' for job in jobs]) + "]"
+        try:
+            result = self._native.complete(batch)
+        except RuntimeError:  # the runtime is gone (interpreter exiting)
+            return
+        if '"error"' in result:
+            self._refused([(done_answer(job), label) for job in jobs], result)
 
     def flush(self) -> None:
         """Hands over what the loop's thread collected (loop thread only)."""
@@ -159,11 +166,16 @@ class Answers:
             return
         # Refusals are rare: decoded only when there is one.
         if '"error"' in result:
-            answered: List[Answered] = json.loads(result)
-            for (_, label), outcome in zip(answers, answered):
-                error = outcome.get("error")
-                if error is not None and label is not None:
-                    self._log(f"{label}: {error}", logging.WARNING)
+            self._refused(answers, result)
+
+    def _refused(self, answers: List[_Pending], result: str) -> None:
+        """Logs the answers the engine refused (``result``: what became of
+        each, in order)."""
+        answered: List[Answered] = json.loads(result)
+        for (_, label), outcome in zip(answers, answered):
+            error = outcome.get("error")
+            if error is not None and label is not None:
+                self._log(f"{label}: {error}", logging.WARNING)
 
     def _batch(self, answers: List[_Pending]) -> str:
         """The batch as JSON. An outcome that does not

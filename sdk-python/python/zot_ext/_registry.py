@@ -76,6 +76,16 @@ class _Handler:
     def call(self, *args: Any) -> Any:
         return self.fn(*args[: self.arity])
 
+    def call_with(self, value: Any, ctx: Any) -> Any:
+        """``call(value, ctx)`` without packing and slicing the arguments
+        (once per call or event)."""
+        n = self.arity
+        if n >= 2:
+            return self.fn(value, ctx)
+        if n == 1:
+            return self.fn(value)
+        return self.fn()
+
 
 @dataclass
 class _Command:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union, cast
 
 from . import _native
 from ._answers import Answers
@@ -42,7 +42,7 @@ from ._feed import JobFeed
 from ._handshake import accept_hello, call_hook
 from ._results import is_awaitable
 from ._routes import Route, Routes
-from ._serial import SerialJob, SerialJobs
+from ._serial import SerialJobs
 from ._workers import Workers
 
 if TYPE_CHECKING:
@@ -99,17 +99,25 @@ class _Session:
         self.answers.flush()
 
     def _handle(self, batch: List[Job]) -> None:
+        # Events and panel input (panel input bound by the engine, on
+        # arrival, to the registration it is for) join the serial lane's
+        # queue. Its task is woken once per batch, at the first: before a
+        # handler task started by a later job of the batch, which then sees
+        # the events that came before it handled.
+        to_serial = cast("Callable[[Job], None]", self.serial.jobs.append)
+        woken = False
         for job in batch:
             if self._over.done():
                 return
-            if job["kind"] == "finished":
+            if job.get("lane") == "serial":
+                to_serial(job)
+                if not woken:
+                    self.serial.wake()
+                    woken = True
+            elif job["kind"] == "finished":
                 self._over.set_result(job.get("error") or None)
             elif job["kind"] == "hello":
                 self.loop.create_task(self._hello(job)).add_done_callback(self._hello_done)
-            elif job.get("lane") == "serial":
-                # Events and panel input (panel input bound by the engine,
-                # on arrival, to the registration it is for).
-                self.serial.queue(cast(SerialJob, job))
             else:
                 self._dispatch(job)
 
@@ -244,7 +252,7 @@ class _Session:
     async def _run_async(self, job_id: int, route: Route, raw: Any, ctx: Ctx) -> None:
         try:
             try:
-                result = route.handler.call(route.convert(raw), ctx)
+                result = route.handler.call_with(route.convert(raw), ctx)
                 if is_awaitable(result):
                     result = await result
                 answer = route.answer(job_id, result)
@@ -265,7 +273,7 @@ class _Session:
     def _run_sync(self, job_id: int, route: Route, raw: Any, ctx: Ctx) -> None:
         try:
             try:
-                result = route.handler.call(route.convert(raw), ctx)
+                result = route.handler.call_with(route.convert(raw), ctx)
                 if is_awaitable(result):
                     result = self.bridge.await_from_thread(result)
                 answer = route.answer(job_id, result)
