@@ -7,7 +7,9 @@ whose replies it writes in one ``write(2)``. Answers produced on the event
 loop's thread are collected and handed over together once per turn of the
 loop (and before any spontaneous frame, so that frames leave in the order
 they were produced); a worker thread hands its answer over at once, with
-the GIL released while the engine writes.
+the GIL released while the engine writes, together with the answers other
+worker threads finished meanwhile (they leave theirs to it instead of each
+making a native call).
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections import deque
 from json.encoder import encode_basestring
-from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Deque, List, Optional, Tuple
 
 from . import _native
 from ._contract import Answer, Answered, CommandOutcome, InterceptOutcome, ToolOutcome
@@ -108,12 +111,39 @@ class Answers:
         self._log = log
         self._pending: List[_Pending] = []
         self._scheduled = False
+        # Answers of worker threads, and the lock of the thread handing them
+        # over: a thread that finds it taken leaves its answer to the holder.
+        self._from_threads: Deque[_Pending] = deque()
+        self._handing_over = threading.Lock()
+
+    def _combine(self) -> None:
+        """Hands over the answers worker threads queued: the one thread that
+        takes the lock hands over every answer queued meanwhile (while it
+        waits in the engine with the GIL released), one native call for all.
+        It looks again after releasing the lock, so no answer is left
+        behind."""
+        queued = self._from_threads
+        while queued:
+            if not self._handing_over.acquire(blocking=False):
+                return  # the holder looks again after releasing it
+            try:
+                batch: List[_Pending] = []
+                try:
+                    while True:
+                        batch.append(queued.popleft())
+                except IndexError:
+                    pass
+                if batch:
+                    self._complete(batch)
+            finally:
+                self._handing_over.release()
 
     def add(self, answer: Answer, label: Optional[str]) -> None:
         """Hands one answer over: with this turn's (loop thread) or at once
         (any other thread)."""
         if threading.get_ident() != self._loop_thread:
-            self._complete([(answer, label)])
+            self._from_threads.append((answer, label))
+            self._combine()
             return
         self._pending.append((answer, label))
         if not self._scheduled:
