@@ -633,9 +633,9 @@ def test_the_engine_threads_leave_signals_to_the_main_thread() -> None:
 
 
 def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
-    # `ready` must not wait for asyncio to load (most of the SDK's start-up):
-    # with plain `def` hooks the handshake happens before the loop, and the
-    # hooks still see the host, send frames and register.
+    # `ready` must not wait for asyncio (nor logging) to load (most of the
+    # SDK's start-up): with plain `def` hooks the handshake happens before
+    # the loop, and the hooks still see the host, send frames and register.
     path = script(
         tmp_path,
         """
@@ -647,13 +647,13 @@ def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
 
         @ext.on_hello
         def hello(host: HostInfo) -> None:
-            seen["asyncio"] = "asyncio" in sys.modules
+            seen["loaded"] = "asyncio" in sys.modules or "logging" in sys.modules
             seen["cwd"] = ext.host.cwd if ext.host else None
             ext.notify("hello from the hook")
 
             @ext.command("late")
             def late(args: str, ctx: Ctx) -> str:
-                return f"asyncio at hello: {seen['asyncio']}, cwd {seen['cwd']}, now {'asyncio' in sys.modules}"
+                return f"asyncio or logging at hello: {seen['loaded']}, cwd {seen['cwd']}, now {'asyncio' in sys.modules}"
 
         ext.run()
         """,
@@ -665,7 +665,7 @@ def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
         c.send('{"type":"command_invoked","id":"1","name":"late","args":""}')
         lines = c.read_until(lambda f: f["type"] == "command_response")
         assert lines[0] == '{"type":"notify","level":"info","message":"hello from the hook"}', lines
-        assert json.loads(lines[-1])["display"] == "asyncio at hello: False, cwd /proj, now True"
+        assert json.loads(lines[-1])["display"] == "asyncio or logging at hello: False, cwd /proj, now True"
         c.close_stdin()
         assert c.wait(10) == 0, c.stderr
     finally:

@@ -15,7 +15,6 @@ making a native call).
 from __future__ import annotations
 
 import json
-import logging
 import threading
 from collections import deque
 from json.encoder import encode_basestring
@@ -68,6 +67,10 @@ def done_answer(job: int) -> Answer:
     """An event or panel job whose handler returned."""
     return {"job": job}
 
+
+# `logging.WARNING` and `logging.ERROR` (logging loads on first use).
+_WARNING = 30
+_ERROR = 40
 
 # Compact, non-ASCII kept: the bytes serde_json writes for the same value.
 # One encoder for every batch (`json.dumps` with options builds a new one
@@ -190,7 +193,7 @@ class Answers:
                 return
             answer, label = answers[0]
             message = f"the answer could not be handed to the engine: {e}"
-            self._log(f"{label or 'answer'}: {message}", logging.WARNING)
+            self._log(f"{label or 'answer'}: {message}", _WARNING)
             job = answer["job"]
             self._complete([(failure_answer(job, message.encode("utf-8", "replace").decode()), None)])
             return
@@ -205,7 +208,7 @@ class Answers:
         for (_, label), outcome in zip(answers, answered):
             error = outcome.get("error")
             if error is not None and label is not None:
-                self._log(f"{label}: {error}", logging.WARNING)
+                self._log(f"{label}: {error}", _WARNING)
 
     def _batch(self, answers: List[_Pending]) -> str:
         """The batch as JSON. An outcome that does not
@@ -220,7 +223,7 @@ class Answers:
             try:
                 _json(answer)
             except (TypeError, ValueError) as e:
-                self._log(f"{label or 'answer'} failed: {e}", logging.ERROR)
+                self._log(f"{label or 'answer'} failed: {e}", _ERROR)
                 answer = failure_answer(answer["job"], failure_message(e))
             encodable.append(answer)
         return _json(encodable)

@@ -7,10 +7,11 @@ engine's refusal, the OS error) is kept as ``__cause__``."""
 from __future__ import annotations
 
 import json
-import logging
 import os
-import traceback
-from typing import ClassVar, Dict, Type
+from typing import TYPE_CHECKING, ClassVar, Dict, Type
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = [
     "ZotError",
@@ -162,6 +163,8 @@ def log_failure(logger: logging.Logger, what: str, e: BaseException) -> None:
     message, and where a handler's own exception was raised; the traceback
     at DEBUG level (``ext.logger.setLevel(logging.DEBUG)``). Bad arguments
     are the caller's mistake: no location."""
+    import traceback  # only when a handler failed: not at start-up
+
     where = ""
     if not isinstance(e, ArgumentError) and e.__traceback__ is not None:
         last = traceback.extract_tb(e.__traceback__)[-1]

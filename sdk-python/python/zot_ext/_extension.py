@@ -4,7 +4,6 @@ Running it is the session's (``_session``)."""
 
 from __future__ import annotations
 
-import logging
 import sys
 import threading
 from typing import (
@@ -51,6 +50,8 @@ from ._stdout import protect_stdout, stdout_follows_descriptor_1
 from ._workers import DEFAULT_IDLE_TIMEOUT, default_max_threads
 
 if TYPE_CHECKING:
+    import logging
+
     from ._contract import Job
     from ._protocol import (
         AssistantMessageIntercept,
@@ -63,6 +64,10 @@ if TYPE_CHECKING:
     from ._session import _Session
 
 __all__ = ["Extension", "protect_stdout"]
+
+# `logging.INFO` and `logging.ERROR`: the module loads on first use.
+_INFO = 20
+_ERROR = 40
 
 CommandResult = Union[Response, str, None]
 ToolHandler = Callable[..., Any]
@@ -116,7 +121,7 @@ class Extension(EventRegistration, PanelRegistration):
         self.version = version
         self.max_threads = default_max_threads() if max_threads is None else max_threads
         self.thread_idle_timeout = thread_idle_timeout
-        self.logger = logging.getLogger(f"zot_ext.{name}")
+        self._logger: Optional[logging.Logger] = None
         self._commands: Dict[str, _Command] = {}
         self._tools: Dict[str, _Tool] = {}
         self._events: Dict[str, _Handler] = {}
@@ -520,9 +525,26 @@ class Extension(EventRegistration, PanelRegistration):
         self.forget_panel(panel_id)
         self._send({"type": "panel_close", "panel_id": panel_id})
 
+    @property
+    def logger(self) -> logging.Logger:
+        """The extension's logger, ``zot_ext.<name>`` (made on first use:
+        the :mod:`logging` module is not loaded before ``ready``)."""
+        logger = self._logger
+        if logger is None:
+            import logging
+
+            logger = self._logger = logging.getLogger(f"zot_ext.{self.name}")
+        return logger
+
+    @logger.setter
+    def logger(self, logger: logging.Logger) -> None:
+        self._logger = logger
+
     def _ensure_logging(self) -> None:
         """Sends the extension's log lines to stderr as ``[<name>] message``
         unless the application configured logging itself."""
+        import logging
+
         if self.logger.handlers or logging.getLogger().handlers:
             return
         handler = logging.StreamHandler(sys.stderr)
@@ -531,7 +553,7 @@ class Extension(EventRegistration, PanelRegistration):
         self.logger.setLevel(logging.INFO)
         self.logger.propagate = False
 
-    def log(self, message: str, level: int = logging.INFO) -> None:
+    def log(self, message: str, level: int = _INFO) -> None:
         """Logs ``message`` to stderr through :attr:`logger` (stdout is the
         wire)."""
         self._ensure_logging()
@@ -544,21 +566,22 @@ class Extension(EventRegistration, PanelRegistration):
         The handshake comes first, then the session runs on
         ``asyncio.run``. Ctrl-C ends it cleanly; a failed session (e.g. no
         ``hello_ack``) exits with status 1."""
-        self._ensure_logging()
         try:
             native = self._start_stdio()
             self._claim(native)
-            # Before asyncio loads (most of the SDK's start-up): with plain
-            # `def` hooks, the host sees `ready` as soon as it would from a
-            # script without the SDK.
+            # Before asyncio and logging load (most of the SDK's start-up):
+            # with plain `def` hooks, the host sees `ready` as soon as it
+            # would from a script without the SDK (what logs before it sets
+            # up logging itself).
             early = hello_before_loop(self, native)
+            self._ensure_logging()
             import asyncio
 
             asyncio.run(self._serve_claimed(native, early))
         except KeyboardInterrupt:
-            self.logger.info("interrupted")
+            self.log("interrupted")
         except ZotError as e:
-            self.logger.error("%s", e)
+            self.log(str(e), _ERROR)
             raise SystemExit(1) from None
 
     async def serve(self) -> None:
@@ -639,5 +662,5 @@ class Extension(EventRegistration, PanelRegistration):
         try:
             native.hello_done()
         except _native.EngineError as e:
-            self.log(f"handshake not completed: {e}", logging.ERROR)
+            self.log(f"handshake not completed: {e}", _ERROR)
         self._announced = True

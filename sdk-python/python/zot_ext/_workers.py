@@ -4,14 +4,16 @@ threads exit."""
 from __future__ import annotations
 
 import itertools
-import logging
 import os
 import queue
 import threading
 import time
 from collections import deque
 from contextlib import contextmanager
-from typing import Any, Callable, Deque, Dict, Hashable, Iterator, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Hashable, Iterator, Optional, Set, Tuple
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = ["Workers", "default_max_threads", "DEFAULT_IDLE_TIMEOUT"]
 
