@@ -64,6 +64,16 @@ fn child() -> ExitCode {
     }
 }
 
+/// The message of the next `notify` the extension writes.
+async fn next_note(host: &mut TestHost) -> String {
+    host.wait_for(|f| match f {
+        ExtFrame::Notify(n) => Some(n.message.clone()),
+        _ => None,
+    })
+    .await
+    .unwrap()
+}
+
 fn me(mode: &str) -> Command {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.env(CHILD, mode);
@@ -85,14 +95,7 @@ async fn drives_a_process_like_an_in_process_extension() {
     host.send_json(r#"{"type":"event","event":"turn_start","step":1,"sequence":1}"#)
         .await
         .unwrap();
-    let note = host
-        .wait_for(|f| match f {
-            ExtFrame::Notify(n) => Some(n.message.clone()),
-            _ => None,
-        })
-        .await
-        .unwrap();
-    assert_eq!(note, "turn started");
+    assert_eq!(next_note(&mut host).await, "turn started");
     let frames = host.shutdown().await.unwrap();
     assert!(
         matches!(frames.last(), Some(ExtFrame::ShutdownAck)),
@@ -110,14 +113,7 @@ async fn a_cancelled_handler_that_fails_is_not_logged() {
         .await
         .unwrap();
     host.cancel_tool(&id).await.unwrap();
-    let note = host
-        .wait_for(|f| match f {
-            ExtFrame::Notify(n) => Some(n.message.clone()),
-            _ => None,
-        })
-        .await
-        .unwrap();
-    assert_eq!(note, "giving up");
+    assert_eq!(next_note(&mut host).await, "giving up");
     // A failure that was not cancelled is logged (the control).
     let r = host.tool("fail", json!({})).await.unwrap();
     assert!(r.is_error);
