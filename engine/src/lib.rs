@@ -503,6 +503,9 @@ impl Inner {
         if st.jobs.is_empty() {
             self.idle.notify_waiters();
         }
+        // Before the reply is written: a deferred writer writes the reply to
+        // the last open job at once.
+        self.writer.set_busy(!st.jobs.is_empty());
         Some(job)
     }
 

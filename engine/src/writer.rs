@@ -135,6 +135,11 @@ pub(crate) struct Writer {
     /// long-lived task instead of a spawn (an allocation) per flush.
     flusher: Arc<tokio::sync::Notify>,
     flusher_started: AtomicBool,
+    /// With deferred flushing: whether the engine still has open jobs
+    /// (set as each job is answered). A reply to the last one is written at
+    /// once: no other reply will join it in the pass, and a flush task would
+    /// only add a wake-up to a lone round trip.
+    busy: AtomicBool,
     on_broken: OnceLock<OnBroken>,
     on_panic: OnceLock<OnPanic>,
     /// A write is waiting for the host to read (see the module comment).
@@ -184,11 +189,17 @@ impl Writer {
             defer,
             flusher: Arc::new(tokio::sync::Notify::new()),
             flusher_started: AtomicBool::new(false),
+            busy: AtomicBool::new(true),
             on_broken: OnceLock::new(),
             on_panic: OnceLock::new(),
             stalled: AtomicBool::new(false),
             unstalled: tokio::sync::Notify::new(),
         })
+    }
+
+    /// Says whether the engine has open jobs (see `busy`).
+    pub(crate) fn set_busy(&self, busy: bool) {
+        self.busy.store(busy, Ordering::Release);
     }
 
     /// Whether a write waits for a host that does not read.
@@ -288,8 +299,13 @@ impl Writer {
         let result = self.append(&mut st, lines, lane, open_gate);
         if let Some(rt) = &self.defer {
             // The handshake is written at once (the host is waiting for
-            // it); everything else waits for the one scheduled flush.
-            if !open_gate && st.broken.is_none() && st.buf.len() < FLUSH_THRESHOLD {
+            // it), and so is a frame while no job is open; everything else
+            // waits for the one scheduled flush.
+            if !open_gate
+                && st.broken.is_none()
+                && st.buf.len() < FLUSH_THRESHOLD
+                && self.busy.load(Ordering::Acquire)
+            {
                 if !st.buf.is_empty() && !st.flush_scheduled {
                     st.flush_scheduled = true;
                     if !self.flusher_started.swap(true, Ordering::AcqRel) {
@@ -687,6 +703,27 @@ mod tests {
         let w = writes.lock().unwrap();
         assert_eq!(w.len(), 2, "one write for the three frames");
         assert_eq!(w[1], b"{\"n\":0}\n{\"n\":1}\n{\"n\":2}\n");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn with_no_job_open_a_deferred_writer_writes_at_once() {
+        let (writer, writes) = deferred();
+        writer
+            .write(b"{\"type\":\"ready\"}\n", WriteLane::Direct, true)
+            .unwrap();
+        writer.set_busy(false);
+        writer
+            .write(b"{\"n\":0}\n", WriteLane::Direct, false)
+            .unwrap();
+        // Written before the runtime ran anything else.
+        assert_eq!(writes.lock().unwrap().len(), 2);
+        writer.set_busy(true);
+        writer
+            .write(b"{\"n\":1}\n", WriteLane::Direct, false)
+            .unwrap();
+        assert_eq!(writes.lock().unwrap().len(), 2);
+        tokio::task::yield_now().await;
+        assert_eq!(writes.lock().unwrap().len(), 3);
     }
 
     /// A writer with deferred flushing on the current runtime, and what its
