@@ -38,6 +38,9 @@ type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 pub struct Error {
     message: String,
     source: Option<BoxError>,
+    /// The type a failed interceptor's verdict names: the converted error's
+    /// (`ParseIntError`), or `Error` for text.
+    kind: &'static str,
 }
 
 impl Error {
@@ -46,6 +49,7 @@ impl Error {
         Self {
             message: message.to_string(),
             source: None,
+            kind: "Error",
         }
     }
 
@@ -54,6 +58,7 @@ impl Error {
         Self {
             message: message.to_string(),
             source: Some(source.into()),
+            kind: "Error",
         }
     }
 
@@ -70,6 +75,12 @@ impl Error {
         std::iter::successors(self.source(), |e: &&(dyn StdError + 'static)| (*e).source())
     }
 
+    /// The name of the error's type for messages that say it: the type it
+    /// was converted from, or `Error`.
+    pub(crate) fn kind(&self) -> &'static str {
+        self.kind
+    }
+
     /// The first cause of type `E` in [`chain`](Error::chain).
     pub fn downcast_ref<E: StdError + 'static>(&self) -> Option<&E> {
         self.chain().find_map(|e| e.downcast_ref::<E>())
@@ -81,6 +92,7 @@ impl<E: StdError + Send + Sync + 'static> From<E> for Error {
         Self {
             message: e.to_string(),
             source: Some(Box::new(e)),
+            kind: super::results::type_label::<E>(),
         }
     }
 }

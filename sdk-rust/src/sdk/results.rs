@@ -2,12 +2,14 @@
 //! verdicts, and the conversion that lets any of them be wrapped in a
 //! `Result<_, E: Display>`.
 
+use std::any::Any;
 use std::fmt::Display;
 
 use serde::Serialize;
 use zot_protocol::validate::validate_tool_prompt;
 use zot_protocol::{CommandAction, ContentBlock, PanelSpec, RawJson};
 
+use super::error::Error;
 use crate::engine::{CommandOutcome, InterceptOutcome, ToolOutcome};
 
 /// The result of a tool handler: model-facing content blocks, plus optional
@@ -552,20 +554,26 @@ pub trait HandlerResult<T> {
     }
 }
 
-impl<T, E: Display> HandlerResult<T> for Result<T, E> {
+impl<T, E: Display + 'static> HandlerResult<T> for Result<T, E> {
     fn into_result(self) -> Result<T, String> {
         self.map_err(|e| e.to_string())
     }
 
     fn into_typed_result(self) -> Result<T, String> {
-        self.map_err(|e| format!("{}: {e}", type_label::<E>()))
+        self.map_err(|e| {
+            // The SDK's `Error` names the error it was converted from.
+            let label = (&e as &dyn Any)
+                .downcast_ref::<Error>()
+                .map_or_else(type_label::<E>, Error::kind);
+            format!("{label}: {e}")
+        })
     }
 }
 
 /// The last path segment of `E`'s name without generics
 /// (`std::num::ParseIntError` → `ParseIntError`); `Error` for text and
 /// boxes, which name no type of their own.
-fn type_label<E>() -> &'static str {
+pub(super) fn type_label<E>() -> &'static str {
     let full = std::any::type_name::<E>();
     let base = full.split('<').next().unwrap_or(full);
     let name = base.rsplit("::").next().unwrap_or(base);
@@ -611,6 +619,19 @@ mod tests {
         assert_eq!(e.into_typed_result().unwrap_err(), "Error: oops");
         let e: Result<(), Box<dyn std::error::Error>> = Err("oops".into());
         assert_eq!(e.into_typed_result().unwrap_err(), "Error: oops");
+    }
+
+    #[test]
+    fn the_sdk_error_names_the_error_it_was_converted_from() {
+        use super::HandlerResult;
+        use crate::Error;
+        let parsed = "x".parse::<i64>().map(|_| ()).map_err(Error::from);
+        assert_eq!(
+            parsed.into_typed_result().unwrap_err(),
+            "ParseIntError: invalid digit found in string"
+        );
+        let text: Result<(), Error> = Err(Error::msg("negative"));
+        assert_eq!(text.into_typed_result().unwrap_err(), "Error: negative");
     }
 
     #[test]
