@@ -8,8 +8,11 @@
 //! Entries are `<scope>/#<n>` for the parent's n-th call without a key and
 //! `<scope>/<key>` for a keyed one, with one more `#` in front of a key that
 //! starts with `#`: a key (which may be `#1`) can then never be spelt like a
-//! keyless call. Keys without a leading `#` are written as they always were,
-//! so their records in an existing store still replay.
+//! keyless call. A parent's own scope is `<session id>/<tool id>`. A `/` or
+//! `%` inside a session id, tool id or key is written `%2F` / `%25`, so that
+//! a key like `a/#1` is never spelt like a call nested under key `a`. Other
+//! keys are written as they always were, so their records in an existing
+//! store still replay.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -65,6 +68,20 @@ pub fn canonical_args(args: &RawJson) -> String {
     value.to_string()
 }
 
+/// The scope of a tool call the model made: its session and tool id.
+pub fn top_scope(session_id: &str, tool_id: &str) -> String {
+    format!("{}/{}", escape(session_id), escape(tool_id))
+}
+
+/// One part of an entry, with the separator `/` (and `%`, the escape
+/// itself) percent-encoded; unchanged, and not copied, without them.
+fn escape(part: &str) -> std::borrow::Cow<'_, str> {
+    if !part.contains(['/', '%']) {
+        return part.into();
+    }
+    part.replace('%', "%25").replace('/', "%2F").into()
+}
+
 /// The entry of the parent's `n`-th call without a key (from 1).
 pub fn keyless_entry(scope: &str, n: u64) -> String {
     format!("{scope}/#{n}")
@@ -73,6 +90,7 @@ pub fn keyless_entry(scope: &str, n: u64) -> String {
 /// The entry of a call with a (non-empty) `key`: keyless entries are `#`
 /// and a digit, escaped keys `##`, other keys never start with `#`.
 pub fn keyed_entry(scope: &str, key: &str) -> String {
+    let key = escape(key);
     if key.starts_with('#') {
         format!("{scope}/#{key}")
     } else {
@@ -190,5 +208,26 @@ mod tests {
         all.sort();
         all.dedup();
         assert_eq!(all.len(), keyless.len() + keyed.len(), "{all:?}");
+    }
+
+    #[test]
+    fn a_slash_in_a_key_or_id_never_spells_a_nested_call() {
+        // Key `a/#1` under `s/t`, against the first keyless call under key `a`.
+        let nested = keyless_entry(&keyed_entry(&top_scope("s", "t"), "a"), 1);
+        let slashed = keyed_entry(&top_scope("s", "t"), "a/#1");
+        assert_eq!(nested, "s/t/a/#1");
+        assert_eq!(slashed, "s/t/a%2F#1");
+        // A tool id with a slash against a keyed call under another one.
+        assert_ne!(
+            top_scope("s", "t/a"),
+            keyed_entry(&top_scope("s", "t"), "a")
+        );
+        // The escape is escaped: `%2F` written by a key is not a `/`.
+        assert_ne!(keyed_entry("s/t", "a%2Fb"), keyed_entry("s/t", "a/b"));
+        assert_eq!(
+            top_scope("sess-1", "toolu_01"),
+            "sess-1/toolu_01",
+            "plain ids unchanged"
+        );
     }
 }

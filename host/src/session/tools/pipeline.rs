@@ -353,7 +353,7 @@ impl<S: ToolSession> Call<'_, S> {
             chain.push(req.name.clone());
         }
         let scope = if req.durable_scope.is_empty() {
-            format!("{}/{}", session.fanout().session_id(), req.tool_id)
+            crate::store::durable::top_scope(&session.fanout().session_id(), &req.tool_id)
         } else {
             req.durable_scope.clone()
         };
