@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, Awaitable, Callable, Optional, Tuple
+from typing import Any, Awaitable, Callable
 
 from ._workers import Workers
 
@@ -33,18 +33,6 @@ class LoopBridge:
         except RuntimeError:  # the loop is closed
             pass
 
-    def spawn(
-        self,
-        what: str,
-        fn: Callable[..., Any],
-        args: Tuple[Any, ...] = (),
-        key: Optional[int] = None,
-        urgent: bool = False,
-    ) -> None:
-        """Runs ``fn(*args)`` on a worker thread (see :class:`Workers` for
-        ``key`` and ``urgent``); the thread is named for ``what``."""
-        self.workers.submit(f"zot-ext {what}", fn, args, key, urgent)
-
     def in_thread(self, fn: Callable[[], Any], what: str) -> asyncio.Future[Any]:
         """Runs ``fn`` on a worker thread; the future resolves on the loop."""
         future: asyncio.Future[Any] = self.loop.create_future()
@@ -65,7 +53,7 @@ class LoopBridge:
             else:
                 self.on_loop(settle, True, value)
 
-        self.spawn(what, target)
+        self.workers.submit(f"zot-ext {what}", target)
         return future
 
     def await_from_thread(self, awaitable: Awaitable[Any]) -> Any:
