@@ -209,6 +209,45 @@ async fn garbage_and_unknown_frames_are_reported_and_skipped() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn subscriptions_to_unknown_events_are_diagnosed_and_the_known_ones_fire() {
+    let env = Env::new();
+    let a = env.ext("typo", json!({
+        "on_ack": [
+            {"send": {"type": "subscribe", "events": ["session_start", "sesion_start"], "intercept": ["tool_result"]}},
+            ready()
+        ],
+        "on": {"event:session_start": [{"send": {"type": "notify", "level": "info", "message": "started"}}]}
+    }));
+    let r = env
+        .run(
+            &[a],
+            json!({"steps": [{"wait": {"type": "notify", "fields": {"message": "started"}}}]}),
+        )
+        .await;
+    let diags: Vec<String> = r
+        .kinds("diagnostic")
+        .iter()
+        .map(|d| d["message"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        diags.contains(&r#"subscribe: unknown events never fire: "sesion_start""#.to_owned()),
+        "{diags:?}"
+    );
+    assert!(
+        diags.iter().any(|d| d.starts_with(
+            r#"subscribe: not interceptable, ignored: "tool_result" (interceptable: "#
+        ) && d.contains("tool_call")),
+        "{diags:?}"
+    );
+    assert!(
+        r.kinds("note").iter().any(|n| n["text"] == "started"),
+        "the known event fired: {:?}",
+        r.kinds("note")
+    );
+    assert!(env.log("typo").contains("[zot] subscribe: unknown events"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn diagnostics_escape_the_control_characters_an_extension_sent() {
     // A malformed line is quoted in its diagnostic: a carriage return or a
     // terminal escape in it must not reach the terminal as such.

@@ -305,6 +305,44 @@ impl LoadedExtension {
         })
     }
 
+    /// Takes a `subscribe` frame. Unknown names never fire (§4.3.4): only
+    /// the known ones are kept, so a subscription cannot grow without
+    /// bound; the others are diagnosed (a typo would otherwise go unseen,
+    /// in the log and in `ext doctor`).
+    fn subscribe(&self, shared: &Shared, s: zot_protocol::Subscribe) {
+        let (known, unknown): (Vec<String>, Vec<String>) = s
+            .events
+            .into_iter()
+            .partition(|e| zot_protocol::values::LIFECYCLE_EVENT_NAMES.contains(&e.as_str()));
+        lock(&self.events).extend(known);
+        if !unknown.is_empty() {
+            let names = quoted_list(&unknown);
+            self.diagnose(
+                shared,
+                &format!("subscribe: unknown events never fire: {names}"),
+            );
+        }
+        let mut ignored = Vec::new();
+        {
+            let mut ic = lock(&self.intercepts);
+            for name in s.intercept {
+                if zot_protocol::InterceptRequest::EVENTS.contains(&name.as_str()) {
+                    ic.insert(name);
+                } else {
+                    ignored.push(name);
+                }
+            }
+        }
+        if !ignored.is_empty() {
+            let names = quoted_list(&ignored);
+            let can = zot_protocol::InterceptRequest::EVENTS.join(", ");
+            self.diagnose(
+                shared,
+                &format!("subscribe: not interceptable, ignored: {names} (interceptable: {can})"),
+            );
+        }
+    }
+
     /// Records a diagnostic (kept for `ext doctor`), logs it, and reports it.
     /// Control characters in it are escaped (one line, nothing a terminal
     /// acts on: it may quote the extension's text).
@@ -638,21 +676,7 @@ impl LoadedExtension {
                 };
                 self.report_registration(shared, d, displaced);
             }
-            ExtFrame::Subscribe(s) => {
-                // Unknown names never fire (§4.3.4): only the known ones are
-                // kept, so a subscription cannot grow without bound.
-                lock(&self.events).extend(
-                    s.events.into_iter().filter(|e| {
-                        zot_protocol::values::LIFECYCLE_EVENT_NAMES.contains(&e.as_str())
-                    }),
-                );
-                let mut ic = lock(&self.intercepts);
-                for name in s.intercept {
-                    if zot_protocol::InterceptRequest::EVENTS.contains(&name.as_str()) {
-                        ic.insert(name);
-                    }
-                }
-            }
+            ExtFrame::Subscribe(s) => self.subscribe(shared, s),
             ExtFrame::Ready => {
                 self.mark_ready(ReadyState::Ready);
             }
@@ -687,6 +711,16 @@ async fn died(process: Option<&Supervised>) -> Option<std::process::ExitStatus> 
         Some(p) => p.died().await,
         None => std::future::pending().await,
     }
+}
+
+/// `"a", "b"`: the first names of a list, then how many more.
+fn quoted_list(names: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut out: Vec<String> = names.iter().take(SHOWN).map(|n| format!("{n:?}")).collect();
+    if names.len() > SHOWN {
+        out.push(format!("and {} more", names.len() - SHOWN));
+    }
+    out.join(", ")
 }
 
 fn exit_reason(status: std::process::ExitStatus) -> String {
