@@ -138,9 +138,8 @@ pub(crate) async fn end(inner: Arc<Inner>, reason: Option<CloseReason>, batch: V
     let reason = reason
         .or_else(|| lock(&inner.state).close_reason.clone())
         .unwrap_or(CloseReason::Local);
-    if let CloseReason::Handshake(msg) = &reason {
-        inner.diag(msg);
-    }
+    // A failed handshake is not logged here: it is the session's error,
+    // which every SDK's `run` reports (logging it too printed it twice).
     inner.begin_close(reason.clone(), Vec::new());
     inner.finish_close(reason).await;
 }

@@ -84,6 +84,15 @@ pub fn check(launch: &Launch) -> Vec<String> {
                         if ready { " after ready" } else { "" }
                     ));
                 }
+                // Said once: the engine does not log what `run` reports.
+                let cause = want.trim_start_matches("handshake failed: ");
+                let said = stderr.lines().filter(|l| l.contains(cause)).count();
+                if said > 1 {
+                    problems.push(format!(
+                        "`{field}: {value}`: the failure is on {said} stderr lines (want one); stderr:\n{}",
+                        stderr.trim_end()
+                    ));
+                }
                 if !stderr.lines().any(|l| l.ends_with(want)) {
                     problems.push(format!(
                         "`{field}: {value}`: no stderr line ending with {want:?}; stderr:\n{}",
