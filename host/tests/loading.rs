@@ -224,13 +224,9 @@ async fn subscriptions_to_unknown_events_are_diagnosed_and_the_known_ones_fire()
             json!({"steps": [{"wait": {"type": "notify", "fields": {"message": "started"}}}]}),
         )
         .await;
-    let diags: Vec<String> = r
-        .kinds("diagnostic")
-        .iter()
-        .map(|d| d["message"].as_str().unwrap().to_owned())
-        .collect();
+    let diags = r.strs("diagnostic", "message");
     assert!(
-        diags.contains(&r#"subscribe: unknown events never fire: "sesion_start""#.to_owned()),
+        diags.contains(&r#"subscribe: unknown events never fire: "sesion_start""#),
         "{diags:?}"
     );
     assert!(
