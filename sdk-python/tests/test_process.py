@@ -633,9 +633,10 @@ def test_the_engine_threads_leave_signals_to_the_main_thread() -> None:
 
 
 def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
-    # `ready` must not wait for asyncio (nor logging) to load (most of the
-    # SDK's start-up): with plain `def` hooks the handshake happens before
-    # the loop, and the hooks still see the host, send frames and register.
+    # `ready` must not wait for asyncio (nor logging, nor the job contract's
+    # types, which only type checkers read) to load (most of the SDK's
+    # start-up): with plain `def` hooks the handshake happens before the
+    # loop, and the hooks still see the host, send frames and register.
     path = script(
         tmp_path,
         """
@@ -647,7 +648,7 @@ def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
 
         @ext.on_hello
         def hello(host: HostInfo) -> None:
-            seen["loaded"] = "asyncio" in sys.modules or "logging" in sys.modules
+            seen["loaded"] = any(m in sys.modules for m in ("asyncio", "logging", "zot_ext._contract"))
             seen["cwd"] = ext.host.cwd if ext.host else None
             ext.notify("hello from the hook")
 

@@ -9,7 +9,6 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
 
-from ._contract import CallResultJob, CallStart, CallStarted
 from ._errors import CallToolError, NotRunningError, SessionError, ZotError
 from ._results import to_json
 
@@ -17,6 +16,7 @@ if TYPE_CHECKING:
     import asyncio
     import concurrent.futures
 
+    from ._contract import CallResultJob, CallStart, CallStarted
     from ._extension import Extension
     from ._protocol import ContentBlock, HelloAck, HostToolResult, NotifyLevel
     from ._session import _Session

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
 from typing import Any, Callable, Dict, Optional, TypeVar, Union, overload
 
 from . import _native
@@ -40,9 +39,7 @@ class PanelRegistration:
                 self._last_panel_registration += 1
                 number = self._last_panel_registration
                 current = self._panels.get(panel_id, _Panel())
-                self._panels[panel_id] = replace(
-                    current, registration=number, **{field: _Handler.of(fn, thread)}
-                )
+                self._panels[panel_id] = current.with_handler(number, field, _Handler.of(fn, thread))
                 engine = self._running_engine()
                 if engine is not None:
                     engine.bind_panel(panel_id, number)

@@ -5,7 +5,6 @@ function, where it runs), and the records of commands, tools and panels."""
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional
 
 from ._schema import Converter
@@ -60,12 +59,17 @@ def _first_param_type(fn: Callable[..., Any]) -> Any:
     return first.annotation
 
 
-@dataclass
 class _Handler:
-    fn: Callable[..., Any]
-    is_async: bool
-    thread: bool
-    arity: int
+    """A handler as the session calls it (a plain class with slots, not a
+    dataclass: read on every call, and made at import time)."""
+
+    __slots__ = ("arity", "fn", "is_async", "thread")
+
+    def __init__(self, fn: Callable[..., Any], is_async: bool, thread: bool, arity: int) -> None:
+        self.fn = fn
+        self.is_async = is_async
+        self.thread = thread
+        self.arity = arity
 
     @classmethod
     def of(cls, fn: Callable[..., Any], thread: bool = True) -> _Handler:
@@ -87,27 +91,47 @@ class _Handler:
         return self.fn()
 
 
-@dataclass
 class _Command:
-    name: str
-    description: str
-    handler: _Handler
+    __slots__ = ("description", "handler", "name")
+
+    def __init__(self, name: str, description: str, handler: _Handler) -> None:
+        self.name = name
+        self.description = description
+        self.handler = handler
 
 
-@dataclass
 class _Tool:
-    frame: Dict[str, Any]
-    handler: _Handler
-    convert: Converter
+    __slots__ = ("convert", "frame", "handler")
+
+    def __init__(self, frame: Dict[str, Any], handler: _Handler, convert: Converter) -> None:
+        self.frame = frame
+        self.handler = handler
+        self.convert = convert
 
 
-@dataclass(frozen=True)
 class _Panel:
     """The handlers of one panel registration, under the number the engine
     binds the panel's input to. Registering makes a new one with a fresh
-    number: input that arrived for an older registration is then stale."""
+    number (:meth:`with_handler`): input that arrived for an older
+    registration is then stale."""
 
-    registration: int = 0
-    on_key: Optional[_Handler] = None
-    on_close: Optional[_Handler] = None
-    on_resize: Optional[_Handler] = None
+    __slots__ = ("on_close", "on_key", "on_resize", "registration")
+
+    def __init__(
+        self,
+        registration: int = 0,
+        on_key: Optional[_Handler] = None,
+        on_close: Optional[_Handler] = None,
+        on_resize: Optional[_Handler] = None,
+    ) -> None:
+        self.registration = registration
+        self.on_key = on_key
+        self.on_close = on_close
+        self.on_resize = on_resize
+
+    def with_handler(self, registration: int, field: str, handler: _Handler) -> _Panel:
+        """A new registration: these handlers with ``field`` set to
+        ``handler``."""
+        panel = _Panel(registration, self.on_key, self.on_close, self.on_resize)
+        setattr(panel, field, handler)
+        return panel

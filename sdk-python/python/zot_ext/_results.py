@@ -16,9 +16,8 @@ import json
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
 
-from ._contract import CommandOutcome, InterceptOutcome, ToolOutcome
-
 if TYPE_CHECKING:
+    from ._contract import CommandOutcome, InterceptOutcome, ToolOutcome
     from ._protocol import ContentBlock, ImageBlock, PanelSpec, TextBlock
 
 __all__ = [
@@ -270,7 +269,7 @@ class Response:
         ``id``)."""
         # The constructor takes any fields (public since the first release);
         # the engine checks them (SDK-17, SDK-18).
-        return cast(CommandOutcome, self._outcome)
+        return cast("CommandOutcome", self._outcome)
 
     def __repr__(self) -> str:
         return f"Response({self._outcome!r})"
@@ -316,7 +315,7 @@ class _Verdict:
         """The engine outcome (the ``event_intercept_response`` fields
         without ``id``)."""
         # Built by the verdicts' own constructors, with the contract's names.
-        return cast(InterceptOutcome, self._outcome)
+        return cast("InterceptOutcome", self._outcome)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._outcome!r})"

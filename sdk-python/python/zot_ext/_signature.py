@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import typing
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ._context import Ctx
@@ -121,22 +120,28 @@ def _is_object_type(hint: Any) -> bool:
     )
 
 
-@dataclass(frozen=True)
 class _Param:
-    name: str
-    hint: Any
-    has_default: bool
+    __slots__ = ("has_default", "hint", "name")
+
+    def __init__(self, name: str, hint: Any, has_default: bool) -> None:
+        self.name = name
+        self.hint = hint
+        self.has_default = has_default
 
 
-@dataclass(frozen=True)
 class KeywordTool:
     """A tool handler taking keyword parameters: its schema, the conversion
     of the arguments to keyword arguments, and the call."""
 
-    schema: Dict[str, Any]
-    params: Tuple[_Param, ...]
-    ctx_name: Optional[str]
-    var_keyword: bool
+    __slots__ = ("ctx_name", "params", "schema", "var_keyword")
+
+    def __init__(
+        self, schema: Dict[str, Any], params: Tuple[_Param, ...], ctx_name: Optional[str], var_keyword: bool
+    ) -> None:
+        self.schema = schema
+        self.params = params
+        self.ctx_name = ctx_name
+        self.var_keyword = var_keyword
 
     def convert(self, value: Any) -> Dict[str, Any]:
         """The keyword arguments of one call; raises
