@@ -9,7 +9,6 @@ They only build the outcome the engine expects (the wire fields without
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import inspect
 import json
@@ -60,6 +59,8 @@ def text_block(text: str) -> TextBlock:
 
 def image_block(mime_type: str, data: bytes) -> ImageBlock:
     """An image content block from raw bytes (base64-encoded here)."""
+    import base64  # only for images: not at start-up
+
     return {
         "type": "image",
         "mime_type": mime_type,
