@@ -322,17 +322,11 @@ impl LoadedExtension {
                 &format!("subscribe: unknown events never fire: {names}"),
             );
         }
-        let mut ignored = Vec::new();
-        {
-            let mut ic = lock(&self.intercepts);
-            for name in s.intercept {
-                if zot_protocol::InterceptRequest::EVENTS.contains(&name.as_str()) {
-                    ic.insert(name);
-                } else {
-                    ignored.push(name);
-                }
-            }
-        }
+        let (interceptable, ignored): (Vec<String>, Vec<String>) = s
+            .intercept
+            .into_iter()
+            .partition(|e| zot_protocol::InterceptRequest::EVENTS.contains(&e.as_str()));
+        lock(&self.intercepts).extend(interceptable);
         if !ignored.is_empty() {
             let names = quoted_list(&ignored);
             let can = zot_protocol::InterceptRequest::EVENTS.join(", ");
