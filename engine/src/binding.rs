@@ -16,7 +16,9 @@ use zot_protocol::{HostFrame, RawJson, RegisterCommand, RegisterTool};
 
 use crate::contract::{complete_json, CallStart, CallStarted};
 use crate::registration::Registrations;
-use crate::{CallId, CallRequest, Engine, EngineConfig, Job, JobId, Transport};
+use crate::{
+    CallId, CallRequest, Engine, EngineConfig, Job, JobId, Routed, Taken, Transport, Work,
+};
 
 /// The methods of the engine object every binding exposes, in snake_case
 /// (the constructors `stdio` and `memory` included).
@@ -43,11 +45,49 @@ pub const METHODS: &[&str] = &[
     "log",
 ];
 
-/// The readiness signals, one binding each: `(binding, methods)`.
+/// What each binding adds for its runtime: `(binding, methods)`. Node's
+/// thread-safe callback; Python's readiness signals, and the worker lane
+/// (`engine/src/workers.rs`) its plain `def` handlers run from, on threads
+/// (Node runs every handler on its one thread).
 pub const READINESS: &[(&str, &[&str])] = &[
     ("node", &["on_jobs"]),
-    ("python", &["wake_fd", "wait_jobs"]),
+    (
+        "python",
+        &[
+            "wake_fd",
+            "wait_jobs",
+            "route_to_workers",
+            "start_workers",
+            "take_work",
+            "queue_task",
+            "lend_worker",
+            "return_worker",
+            "wait_workers_idle",
+        ],
+    ),
 ];
+
+/// What a worker thread takes ([`BindingEngine::take_work`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WorkTaken {
+    /// A job (the contract's job message, JSON); `spawn`: start one more
+    /// thread first.
+    Job {
+        /// The job message.
+        job: String,
+        /// Start one more thread.
+        spawn: bool,
+    },
+    /// The binding's own work, by the key it queued it with.
+    Task {
+        /// The key.
+        key: u64,
+        /// Start one more thread.
+        spawn: bool,
+    },
+    /// The thread exits.
+    Exit,
+}
 
 /// Why a call was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -272,5 +312,71 @@ impl BindingEngine {
     /// Writes `[<name>] message` to stderr.
     pub fn log(&self, message: &str) {
         self.engine.log(message);
+    }
+
+    /// Routes (or stops routing) the jobs of a `command`, `tool` or
+    /// `intercept` handler to the worker lane (see [`Engine::route_to_workers`]).
+    pub fn route_to_workers(&self, kind: &str, name: &str, on: bool) -> Result<(), BindingError> {
+        let kind = Routed::parse(kind).ok_or_else(|| {
+            BindingError::Invalid(format!(
+                "route_to_workers: {kind:?} is not `command`, `tool` or `intercept`"
+            ))
+        })?;
+        self.engine.route_to_workers(kind, name, on);
+        Ok(())
+    }
+
+    /// See [`Engine::start_workers`].
+    pub fn start_workers(&self, max: usize) -> usize {
+        self.engine.start_workers(max)
+    }
+
+    /// A worker thread's next work (blocks; see [`Engine::take_work`]).
+    pub fn take_work(&self, idle_timeout: Duration, finished: bool) -> WorkTaken {
+        Self::work_taken(self.engine.take_work(idle_timeout, finished))
+    }
+
+    /// [`BindingEngine::take_work`] without waiting (see
+    /// [`Engine::try_take_work`]): a binding calls it before it releases its
+    /// interpreter lock to wait.
+    pub fn try_take_work(&self, finished: bool) -> Option<WorkTaken> {
+        self.engine.try_take_work(finished).map(Self::work_taken)
+    }
+
+    fn work_taken(taken: Taken) -> WorkTaken {
+        match taken {
+            Taken::Work {
+                work: Work::Job(job),
+                spawn,
+            } => WorkTaken::Job {
+                job: job.to_json(),
+                spawn,
+            },
+            Taken::Work {
+                work: Work::Task(key),
+                spawn,
+            } => WorkTaken::Task { key, spawn },
+            Taken::Exit => WorkTaken::Exit,
+        }
+    }
+
+    /// See [`Engine::queue_task`].
+    pub fn queue_task(&self, key: u64) -> bool {
+        self.engine.queue_task(key)
+    }
+
+    /// See [`Engine::lend_worker`].
+    pub fn lend_worker(&self) -> bool {
+        self.engine.lend_worker()
+    }
+
+    /// See [`Engine::return_worker`].
+    pub fn return_worker(&self) {
+        self.engine.return_worker()
+    }
+
+    /// See [`Engine::wait_workers_idle`].
+    pub fn wait_workers_idle(&self, timeout: Duration) -> bool {
+        self.engine.wait_workers_idle(timeout)
     }
 }

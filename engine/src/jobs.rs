@@ -6,7 +6,8 @@
 //! order, so a burst of frames costs one wake-up, not one per frame.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tokio::sync::Notify;
@@ -19,6 +20,7 @@ use zot_protocol::{
 use super::wake::WakePipe;
 use crate::call_error::CallToolError;
 use crate::lock;
+use crate::workers::{Routed, Taken, WorkerLane};
 
 /// The engine's handle for one request it handed out (a command, a tool call
 /// or an interception). Answer it with [`crate::Engine::complete`].
@@ -283,6 +285,12 @@ impl Job {
 pub(crate) struct JobQueue {
     state: Mutex<QueueState>,
     notify: Notify,
+    /// Worker threads wait on it for the lane's work (`workers.rs`).
+    work_ready: Condvar,
+    /// Signalled when the lane has nothing queued or running.
+    work_idle: Condvar,
+    /// Answers a job withdrawn from the worker lane.
+    withdrawn: OnceLock<Box<dyn Fn(JobId) + Send + Sync>>,
 }
 
 /// How a consumer that does not await the queue learns that jobs wait: a
@@ -325,6 +333,8 @@ struct QueueState {
     /// `Hello` was handed out and `hello_done` not called yet: the rest
     /// waits.
     held: bool,
+    /// The jobs that worker threads take (`workers.rs`).
+    lane: WorkerLane,
 }
 
 impl QueueState {
@@ -344,12 +354,21 @@ impl JobQueue {
         Self {
             state: Mutex::new(QueueState::default()),
             notify: Notify::new(),
+            work_ready: Condvar::new(),
+            work_idle: Condvar::new(),
+            withdrawn: OnceLock::new(),
         }
     }
 
-    /// Queues jobs (in order) and wakes the consumer once. A cancel whose
-    /// job still waits in the queue is folded into it (see [`Job`]).
+    /// Queues jobs (in order) and wakes the consumer once; the jobs of
+    /// handlers routed to worker threads go to the worker lane instead. A
+    /// cancel whose job still waits in the queue is folded into it (see
+    /// [`Job`]), as into one a worker thread is about to take from the
+    /// worker lane; one whose job waits there for a busy thread takes it
+    /// out, and the job is answered at once as cancelled, never started
+    /// (see [`JobQueue::on_withdrawn`]).
     pub(crate) fn push_all(&self, jobs: impl IntoIterator<Item = Job>) {
+        let mut withdrawn = Vec::new();
         let mut st = lock(&self.state);
         if st.sealed {
             return;
@@ -359,17 +378,161 @@ impl JobQueue {
             match job {
                 Job::Finished { .. } => {
                     st.sealed = true;
+                    st.lane.close();
+                    self.work_ready.notify_all();
+                    self.work_idle.notify_all();
                     st.jobs.push_back(job);
                     break;
                 }
                 Job::Cancel { id } if fold_cancel(&mut st.jobs, id) => {}
-                job => st.jobs.push_back(job),
+                Job::Cancel { id } => match st.lane.cancel(id) {
+                    Some(true) => withdrawn.push(id),
+                    Some(false) => {}
+                    None => st.jobs.push_back(job),
+                },
+                job => {
+                    if let Some(job) = st.lane.divert(job) {
+                        st.jobs.push_back(job);
+                    }
+                }
             }
         }
-        if st.jobs.len() == before {
-            return;
+        self.wake_workers(&mut st);
+        if st.jobs.len() != before {
+            self.wake(st);
+        } else {
+            drop(st);
         }
-        self.wake(st);
+        if let Some(answer) = self.withdrawn.get() {
+            withdrawn.into_iter().for_each(answer);
+        }
+    }
+
+    /// Sets how a job taken out of the worker lane by its cancellation is
+    /// answered (the engine completes it as failed: `cancelled`).
+    pub(crate) fn on_withdrawn(&self, answer: Box<dyn Fn(JobId) + Send + Sync>) {
+        let _ = self.withdrawn.set(answer);
+    }
+
+    /// Wakes as many waiting worker threads as there is new work for.
+    fn wake_workers(&self, st: &mut QueueState) {
+        for _ in 0..st.lane.promise() {
+            self.work_ready.notify_one();
+        }
+        if st.lane.idle() {
+            self.work_idle.notify_all();
+        }
+    }
+
+    /// Routes (or stops routing) a handler's jobs to the worker lane.
+    pub(crate) fn route_to_workers(&self, kind: Routed, name: &str, on: bool) {
+        lock(&self.state).lane.route(kind, name, on);
+    }
+
+    /// Sets the lane's bound; how many threads to start now (one, the
+    /// first time).
+    pub(crate) fn start_workers(&self, max: usize) -> usize {
+        lock(&self.state).lane.start(max)
+    }
+
+    /// Queues a binding's own work for a worker thread; `true`: start a
+    /// thread for it.
+    pub(crate) fn queue_task(&self, key: u64) -> bool {
+        let mut st = lock(&self.state);
+        if st.lane.is_closed() {
+            return false;
+        }
+        let spawn = st.lane.push_task(key);
+        self.wake_workers(&mut st);
+        spawn
+    }
+
+    /// What a worker thread does next without waiting: `None` when there
+    /// is nothing to take yet (then wait with `take_work`, `finished`
+    /// unset). `finished`: it ran work since its last call.
+    pub(crate) fn try_take_work(&self, finished: bool) -> Option<Taken> {
+        let mut st = lock(&self.state);
+        let next = st.lane.next(finished);
+        self.wake_workers(&mut st);
+        next
+    }
+
+    /// A worker thread's wait for work (see `workers.rs`); `finished`: it
+    /// ran work since its last call.
+    pub(crate) fn take_work(&self, idle_timeout: Duration, finished: bool) -> Taken {
+        let mut st = lock(&self.state);
+        let mut finished = finished;
+        loop {
+            let next = st.lane.next(finished);
+            // The next waiting thread, for work still queued (see
+            // `WorkerLane::promise`); or the news that all is done.
+            self.wake_workers(&mut st);
+            finished = false;
+            if let Some(taken) = next {
+                return taken;
+            }
+            st.lane.waiting += 1;
+            match self.wait_for_work(st, idle_timeout) {
+                (_, Some(taken)) => return taken,
+                (again, None) => st = again,
+            }
+        }
+    }
+
+    /// Waits until promised work, the end, or the idle timeout (then the
+    /// thread exits unless it is the last one waiting).
+    fn wait_for_work<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, QueueState>,
+        idle_timeout: Duration,
+    ) -> (MutexGuard<'a, QueueState>, Option<Taken>) {
+        let mut deadline = Instant::now() + idle_timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let (again, wait) = self
+                .work_ready
+                .wait_timeout(st, left)
+                .unwrap_or_else(PoisonError::into_inner);
+            st = again;
+            if st.lane.woken() {
+                return (st, None);
+            }
+            if st.lane.is_closed() {
+                st.lane.waiting -= 1;
+                return (st, None);
+            }
+            if wait.timed_out() {
+                if st.lane.timed_out() {
+                    return (st, Some(Taken::Exit));
+                }
+                deadline = Instant::now() + idle_timeout;
+            }
+        }
+    }
+
+    /// A worker thread waits for a `call_tool`: it stops counting; `true`:
+    /// start a thread in its place.
+    pub(crate) fn lend_worker(&self) -> bool {
+        let mut st = lock(&self.state);
+        let spawn = st.lane.lend();
+        self.wake_workers(&mut st);
+        spawn
+    }
+
+    /// The thread's `call_tool` is over: it counts again.
+    pub(crate) fn return_worker(&self) {
+        lock(&self.state).lane.unlend();
+    }
+
+    /// Waits (at most `timeout`) until no worker runs or waits for work;
+    /// whether it got there.
+    pub(crate) fn wait_workers_idle(&self, timeout: Duration) -> bool {
+        let st = lock(&self.state);
+        let (st, _) = self
+            .work_idle
+            .wait_timeout_while(st, timeout, |st| !st.lane.idle())
+            .unwrap_or_else(PoisonError::into_inner);
+        st.lane.idle()
     }
 
     /// Wakes the consumer (at most once per batch), releasing the lock

@@ -143,6 +143,7 @@ mod task;
 pub mod testing;
 mod transport;
 mod wake;
+mod workers;
 mod writer;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -173,6 +174,7 @@ pub use outcome::{
 };
 pub use reader::PARKED_READ_AHEAD_BYTES;
 pub use transport::{MemoryHost, Transport};
+pub use workers::{Routed, Taken, Work};
 pub use writer::{FrameSink, WriteError, WriteWait};
 
 use crate::fast_hash::{FastMap, FastSet};
@@ -667,6 +669,16 @@ impl Engine {
                 }
             }));
         }
+        {
+            // A worker-lane job cancelled before a thread took it never
+            // starts: answered here, as its handler would answer it.
+            let weak = Arc::downgrade(&inner);
+            inner.queue.on_withdrawn(Box::new(move |id| {
+                if let Some(inner) = weak.upgrade() {
+                    let _ = Engine { inner }.complete(id, Outcome::Failed("cancelled".into()));
+                }
+            }));
+        }
         inner
             .write_frame(&hello, WriteLane::Direct)
             .map_err(|e| EngineError::Write(e.to_string()))?;
@@ -743,6 +755,58 @@ impl Engine {
             .get(&job.0)
             .map(|j| j.token.clone())
             .unwrap_or_else(CancelToken::cancelled_token)
+    }
+
+    /// Routes the jobs of a command, tool or interceptor (`name`) to the
+    /// worker lane (`on`), or back to the job queue: the handlers a binding
+    /// runs on threads of its own. See [`Engine::take_work`].
+    pub fn route_to_workers(&self, kind: Routed, name: &str, on: bool) {
+        self.inner.queue.route_to_workers(kind, name, on);
+    }
+
+    /// Sets the worker lane's bound (at least one thread); returns how many
+    /// threads to start now: one the first time, then none (the lane asks
+    /// for more as work comes, see [`Taken::Work`]).
+    pub fn start_workers(&self, max: usize) -> usize {
+        self.inner.queue.start_workers(max)
+    }
+
+    /// What a worker thread does next: run work, or exit. Blocks until
+    /// there is work, the session ends, or `idle_timeout` passes (then the
+    /// thread exits, unless it is the last one waiting: the call waits on).
+    /// `finished`: the thread ran work since its last call.
+    pub fn take_work(&self, idle_timeout: Duration, finished: bool) -> Taken {
+        self.inner.queue.take_work(idle_timeout, finished)
+    }
+
+    /// [`Engine::take_work`] without waiting: `None` when there is nothing
+    /// to take yet (then wait with `take_work`, `finished` unset). Lets a
+    /// binding skip releasing its interpreter lock when work is queued.
+    pub fn try_take_work(&self, finished: bool) -> Option<Taken> {
+        self.inner.queue.try_take_work(finished)
+    }
+
+    /// Queues work of the binding's own (`key` names it) for a worker
+    /// thread; `true`: start a thread for it.
+    pub fn queue_task(&self, key: u64) -> bool {
+        self.inner.queue.queue_task(key)
+    }
+
+    /// A worker thread is about to wait for a `call_tool`: it stops counting
+    /// against the bound meanwhile; `true`: start a thread in its place.
+    pub fn lend_worker(&self) -> bool {
+        self.inner.queue.lend_worker()
+    }
+
+    /// The `call_tool` of a lent worker thread is over.
+    pub fn return_worker(&self) {
+        self.inner.queue.return_worker()
+    }
+
+    /// Waits (at most `timeout`) until no worker thread runs work and none
+    /// is queued; whether that happened.
+    pub fn wait_workers_idle(&self, timeout: Duration) -> bool {
+        self.inner.queue.wait_workers_idle(timeout)
     }
 
     /// Whether a job was cancelled (or is not open any more).

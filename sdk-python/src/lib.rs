@@ -43,9 +43,10 @@ use std::time::Duration;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
-use zot_ext_engine::binding::{BindingEngine, BindingError, Options};
+use zot_ext_engine::binding::{BindingEngine, BindingError, Options, WorkTaken};
 use zot_ext_engine::testing::{default_hello_ack, HostHarness, StderrMode, TestError};
 use zot_ext_engine::Transport;
 use zot_protocol::{CallTool, ExtFrame, HelloAck, RawJson, RegisterTool};
@@ -533,6 +534,91 @@ impl NativeEngine {
             self.core.log(message);
             Ok(())
         })
+    }
+
+    // -- the worker lane: the threads of plain `def` handlers --------------
+
+    /// Routes (`on`) the jobs of a `command`, `tool` or `intercept`
+    /// handler to the worker threads, or back to `take_jobs`.
+    fn route_to_workers(&self, kind: &str, name: &str, on: bool) -> PyResult<()> {
+        guard(|| {
+            self.check()?;
+            self.core
+                .route_to_workers(kind, name, on)
+                .map_err(binding_err)
+        })
+    }
+
+    /// Sets the bound on worker threads; how many to start now.
+    fn start_workers(&self, max_threads: usize) -> PyResult<usize> {
+        guard(|| {
+            self.check()?;
+            Ok(self.core.start_workers(max_threads))
+        })
+    }
+
+    /// A worker thread's next work, waiting for it with the GIL released:
+    /// `(spawn, job_json)` for a job, `(spawn, key)` for a task queued with
+    /// `queue_task`, or `None`: the thread exits. `spawn`: start one more
+    /// thread first. `finished`: this thread ran work since its last call.
+    fn take_work(
+        &self,
+        py: Python<'_>,
+        idle_timeout: f64,
+        finished: bool,
+    ) -> PyResult<Option<(bool, Py<PyAny>)>> {
+        self.check()?;
+        let idle = seconds(Some(idle_timeout))?.unwrap_or(Duration::ZERO);
+        // Work already queued is taken with the GIL held: releasing it per
+        // job would hand it to another thread and wait to get it back.
+        let taken = match guard(|| Ok(self.core.try_take_work(finished)))? {
+            Some(taken) => taken,
+            None => detached(py, || Ok(self.core.take_work(idle, false)))?,
+        };
+        Ok(match taken {
+            WorkTaken::Job { job, spawn } => {
+                Some((spawn, PyString::new(py, &job).into_any().unbind()))
+            }
+            WorkTaken::Task { key, spawn } => {
+                Some((spawn, key.into_pyobject(py)?.into_any().unbind()))
+            }
+            WorkTaken::Exit => None,
+        })
+    }
+
+    /// Queues a task (by its key) for a worker thread; `True`: start a
+    /// thread for it.
+    fn queue_task(&self, key: u64) -> PyResult<bool> {
+        guard(|| {
+            self.check()?;
+            Ok(self.core.queue_task(key))
+        })
+    }
+
+    /// A worker thread is about to block in `call_tool_sync`; `True`: start
+    /// a thread in its place.
+    fn lend_worker(&self) -> PyResult<bool> {
+        guard(|| {
+            self.check()?;
+            Ok(self.core.lend_worker())
+        })
+    }
+
+    /// The lent worker thread's call is over.
+    fn return_worker(&self) -> PyResult<()> {
+        guard(|| {
+            self.check()?;
+            self.core.return_worker();
+            Ok(())
+        })
+    }
+
+    /// Waits (GIL released, at most `timeout` seconds) until no worker
+    /// thread runs or has work queued; whether it got there.
+    fn wait_workers_idle(&self, py: Python<'_>, timeout: f64) -> PyResult<bool> {
+        self.check()?;
+        let limit = seconds(Some(timeout))?.unwrap_or(Duration::ZERO);
+        detached(py, || Ok(self.core.wait_workers_idle(limit)))
     }
 }
 

@@ -1105,3 +1105,28 @@ def test_a_burst_of_threaded_event_handlers_runs_in_order_one_at_a_time(
     assert overlaps == []
     assert order == [1, 2, 3, 4, 5, "5 awaited", 6, 7, 8, 9, 10]
     assert "event turn_end handler failed: three" in caplog.text
+
+
+def test_a_plain_def_call_reaches_its_thread_while_the_loop_is_busy(no_leftover_threads: None) -> None:
+    # A plain `def` handler's job goes from the engine straight to a worker
+    # thread: it runs even while the event loop is stuck in another handler
+    # (here an `async def` that blocks the loop until the tool has run).
+    ext = Extension("straight", "1.0.0")
+    hogging, ran = threading.Event(), threading.Event()
+
+    @ext.command("hog")
+    async def hog(args: str) -> str:
+        hogging.set()
+        return "released" if ran.wait(5) else "the tool never ran"
+
+    @ext.tool("mark")
+    def mark(args: Dict[str, Any]) -> str:
+        ran.set()
+        return "marked"
+
+    with TestHost(ext) as host:
+        host.send_json('{"type":"command_invoked","id":"h","name":"hog","args":""}')
+        assert hogging.wait(5)
+        host.send_json('{"type":"tool_call","id":"m","name":"mark","args":{}}')
+        assert host.tool_result("m")["content"][0]["text"] == "marked"
+        assert host.command_response("h")["display"] == "released"

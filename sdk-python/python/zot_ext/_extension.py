@@ -15,6 +15,7 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
+    Tuple,
     TypeVar,
     Union,
     overload,
@@ -156,6 +157,30 @@ class Extension(EventRegistration, PanelRegistration):
         except (_native.EngineError, ValueError) as e:
             raise RegistrationError(str(e)) from e
 
+    def _worker_routes(self) -> List[Tuple[str, str]]:
+        """The ``(kind, name)`` of every command, tool and interceptor whose
+        handler runs on a worker thread (plain ``def``, ``thread=True``)."""
+        with self._lock:
+            handlers = [
+                *(("command", c.name, c.handler) for c in self._commands.values()),
+                *(("tool", name, t.handler) for name, t in self._tools.items()),
+                *(("intercept", event, h) for event, h in self._intercepts.items()),
+            ]
+        return [(kind, name) for kind, name, h in handlers if h.thread and not h.is_async]
+
+    def _routes_to_workers(self) -> bool:
+        return bool(self._worker_routes())
+
+    def _route(self, native: _native.Engine, kind: str, name: str, handler: _Handler) -> None:
+        """Routes a registration's jobs to the worker threads (or not),
+        before the engine hands out any: a plain ``def`` handler's job
+        reaches its thread without passing through the event loop."""
+        on = handler.thread and not handler.is_async
+        native.route_to_workers(kind, name, on)
+        session = self._session
+        if on and session is not None:
+            session.workers.start()
+
     def _register_late(self, what: str, call: Callable[[_native.Engine], None]) -> None:
         native = self._live()
         if native is None:
@@ -210,7 +235,12 @@ class Extension(EventRegistration, PanelRegistration):
                 if earlier is not None:
                     raise duplicate_registration("command", cmd_name, earlier.name)
                 self._commands[cmd_name.lower()] = cmd
-            self._register_late(f"command {cmd_name!r}", lambda n: n.register_command(cmd_name, desc))
+
+            def late(n: _native.Engine) -> None:
+                self._route(n, "command", cmd_name, cmd.handler)
+                n.register_command(cmd_name, desc)
+
+            self._register_late(f"command {cmd_name!r}", late)
             return fn
 
         return register if handler is None else register(handler)
@@ -342,7 +372,12 @@ class Extension(EventRegistration, PanelRegistration):
                 if tool_name in self._tools:
                     raise duplicate_registration("tool", tool_name, tool_name)
                 self._tools[tool_name] = spec
-            self._register_late(f"tool {tool_name!r}", lambda n: n.register_tool(to_json(frame)))
+
+            def late(n: _native.Engine) -> None:
+                self._route(n, "tool", tool_name, handler_of)
+                n.register_tool(to_json(frame))
+
+            self._register_late(f"tool {tool_name!r}", late)
             return fn
 
         return register if handler is None else register(handler)
@@ -361,9 +396,15 @@ class Extension(EventRegistration, PanelRegistration):
 
     def _intercept(self, event: str, fn: Callable[..., Any], thread: bool) -> None:
         self._check(lambda: _native.check_intercept(event))
+        handler = _Handler.of(fn, thread)
         with self._lock:
-            self._intercepts[event] = _Handler.of(fn, thread)
-        self._register_late(f"interceptor {event!r}", lambda n: n.intercept(event))
+            self._intercepts[event] = handler
+
+        def late(n: _native.Engine) -> None:
+            self._route(n, "intercept", event, handler)
+            n.intercept(event)
+
+        self._register_late(f"interceptor {event!r}", late)
 
     @overload
     def intercept_tool_call(self, handler: ToolCallF) -> ToolCallF: ...
@@ -648,6 +689,12 @@ class Extension(EventRegistration, PanelRegistration):
             tools = list(self._tools.values())
             events = list(self._events)
             intercepts = list(self._intercepts)
+        routes = self._worker_routes()
+        for kind, name in routes:
+            native.route_to_workers(kind, name, True)
+        session = self._session
+        if routes and session is not None:
+            session.workers.start()
         # The engine logs what it refuses (the same line in every SDK).
         native.register_all(
             to_json(

@@ -14,7 +14,25 @@ from typing import Callable, List, Optional, cast
 from . import _native
 from ._contract import FinishedJob, Job
 
-__all__ = ["JobFeed"]
+__all__ = ["JobFeed", "undecodable"]
+
+
+def undecodable(native: _native.Engine, text: str, e: Exception) -> List[Job]:
+    """What jobs from the engine that do not decode become. The engine bounds
+    what it hands over, so only a broken interpreter state gets here (e.g. a
+    recursion limit set far below the default); their requests would be
+    lost without a word: the session ends instead (a batch of `finished`
+    with an error that says why; the process exits 1)."""
+    message = (
+        f"a batch of {len(text)} bytes of jobs from the engine could not be decoded "
+        f"({type(e).__name__}: {e}); its requests cannot be answered, ending the session"
+    )
+    try:
+        native.close()
+    except Exception:  # already closed, or the runtime is gone
+        pass
+    job: FinishedJob = {"kind": "finished", "error": message}
+    return [job]
 
 
 class JobFeed:
@@ -56,23 +74,10 @@ class JobFeed:
         return [job]
 
     def _jobs(self, text: str) -> List[Job]:
-        """Decodes a batch of jobs from the engine. A batch that does not
-        decode (the engine bounds what it hands over, so only a broken
-        interpreter state gets here, e.g. a recursion limit set far below
-        the default) would lose its requests without a word: the session
-        ends instead, with an error that says why (the process exits 1)."""
         try:
             return cast(List[Job], json.loads(text))
         except Exception as e:
-            message = (
-                f"a batch of {len(text)} bytes of jobs from the engine could not be decoded "
-                f"({type(e).__name__}: {e}); its requests cannot be answered, ending the session"
-            )
-        try:
-            self.native.close()
-        except Exception:  # already closed, or the runtime is gone
-            pass
-        return self._finished(message)
+            return undecodable(self.native, text, e)
 
     def _poll(self) -> None:
         """Fallback for event loops without ``add_reader`` (Windows'

@@ -12,9 +12,10 @@ Concurrency, as the engine's job contract asks:
 
 - commands, tools and interceptors run concurrently: ``async def`` handlers
   as tasks on the SDK's event loop (cancelled with ``task.cancel()``), plain
-  ``def`` handlers on a bounded set of reusable worker threads (see
-  ``_workers``; or on the loop thread with ``thread=False``), with
-  ``ctx.cancelled`` set on cancellation;
+  ``def`` handlers on a bounded set of reusable worker threads, which take
+  their jobs from the engine directly (``_workers``, :meth:`_run_on_worker`;
+  or on the loop thread with ``thread=False``), with ``ctx.cancelled`` set
+  on cancellation;
 - jobs whose ``lane`` the engine set to ``serial`` (events and panel input)
   run in arrival order, one at a time, each answered once its handler
   returned (``_serial``).
@@ -23,6 +24,7 @@ Concurrency, as the engine's job contract asks:
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union, cast
 
@@ -38,7 +40,7 @@ from ._contract import (
     ToolJob,
 )
 from ._errors import failure_message, log_failure
-from ._feed import JobFeed
+from ._feed import JobFeed, undecodable
 from ._handshake import accept_hello, call_hook
 from ._results import is_awaitable
 from ._routes import Route, Routes
@@ -66,7 +68,9 @@ class _Session:
         self.loop = asyncio.get_running_loop()
         self.tasks: Dict[int, asyncio.Task[None]] = {}
         self.cancels: Dict[int, Cancellation] = {}
-        self.workers = Workers(ext.max_threads, ext.thread_idle_timeout, ext.logger)
+        self.workers = Workers(
+            native, ext.max_threads, ext.thread_idle_timeout, ext.logger, self._run_on_worker
+        )
         self.bridge = LoopBridge(self.loop, self.workers)
         self.routes = Routes(ext)
         self.loop_thread = self.bridge.loop_thread
@@ -132,6 +136,8 @@ class _Session:
         # loop, the first pull may already hold an event and a command
         # after it, whose task must not start before the event's handler.
         serial = self.loop.create_task(self.serial.run())
+        if self.ext._routes_to_workers():
+            self.workers.start()
         if self._early:
             self._deliver(self._early)
         self.feed.attach()
@@ -221,9 +227,9 @@ class _Session:
         if handler.is_async:
             self.tasks[job_id] = self.loop.create_task(self._run_async(job_id, route, raw, ctx))
         elif handler.thread:
-            self.workers.submit(
-                route.thread_name, self._run_sync, (job_id, route, raw, ctx), job_id, route.urgent
-            )
+            # Routed to the threads after the job was queued (a replaced
+            # interceptor): it joins them here.
+            self.workers.submit(route.thread_name, self._run_sync, (job_id, route, raw, ctx))
         else:
             self._run_sync(job_id, route, raw, ctx)
         if cancelled:
@@ -233,11 +239,6 @@ class _Session:
         ev = self.cancels.get(job_id)
         if ev is not None:
             ev.set()
-        if self.workers.withdraw(job_id):
-            # Still queued for a thread: answered now, never started.
-            self.cancels.pop(job_id, None)
-            self.answers.fail(job_id, "cancelled")
-            return
         if job_id in self.tasks:
             # Scheduled, not immediate: a task cancelled in the batch that
             # started it still runs up to its first `await` and then gets
@@ -269,6 +270,31 @@ class _Session:
         finally:
             self.tasks.pop(job_id, None)
             self.cancels.pop(job_id, None)
+
+    def _run_on_worker(self, thread: threading.Thread, text: str) -> None:
+        """Runs a job the engine handed to a worker thread (``thread``)."""
+        try:
+            job: Union[CommandJob, ToolJob, InterceptJob] = json.loads(text)
+        except Exception as e:
+            self.bridge.on_loop(self._deliver, undecodable(self.native, text, e))
+            return
+        job_id = job["id"]
+        raw: Any
+        if job["kind"] == "command":
+            route, invocation, raw = self.routes.command(job["name"]), job["invocation"], job["args"]
+        elif job["kind"] == "tool":
+            route, invocation, raw = self.routes.tool(job["name"]), job["invocation"], job["args"]
+        else:
+            request = job["request"]
+            route, invocation, raw = self.routes.interceptor(job["name"]), request["id"], request
+        cancellation = Cancellation()
+        self.cancels[job_id] = cancellation
+        # A cancel that came after the engine handed the job over and before
+        # this registration found nothing to signal: the engine knows.
+        if job.get("cancelled", False) or self.native.is_cancelled(job_id):
+            cancellation.set()
+        thread.name = route.thread_name
+        self._run_sync(job_id, route, raw, Ctx(self, job_id, invocation, cancellation))
 
     def _run_sync(self, job_id: int, route: Route, raw: Any, ctx: Ctx) -> None:
         try:
