@@ -101,7 +101,7 @@ class Extension(EventRegistration, PanelRegistration):
 
     ``max_threads`` bounds the worker threads (``min(32, CPUs + 4)`` by
     default); beyond it calls wait for a free one. An idle worker exits
-    after ``thread_idle_timeout`` seconds.
+    after ``thread_idle_timeout`` seconds, except the last one waiting.
     """
 
     def __init__(
