@@ -52,6 +52,11 @@ if TYPE_CHECKING:
 
 __all__ = ["_Session"]
 
+# Cancels kept for a worker thread that has taken its job and not
+# registered it yet. Only a few are ever pending; the rest are for handlers
+# that had finished, so past this many they are dropped all at once.
+_EARLY_CANCELS = 1024
+
 # How long the end of a session waits for handler threads and tasks that
 # already answered to wind down (the engine's shutdown grace came before).
 _WIND_DOWN = 0.3
@@ -68,6 +73,8 @@ class _Session:
         self.loop = asyncio.get_running_loop()
         self.tasks: Dict[int, asyncio.Task[None]] = {}
         self.cancels: Dict[int, Cancellation] = {}
+        # Cancels that found no handler registered (see `_cancel`).
+        self._early_cancels: Dict[int, bool] = {}
         self.workers = Workers(
             native, ext.max_threads, ext.thread_idle_timeout, ext.logger, self._run_on_worker
         )
@@ -236,9 +243,17 @@ class _Session:
             self._cancel(job_id)
 
     def _cancel(self, job_id: int) -> None:
+        # Noted before the look-up: a worker thread that took this job from
+        # the engine registers it, then looks here (`_run_on_worker`), so one
+        # of the two sees the other.
+        early = self._early_cancels
+        if len(early) >= _EARLY_CANCELS:
+            early.clear()
+        early[job_id] = True
         ev = self.cancels.get(job_id)
         if ev is not None:
             ev.set()
+            early.pop(job_id, None)
         if job_id in self.tasks:
             # Scheduled, not immediate: a task cancelled in the batch that
             # started it still runs up to its first `await` and then gets
@@ -290,8 +305,8 @@ class _Session:
         cancellation = Cancellation()
         self.cancels[job_id] = cancellation
         # A cancel that came after the engine handed the job over and before
-        # this registration found nothing to signal: the engine knows.
-        if job.get("cancelled", False) or self.native.is_cancelled(job_id):
+        # this registration found nothing to signal (see `_cancel`).
+        if job.get("cancelled", False) or self._early_cancels.pop(job_id, False):
             cancellation.set()
         thread.name = route.thread_name
         self._run_sync(job_id, route, raw, Ctx(self, job_id, invocation, cancellation))
