@@ -335,6 +335,8 @@ struct QueueState {
     held: bool,
     /// The jobs that worker threads take (`workers.rs`).
     lane: WorkerLane,
+    /// Threads in `wait_workers_idle`.
+    idle_waiters: usize,
 }
 
 impl QueueState {
@@ -374,6 +376,7 @@ impl JobQueue {
             return;
         }
         let before = st.jobs.len();
+        let routed = st.lane.is_routed();
         for job in jobs {
             match job {
                 Job::Finished { .. } => {
@@ -390,14 +393,16 @@ impl JobQueue {
                     Some(false) => {}
                     None => st.jobs.push_back(job),
                 },
-                job => {
-                    if let Some(job) = st.lane.divert(job) {
-                        st.jobs.push_back(job);
-                    }
-                }
+                job => match routed.then(|| st.lane.takes(&job)).flatten() {
+                    Some(urgent) => st.lane.push_job(job, urgent),
+                    None => st.jobs.push_back(job),
+                },
             }
         }
         self.wake_workers(&mut st);
+        if !withdrawn.is_empty() {
+            self.note_idle(&st);
+        }
         if st.jobs.len() != before {
             self.wake(st);
         } else {
@@ -414,12 +419,18 @@ impl JobQueue {
         let _ = self.withdrawn.set(answer);
     }
 
-    /// Wakes as many waiting worker threads as there is new work for.
+    /// Wakes a waiting worker thread if there is work for it (see
+    /// `WorkerLane::promise`).
     fn wake_workers(&self, st: &mut QueueState) {
         for _ in 0..st.lane.promise() {
             self.work_ready.notify_one();
         }
-        if st.lane.idle() {
+    }
+
+    /// After work finished or was taken out: tells `wait_workers_idle` when
+    /// nothing is left (a system call, so only then).
+    fn note_idle(&self, st: &QueueState) {
+        if st.idle_waiters > 0 && st.lane.idle() {
             self.work_idle.notify_all();
         }
     }
@@ -453,6 +464,9 @@ impl JobQueue {
     pub(crate) fn try_take_work(&self, finished: bool) -> Option<Taken> {
         let mut st = lock(&self.state);
         let next = st.lane.next(finished);
+        if finished {
+            self.note_idle(&st);
+        }
         self.wake_workers(&mut st);
         next
     }
@@ -464,8 +478,11 @@ impl JobQueue {
         let mut finished = finished;
         loop {
             let next = st.lane.next(finished);
+            if finished {
+                self.note_idle(&st);
+            }
             // The next waiting thread, for work still queued (see
-            // `WorkerLane::promise`); or the news that all is done.
+            // `WorkerLane::promise`).
             self.wake_workers(&mut st);
             finished = false;
             if let Some(taken) = next {
@@ -527,11 +544,13 @@ impl JobQueue {
     /// Waits (at most `timeout`) until no worker runs or waits for work;
     /// whether it got there.
     pub(crate) fn wait_workers_idle(&self, timeout: Duration) -> bool {
-        let st = lock(&self.state);
-        let (st, _) = self
+        let mut st = lock(&self.state);
+        st.idle_waiters += 1;
+        let (mut st, _) = self
             .work_idle
             .wait_timeout_while(st, timeout, |st| !st.lane.idle())
             .unwrap_or_else(PoisonError::into_inner);
+        st.idle_waiters -= 1;
         st.lane.idle()
     }
 

@@ -117,24 +117,45 @@ impl WorkerLane {
         }
     }
 
-    /// Whether `job` is for a thread; if so it is queued here (and `None`
-    /// returned), else handed back.
-    pub(crate) fn divert(&mut self, job: Job) -> Option<Job> {
-        let (urgent, routed) = match &job {
+    /// Whether `job` is for a worker thread: `Some(urgent)` if so.
+    pub(crate) fn takes(&self, job: &Job) -> Option<bool> {
+        if self.closed {
+            return None;
+        }
+        let (urgent, routed) = match job {
             Job::Command(c) => (false, self.commands.contains(&c.name)),
             Job::Tool(t) => (false, self.tools.contains(&t.name)),
             Job::Intercept(i) => (true, self.intercepts.contains(i.request.name())),
-            _ => return Some(job),
+            _ => return None,
         };
-        if !routed || self.closed {
-            return Some(job);
-        }
+        routed.then_some(urgent)
+    }
+
+    /// Queues a job [`WorkerLane::takes`].
+    pub(crate) fn push_job(&mut self, job: Job, urgent: bool) {
+        let work = Work::Job(job);
         if urgent {
-            self.urgent.push_back(Work::Job(job));
+            self.urgent.push_back(work);
         } else {
-            self.queued.push_back(Work::Job(job));
+            self.queued.push_back(work);
         }
-        None
+    }
+
+    /// Whether any handler is routed here (none: nothing to look up).
+    pub(crate) fn is_routed(&self) -> bool {
+        !(self.commands.is_empty() && self.tools.is_empty() && self.intercepts.is_empty())
+    }
+
+    /// Queues `job` if it is for a worker thread, else hands it back.
+    #[cfg(test)]
+    fn divert(&mut self, job: Job) -> Option<Job> {
+        match self.takes(&job) {
+            Some(urgent) => {
+                self.push_job(job, urgent);
+                None
+            }
+            None => Some(job),
+        }
     }
 
     /// Queues the binding's own work; `true`: start a thread for it.
