@@ -8,7 +8,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use zot_ext_engine::{Engine, Job, Outcome, Routed, Taken, Work};
+use zot_ext_engine::{Engine, Job, JobId, Outcome, Routed, Taken, Work};
 use zot_protocol::{ExtFrame, RawJson, RegisterTool};
 
 const IDLE: Duration = Duration::from_secs(30);
@@ -27,15 +27,34 @@ async fn engine() -> (Engine, zot_ext_engine::MemoryHost) {
     (engine, host)
 }
 
-/// Waits for work on a thread of its own, as a binding's worker does.
-async fn take(engine: &Engine, finished: bool) -> Taken {
+/// A thread that waits for work, as a binding's worker does.
+fn worker(engine: &Engine) -> tokio::task::JoinHandle<Taken> {
     let engine = engine.clone();
-    tokio::task::spawn_blocking(move || engine.take_work(IDLE, finished))
-        .await
-        .unwrap()
+    tokio::task::spawn_blocking(move || engine.take_work(IDLE, false))
 }
 
-fn tool_id(taken: Taken) -> zot_ext_engine::JobId {
+async fn send(host: &mut zot_ext_engine::MemoryHost, line: &str) {
+    host.send_line(line).await.unwrap();
+}
+
+/// The host calls tool `name` with the call id `id`.
+async fn call(host: &mut zot_ext_engine::MemoryHost, id: &str, name: &str) {
+    let line = format!(r#"{{"type":"tool_call","id":"{id}","name":"{name}","args":{{}}}}"#);
+    send(host, &line).await;
+}
+
+/// Answers the tool job `id`; the host reads the result of call `call`.
+async fn answer(engine: &Engine, host: &mut zot_ext_engine::MemoryHost, id: JobId, call: &str) {
+    engine
+        .complete(id, Outcome::Tool(zot_ext_engine::ToolOutcome::default()))
+        .unwrap();
+    let ExtFrame::ToolResult(r) = recv(host).await else {
+        panic!("expected a tool result");
+    };
+    assert_eq!(r.id, call);
+}
+
+fn tool_id(taken: Taken) -> JobId {
     match taken {
         Taken::Work {
             work: Work::Job(Job::Tool(t)),
@@ -48,29 +67,16 @@ fn tool_id(taken: Taken) -> zot_ext_engine::JobId {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn routed_calls_go_to_a_waiting_thread_and_others_to_the_queue() {
     let (engine, mut host) = engine().await;
-    let waiting = tokio::spawn({
-        let engine = engine.clone();
-        async move { take(&engine, false).await }
-    });
-    host.send_line(r#"{"type":"tool_call","id":"a","name":"slow","args":{}}"#)
-        .await
-        .unwrap();
-    host.send_line(r#"{"type":"tool_call","id":"b","name":"quick","args":{}}"#)
-        .await
-        .unwrap();
+    let waiting = worker(&engine);
+    call(&mut host, "a", "slow").await;
+    call(&mut host, "b", "quick").await;
     let id = tool_id(waiting.await.unwrap());
     let queued = jobs(&engine).await;
     assert!(
         matches!(queued.as_slice(), [Job::Tool(t)] if t.name == "quick"),
         "{queued:?}"
     );
-    engine
-        .complete(id, Outcome::Tool(zot_ext_engine::ToolOutcome::default()))
-        .unwrap();
-    let ExtFrame::ToolResult(r) = recv(&mut host).await else {
-        panic!("expected a tool result");
-    };
-    assert_eq!(r.id, "a");
+    answer(&engine, &mut host, id, "a").await;
 }
 
 /// With the only thread busy, a cancelled call is answered at once (no
@@ -78,25 +84,14 @@ async fn routed_calls_go_to_a_waiting_thread_and_others_to_the_queue() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_cancelled_behind_a_busy_thread_never_starts() {
     let (engine, mut host) = engine().await;
-    let first = tokio::spawn({
-        let engine = engine.clone();
-        async move { take(&engine, false).await }
-    });
-    host.send_line(r#"{"type":"tool_call","id":"a","name":"slow","args":{}}"#)
-        .await
-        .unwrap();
+    let first = worker(&engine);
+    call(&mut host, "a", "slow").await;
     let busy = tool_id(first.await.unwrap());
-    host.send_line(r#"{"type":"tool_call","id":"b","name":"slow","args":{}}"#)
-        .await
-        .unwrap();
-    host.send_line(r#"{"type":"tool_cancel","id":"b"}"#)
-        .await
-        .unwrap();
+    call(&mut host, "b", "slow").await;
+    send(&mut host, r#"{"type":"tool_cancel","id":"b"}"#).await;
     // `b` is free again: a new call with that id is accepted, not refused
     // as a reused id.
-    host.send_line(r#"{"type":"tool_call","id":"b","name":"quick","args":{}}"#)
-        .await
-        .unwrap();
+    call(&mut host, "b", "quick").await;
     let queued = tokio::time::timeout(10 * SECOND, jobs(&engine))
         .await
         .expect("the second `b` was not handed out");
@@ -104,22 +99,14 @@ async fn a_call_cancelled_behind_a_busy_thread_never_starts() {
         matches!(queued.as_slice(), [Job::Tool(t)] if t.name == "quick" && !t.cancelled),
         "{queued:?}"
     );
-    engine
-        .complete(busy, Outcome::Tool(zot_ext_engine::ToolOutcome::default()))
-        .unwrap();
-    let ExtFrame::ToolResult(r) = recv(&mut host).await else {
-        panic!("expected a tool result");
-    };
-    assert_eq!(r.id, "a", "nothing was written for the cancelled call");
+    // Nothing was written for the cancelled call.
+    answer(&engine, &mut host, busy, "a").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_end_of_the_session_lets_waiting_threads_go() {
     let (engine, host) = engine().await;
-    let waiting = tokio::spawn({
-        let engine = engine.clone();
-        async move { take(&engine, false).await }
-    });
+    let waiting = worker(&engine);
     drop(host);
     assert!(matches!(
         until_finished(&engine).await.last(),
