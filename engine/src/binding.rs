@@ -5,9 +5,10 @@
 //!
 //! [`METHODS`] lists the set; a test (`engine/tests/binding_surface.rs`)
 //! holds `sdk-node/src/binding.d.ts` and `sdk-python/.../_native.pyi` to
-//! it. The only methods a binding adds are its runtime's readiness signal
-//! ([`READINESS`]): a thread-safe callback for Node, a descriptor or a
-//! waiting call for Python's event loops.
+//! it. The only methods a binding adds are its runtime's ([`RUNTIME`]):
+//! how it learns that jobs wait (a thread-safe callback for Node, a
+//! descriptor or a waiting call for Python's event loops), and for Python
+//! the worker lane its plain `def` handlers' threads take jobs from.
 
 use std::time::Duration;
 
@@ -49,7 +50,7 @@ pub const METHODS: &[&str] = &[
 /// thread-safe callback; Python's readiness signals, and the worker lane
 /// (`engine/src/workers.rs`) its plain `def` handlers run from, on threads
 /// (Node runs every handler on its one thread).
-pub const READINESS: &[(&str, &[&str])] = &[
+pub const RUNTIME: &[(&str, &[&str])] = &[
     ("node", &["on_jobs"]),
     (
         "python",

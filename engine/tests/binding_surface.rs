@@ -1,11 +1,12 @@
 //! The Node and Python bindings wrap one core (`zot_ext_engine::binding`)
 //! method for method: their engine classes have the same set of methods,
-//! the core's, plus each runtime's readiness signal.
+//! the core's, plus each runtime's own (its readiness signal; Python's
+//! worker lane).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use zot_ext_engine::binding::{METHODS, READINESS};
+use zot_ext_engine::binding::{METHODS, RUNTIME};
 
 fn read(rel: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
@@ -47,7 +48,7 @@ fn method(line: &str, prefixes: &[&str]) -> Option<String> {
 }
 
 fn expected(binding: &str) -> BTreeSet<String> {
-    let (_, extra) = READINESS.iter().find(|(b, _)| *b == binding).unwrap();
+    let (_, extra) = RUNTIME.iter().find(|(b, _)| *b == binding).unwrap();
     METHODS
         .iter()
         .chain(extra.iter())

@@ -242,7 +242,8 @@ fn seconds(timeout: Option<f64>) -> PyResult<Option<Duration>> {
 /// One engine session: the engine's binding core
 /// ([`zot_ext_engine::binding::BindingEngine`]), method for method as the
 /// Node binding wraps it, plus the readiness signals of Python's event
-/// loops (`wake_fd`, `wait_jobs`).
+/// loops (`wake_fd`, `wait_jobs`) and the worker lane of plain `def`
+/// handlers' threads (`route_to_workers` … `wait_workers_idle`).
 ///
 /// Created with `Engine.stdio(name, version)` (the real stdin/stdout, stdout
 /// protected) or `Engine.memory(name, version, hello_ack_json)` (in-process,
