@@ -706,8 +706,10 @@ class Extension(EventRegistration, PanelRegistration):
                 }
             )
         )
+        # Before `hello_done`: from then on a worker thread may run a handler
+        # that registers more, which must reach the engine at once.
+        self._announced = True
         try:
             native.hello_done()
         except _native.EngineError as e:
             self.log(f"handshake not completed: {e}", _ERROR)
-        self._announced = True

@@ -295,13 +295,19 @@ class _Session:
             return
         job_id = job["id"]
         raw: Any
-        if job["kind"] == "command":
-            route, invocation, raw = self.routes.command(job["name"]), job["invocation"], job["args"]
-        elif job["kind"] == "tool":
-            route, invocation, raw = self.routes.tool(job["name"]), job["invocation"], job["args"]
-        else:
-            request = job["request"]
-            route, invocation, raw = self.routes.interceptor(job["name"]), request["id"], request
+        try:
+            if job["kind"] == "command":
+                route, invocation, raw = self.routes.command(job["name"]), job["invocation"], job["args"]
+            elif job["kind"] == "tool":
+                route, invocation, raw = self.routes.tool(job["name"]), job["invocation"], job["args"]
+            else:
+                request = job["request"]
+                route, invocation, raw = self.routes.interceptor(job["name"]), request["id"], request
+        except Exception as e:  # a bug of ours: the job is still answered once
+            self.ext._ensure_logging()
+            self.ext.logger.exception("no handler for a job the engine routed to a thread")
+            self.answers.fail(job_id, failure_message(e))
+            return
         cancellation = Cancellation()
         self.cancels[job_id] = cancellation
         # A cancel that came after the engine handed the job over and before
