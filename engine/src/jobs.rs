@@ -462,12 +462,17 @@ impl JobQueue {
     /// is nothing to take yet (then wait with `take_work`, `finished`
     /// unset). `finished`: it ran work since its last call.
     pub(crate) fn try_take_work(&self, finished: bool) -> Option<Taken> {
-        let mut st = lock(&self.state);
+        self.next_work(&mut lock(&self.state), finished)
+    }
+
+    /// The lane's next step for a thread; then whoever else is due: the
+    /// idle waiters, the next waiting thread for work still queued.
+    fn next_work(&self, st: &mut QueueState, finished: bool) -> Option<Taken> {
         let next = st.lane.next(finished);
         if finished {
-            self.note_idle(&st);
+            self.note_idle(st);
         }
-        self.wake_workers(&mut st);
+        self.wake_workers(st);
         next
     }
 
@@ -477,17 +482,10 @@ impl JobQueue {
         let mut st = lock(&self.state);
         let mut finished = finished;
         loop {
-            let next = st.lane.next(finished);
-            if finished {
-                self.note_idle(&st);
-            }
-            // The next waiting thread, for work still queued (see
-            // `WorkerLane::promise`).
-            self.wake_workers(&mut st);
-            finished = false;
-            if let Some(taken) = next {
+            if let Some(taken) = self.next_work(&mut st, finished) {
                 return taken;
             }
+            finished = false;
             st.lane.waiting += 1;
             match self.wait_for_work(st, idle_timeout) {
                 (_, Some(taken)) => return taken,
