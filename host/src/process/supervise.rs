@@ -408,6 +408,59 @@ mod tests {
         );
     }
 
+    /// A leftover met while it is inside `execve` (its environment reads
+    /// empty there for a moment) is still found by its marker. Each round's
+    /// leftover execs itself over and over, so the sweep often meets it
+    /// there.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn leftovers_caught_in_exec_are_swept() {
+        for round in 0..20 {
+            let mut cmd = std::process::Command::new("sh");
+            cmd.args([
+                "-c",
+                r#"again='exec sh -c "$0" "$0"'; sh -c "$again" "$again" & echo $!"#,
+            ]);
+            let (child, pipes) =
+                Supervised::spawn_watched(cmd, Duration::from_secs(5), no_status).unwrap();
+            let mut line = String::new();
+            BufReader::new(pipes.stdout)
+                .read_line(&mut line)
+                .await
+                .unwrap();
+            let leftover: i32 = line.trim().parse().unwrap();
+            child.exited().await;
+            if running(leftover) {
+                let _ = std::process::Command::new("kill")
+                    .args(["-9", &leftover.to_string()])
+                    .status();
+                panic!("round {round}: the leftover {leftover} survived the sweep");
+            }
+        }
+    }
+
+    /// A process with no environment at all reads like one inside `execve`
+    /// for a moment; the sweep looks again, then leaves it alone.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn a_process_without_environment_is_left_alone() {
+        use std::os::unix::process::CommandExt;
+        let mut stranger = std::process::Command::new("sleep");
+        stranger.arg("600").env_clear().process_group(0);
+        let mut stranger = stranger.spawn().unwrap();
+        let cmd = std::process::Command::new("true");
+        let (child, _pipes) =
+            Supervised::spawn_watched(cmd, Duration::from_secs(5), no_status).unwrap();
+        child.exited().await;
+        let alive = running(stranger.id() as i32);
+        let _ = stranger.kill();
+        let _ = stranger.wait();
+        assert!(
+            alive,
+            "the sweep killed a process that was not the extension's"
+        );
+    }
+
     /// Whether `pid` is a process that has not died (a zombie is dead: its
     /// parent, not us, reaps it).
     fn running(pid: i32) -> bool {

@@ -10,7 +10,8 @@
 //! signal goes through that pidfd: a pid that was reused meanwhile is never
 //! signalled. The sweep repeats until a pass finds nobody (a victim may have
 //! forked before the signal landed) and waits, through the pidfds, for the
-//! victims to die, all within one bound.
+//! victims to die, all within one bound. A pass that met a process it could
+//! not tell (inside `execve`, see `procfs`) is not the last either.
 //!
 //! Elsewhere (no `/proc`) this is a no-op and the process group is all the
 //! host can reach.
@@ -33,6 +34,9 @@ pub fn sweep(pgid: Option<u32>, marker: &str, bound: Duration) {
 }
 
 #[cfg(target_os = "linux")]
+mod procfs;
+
+#[cfg(target_os = "linux")]
 mod linux {
     use std::os::fd::OwnedFd;
     use std::time::{Duration, Instant};
@@ -40,8 +44,15 @@ mod linux {
     use rustix::event::{poll, PollFd, PollFlags};
     use rustix::process::{pidfd_open, pidfd_send_signal, Pid, PidfdFlags, Signal};
 
+    use super::procfs::{membership, stat, Membership};
+
     /// Passes before giving up on a tree that keeps forking.
     const MAX_PASSES: usize = 32;
+
+    /// Passes, a millisecond apart, that look again at processes that could
+    /// not be told: an exec ends within that unless the machine is
+    /// overloaded; a process started with no environment never settles.
+    const UNSETTLED_PASSES: usize = 20;
 
     struct Victim {
         pid: i32,
@@ -53,10 +64,16 @@ mod linux {
         let deadline = Instant::now() + bound;
         let needle = format!("{}={marker}", super::MARKER_VAR).into_bytes();
         let me = std::process::id() as i32;
-        for _ in 0..MAX_PASSES {
-            let victims = find(pgid.map(|g| g as i32), &needle, me);
+        let mut unsettled_passes = 0;
+        for _ in 0..MAX_PASSES + UNSETTLED_PASSES {
+            let Found { victims, unsettled } = find(pgid.map(|g| g as i32), &needle, me);
             if victims.is_empty() {
-                return;
+                unsettled_passes += 1;
+                if !unsettled || unsettled_passes > UNSETTLED_PASSES || Instant::now() >= deadline {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+                continue;
             }
             for v in &victims {
                 let sent = match &v.fd {
@@ -80,13 +97,21 @@ mod linux {
         }
     }
 
+    /// What one pass over `/proc` found.
+    #[derive(Default)]
+    struct Found {
+        victims: Vec<Victim>,
+        /// Someone could not be told (see [`Membership::Unsettled`]).
+        unsettled: bool,
+    }
+
     /// Every live process (not this one) in group `pgid` or carrying the
     /// marker, each pinned by a pidfd taken before looking at it.
-    fn find(pgid: Option<i32>, needle: &[u8], me: i32) -> Vec<Victim> {
+    fn find(pgid: Option<i32>, needle: &[u8], me: i32) -> Found {
+        let mut out = Found::default();
         let Ok(dir) = std::fs::read_dir("/proc") else {
-            return Vec::new();
+            return out;
         };
-        let mut out = Vec::new();
         for entry in dir.flatten() {
             let Some(pid) = entry
                 .file_name()
@@ -106,38 +131,13 @@ mod linux {
                 Err(rustix::io::Errno::NOSYS) => None,
                 Err(_) => continue, // gone already
             };
-            if is_member(pid, pgid, needle) {
-                out.push(Victim { pid, fd });
+            match membership(pid, pgid, needle) {
+                Membership::Member => out.victims.push(Victim { pid, fd }),
+                Membership::Unsettled => out.unsettled = true,
+                Membership::Stranger => {}
             }
         }
         out
-    }
-
-    /// Alive (not a zombie) and in the group or marked.
-    fn is_member(pid: i32, pgid: Option<i32>, needle: &[u8]) -> bool {
-        let Some((state, pgrp)) = stat(pid) else {
-            return false;
-        };
-        if matches!(state, 'Z' | 'X' | 'x') {
-            return false;
-        }
-        if Some(pgrp) == pgid {
-            return true;
-        }
-        std::fs::read(format!("/proc/{pid}/environ"))
-            .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle))
-    }
-
-    /// State letter and process group from `/proc/<pid>/stat` (the command
-    /// name in parentheses may itself hold spaces and parentheses).
-    fn stat(pid: i32) -> Option<(char, i32)> {
-        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        let rest = &text[text.rfind(')')? + 1..];
-        let mut fields = rest.split_whitespace();
-        let state = fields.next()?.chars().next()?;
-        let _ppid = fields.next()?;
-        let pgrp = fields.next()?.parse().ok()?;
-        Some((state, pgrp))
     }
 
     /// Waits until every victim has died; `false` when the deadline passed.
@@ -167,7 +167,7 @@ mod linux {
         }
         // Kernels without pidfds: watch /proc instead.
         for v in victims.iter().filter(|v| v.fd.is_none()) {
-            while stat(v.pid).is_some_and(|(s, _)| !matches!(s, 'Z' | 'X' | 'x')) {
+            while stat(v.pid).is_some_and(|s| !s.dead()) {
                 if Instant::now() >= deadline {
                     return false;
                 }
