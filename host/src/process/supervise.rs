@@ -391,16 +391,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn unconfirmed_exit_still_sweeps_marked_leftovers() {
-        let mut cmd = std::process::Command::new("sh");
-        cmd.args(["-c", "sleep 600 & echo $!"]);
-        let (child, pipes) =
-            Supervised::spawn_watched(cmd, Duration::from_secs(5), no_status).unwrap();
-        let mut line = String::new();
-        BufReader::new(pipes.stdout)
-            .read_line(&mut line)
-            .await
-            .unwrap();
-        let leftover: i32 = line.trim().parse().unwrap();
+        let (child, leftover) = leaving_one_behind("sleep 600 & echo $!").await;
         child.exited().await;
         assert!(
             !running(leftover),
@@ -415,20 +406,9 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn leftovers_caught_in_exec_are_swept() {
+        let script = r#"again='exec sh -c "$0" "$0"'; sh -c "$again" "$again" & echo $!"#;
         for round in 0..20 {
-            let mut cmd = std::process::Command::new("sh");
-            cmd.args([
-                "-c",
-                r#"again='exec sh -c "$0" "$0"'; sh -c "$again" "$again" & echo $!"#,
-            ]);
-            let (child, pipes) =
-                Supervised::spawn_watched(cmd, Duration::from_secs(5), no_status).unwrap();
-            let mut line = String::new();
-            BufReader::new(pipes.stdout)
-                .read_line(&mut line)
-                .await
-                .unwrap();
-            let leftover: i32 = line.trim().parse().unwrap();
+            let (child, leftover) = leaving_one_behind(script).await;
             child.exited().await;
             if running(leftover) {
                 let _ = std::process::Command::new("kill")
@@ -459,6 +439,21 @@ mod tests {
             alive,
             "the sweep killed a process that was not the extension's"
         );
+    }
+
+    /// Runs `script` (which prints the pid of what it leaves behind) as an
+    /// extension whose unreaped wait reports nothing.
+    async fn leaving_one_behind(script: &str) -> (Supervised, i32) {
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", script]);
+        let (child, pipes) =
+            Supervised::spawn_watched(cmd, Duration::from_secs(5), no_status).unwrap();
+        let mut line = String::new();
+        BufReader::new(pipes.stdout)
+            .read_line(&mut line)
+            .await
+            .unwrap();
+        (child, line.trim().parse().unwrap())
     }
 
     /// Whether `pid` is a process that has not died (a zombie is dead: its
