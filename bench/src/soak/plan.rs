@@ -122,6 +122,13 @@ fn is_compose(s: &SoakSizes, i: usize) -> bool {
     s.compose_every > 0 && i % s.compose_every == s.compose_every - 1
 }
 
+/// How much longer than a pipe's buffer (64 KiB on Linux) the model's last
+/// reply of the flood is. The harness samples the host's memory when it
+/// reads the last note; the host cannot write that reply, which follows the
+/// notes in the transcript, let alone exit, before the harness has read
+/// that far.
+const FLOOD_PADDING: usize = 256 * 1024;
+
 /// The flood's script: one model call of the floor's `flood` tool.
 pub fn flood_script(notes: u64) -> Value {
     json!({
@@ -131,7 +138,7 @@ pub fn flood_script(notes: u64) -> Value {
             {"tools": true},
             {"prompt": "flood", "replies": [
                 {"tool_calls": [{"name": "flood", "args": {"notes": notes}}]},
-                {"text": "done"}
+                {"text": format!("done\n{}", ".".repeat(FLOOD_PADDING))}
             ]}
         ],
     })
