@@ -99,14 +99,18 @@ class Child:
         return [first, *self.read_until(lambda f: f["type"] == "ready")]
 
     def wait(self, timeout: float) -> int:
-        return self.proc.wait(timeout)
+        """The exit status, once the child exited and its stderr was read to
+        the end (the reader thread may still be behind at the exit)."""
+        status = self.proc.wait(timeout)
+        self._err_reader.join(timeout)
+        return status
 
     def exit_status_or_stacks(self, timeout: float) -> int:
         """The exit status; if the child is still running after `timeout`,
         fails with every thread's stack (the child must run with
         PYTHONFAULTHANDLER=1, which dumps them on SIGABRT) and its stderr."""
         try:
-            return self.proc.wait(timeout)
+            return self.wait(timeout)
         except subprocess.TimeoutExpired:
             self.proc.send_signal(signal.SIGABRT)
             self.proc.wait(10)
@@ -464,7 +468,6 @@ def test_the_engine_refuses_to_run_after_fork(tmp_path: Path) -> None:
     c = Child([sys.executable, str(path)])
     try:
         assert c.wait(10) == 0
-        time.sleep(0.1)
         err = "\n".join(c.stderr)
         assert "child status 7" in err, err
         assert "forked after the engine's runtime started" in err
