@@ -41,7 +41,14 @@ async function scripted(name, steps) {
   const proc = spawn(exec, manifest.args ?? [], { cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   proc.stderr.on("data", (d) => (stderr += d));
-  const exited = new Promise((resolve) => proc.on("exit", (code) => resolve(code)));
+  // Once it exited and its output was read to the end ("exit" may come first).
+  let closed = false;
+  const exited = new Promise((resolve) =>
+    proc.on("close", (code) => {
+      closed = true;
+      resolve(code);
+    }),
+  );
   const out = [];
   const waiters = [];
   createInterface({ input: proc.stdout }).on("line", (l) => {
@@ -51,7 +58,7 @@ async function scripted(name, steps) {
   const until = async (n) => {
     while (out.length < n) {
       await Promise.race([new Promise((r) => waiters.push(r)), exited]);
-      if (proc.exitCode !== null && out.length < n) throw new Error(`${name} exited early: ${stderr}`);
+      if (closed && out.length < n) throw new Error(`${name} exited early: ${stderr}`);
     }
   };
   let expected = 0;
