@@ -636,10 +636,13 @@ def test_the_engine_threads_leave_signals_to_the_main_thread() -> None:
 
 
 def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
-    # `ready` must not wait for asyncio (nor logging, nor the job contract's
-    # types, which only type checkers read) to load (most of the SDK's
-    # start-up): with plain `def` hooks the handshake happens before the
-    # loop, and the hooks still see the host, send frames and register.
+    # `ready` must not wait for modules the SDK needs only later or never
+    # (most of an extension's start-up): asyncio and logging load after the
+    # handshake, the job contract's types only for type checkers; typing,
+    # inspect, dataclasses and contextlib not at all for an extension that
+    # does not use them, even with a plain `def` tool whose parameters and
+    # docstring make its schema. The hooks still see the host, send frames
+    # and register.
     path = script(
         tmp_path,
         """
@@ -648,16 +651,25 @@ def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
 
         ext = Extension("early", "1.0.0")
         seen = {}
+        LATER = ("asyncio", "logging", "zot_ext._contract", "typing", "inspect", "dataclasses", "contextlib")
+
+        @ext.tool()
+        def greet(name: str, times: int = 1, shout: bool = False) -> str:
+            \"\"\"Greets someone.
+
+            As often as asked.
+            \"\"\"
+            return name * times
 
         @ext.on_hello
         def hello(host: HostInfo) -> None:
-            seen["loaded"] = any(m in sys.modules for m in ("asyncio", "logging", "zot_ext._contract"))
+            seen["loaded"] = [m for m in LATER if m in sys.modules]
             seen["cwd"] = ext.host.cwd if ext.host else None
             ext.notify("hello from the hook")
 
             @ext.command("late")
             def late(args: str, ctx: Ctx) -> str:
-                return f"asyncio or logging at hello: {seen['loaded']}, cwd {seen['cwd']}, now {'asyncio' in sys.modules}"
+                return f"loaded at hello: {seen['loaded']}, cwd {seen['cwd']}, now {'asyncio' in sys.modules}"
 
         ext.run()
         """,
@@ -666,10 +678,22 @@ def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
     try:
         frames = c.handshake()
         assert any('"name":"late"' in f for f in frames), frames
+        tool = next(json.loads(f) for f in frames if '"name":"greet"' in f)
+        assert tool["description"] == "Greets someone.\n\nAs often as asked.", tool
+        assert tool["schema"] == {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "times": {"type": "integer", "default": 1},
+                "shout": {"type": "boolean", "default": False},
+            },
+            "required": ["name"],
+            "additionalProperties": False,
+        }, tool
         c.send('{"type":"command_invoked","id":"1","name":"late","args":""}')
         lines = c.read_until(lambda f: f["type"] == "command_response")
         assert lines[0] == '{"type":"notify","level":"info","message":"hello from the hook"}', lines
-        assert json.loads(lines[-1])["display"] == "asyncio or logging at hello: False, cwd /proj, now True"
+        assert json.loads(lines[-1])["display"] == "loaded at hello: [], cwd /proj, now True"
         c.close_stdin()
         assert c.wait(10) == 0, c.stderr
     finally:

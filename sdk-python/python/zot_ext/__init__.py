@@ -27,7 +27,6 @@ in-process with :mod:`zot_ext.testing`.
 from __future__ import annotations
 
 import atexit
-from typing import TYPE_CHECKING, Any, List
 
 from . import _native
 from ._context import CallResult, Ctx, HostInfo
@@ -56,7 +55,10 @@ from ._results import (
     text_block,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, List
+
     from ._protocol import (
         AssistantMessageEvent,
         AssistantMessageIntercept,

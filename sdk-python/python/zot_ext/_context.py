@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
 
 from ._errors import CallToolError, NotRunningError, SessionError, ZotError
 from ._results import to_json
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import asyncio
     import concurrent.futures
+    from typing import Any, ClassVar, List, Mapping, Optional, Tuple, Union
 
     from ._contract import CallResultJob, CallStart, CallStarted
     from ._extension import Extension
@@ -31,9 +31,47 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class HostInfo:
+class _Record:
+    """A frozen value with a dataclass's ``repr``, ``==`` and ``hash`` over
+    its ``_compared`` fields (``raw`` is not one). Not a dataclass: importing
+    :mod:`dataclasses` costs more at start-up than the rest of the SDK, and
+    :class:`HostInfo` is made before ``ready``."""
+
+    __slots__ = ()
+    _compared: ClassVar[Tuple[str, ...]] = ()
+
+    def _set(self, **values: Any) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: {type(self).__name__} is frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: {type(self).__name__} is frozen")
+
+    def _values(self) -> Tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self._compared)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self) or not isinstance(other, _Record):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._compared)
+        return f"{type(self).__name__}({fields})"
+
+
+class HostInfo(_Record):
     """What the host said in ``hello_ack`` (SDK-6)."""
+
+    _compared = ("protocol_version", "capabilities", "zot_version", "provider", "model", "cwd", "extension_dir",
+                 "data_dir")  # fmt: skip
+    __slots__ = (*_compared, "raw")
 
     protocol_version: int
     capabilities: Tuple[str, ...]
@@ -45,7 +83,32 @@ class HostInfo:
     extension_dir: str
     data_dir: str
     """Where the extension keeps its state."""
-    raw: HelloAck = field(repr=False, compare=False)
+    raw: HelloAck
+    """The ``hello_ack`` frame as the host wrote it."""
+
+    def __init__(
+        self,
+        protocol_version: int,
+        capabilities: Tuple[str, ...],
+        zot_version: str,
+        provider: str,
+        model: str,
+        cwd: str,
+        extension_dir: str,
+        data_dir: str,
+        raw: HelloAck,
+    ) -> None:
+        self._set(
+            protocol_version=protocol_version,
+            capabilities=capabilities,
+            zot_version=zot_version,
+            provider=provider,
+            model=model,
+            cwd=cwd,
+            extension_dir=extension_dir,
+            data_dir=data_dir,
+            raw=raw,
+        )
 
     @classmethod
     def from_ack(cls, ack: HelloAck) -> HostInfo:
@@ -72,17 +135,31 @@ class HostInfo:
         return "call_tool_durable" in self.capabilities
 
 
-@dataclass(frozen=True)
-class CallResult:
+class CallResult(_Record):
     """The host's answer to a ``call_tool`` (a tool failure has
     ``is_error``)."""
+
+    _compared = ("id", "name", "content", "is_error", "truncated")
+    __slots__ = (*_compared, "raw")
 
     id: str
     name: str
     content: List[ContentBlock]
     is_error: bool
     truncated: bool
-    raw: HostToolResult = field(repr=False, compare=False)
+    raw: HostToolResult
+    """The host's ``tool_result`` frame."""
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        content: List[ContentBlock],
+        is_error: bool,
+        truncated: bool,
+        raw: HostToolResult,
+    ) -> None:
+        self._set(id=id, name=name, content=content, is_error=is_error, truncated=truncated, raw=raw)
 
     @property
     def text(self) -> str:

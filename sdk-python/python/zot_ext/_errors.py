@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, ClassVar, Dict, Type
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
+    from typing import ClassVar, Dict, Type
 
 __all__ = [
     "ZotError",

@@ -10,11 +10,13 @@ be a plain ``def`` or an ``async def``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, TypeVar, overload
+# For type checkers only: neither `typing` nor the protocol's types load on
+# the way to `ready`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Literal, Optional, TypeVar, overload
 
-from ._handlers import HandlerOf
-
-if TYPE_CHECKING:  # annotations only: the protocol's types load on first use
+    from ._handlers import HandlerOf
     from ._protocol import (
         SessionStartEvent,
         SessionEndEvent,
@@ -32,51 +34,51 @@ if TYPE_CHECKING:  # annotations only: the protocol's types load on first use
         SubagentStopEvent,
     )
 
-__all__ = ["EventRegistration"]
+    _SessionStartEventF = TypeVar(
+        "_SessionStartEventF", bound="HandlerOf[SessionStartEvent, object]"
+    )
+    _SessionEndEventF = TypeVar(
+        "_SessionEndEventF", bound="HandlerOf[SessionEndEvent, object]"
+    )
+    _UserPromptSubmitEventF = TypeVar(
+        "_UserPromptSubmitEventF", bound="HandlerOf[UserPromptSubmitEvent, object]"
+    )
+    _TurnStartEventF = TypeVar(
+        "_TurnStartEventF", bound="HandlerOf[TurnStartEvent, object]"
+    )
+    _TurnEndEventF = TypeVar(
+        "_TurnEndEventF", bound="HandlerOf[TurnEndEvent, object]"
+    )
+    _ToolCallEventF = TypeVar(
+        "_ToolCallEventF", bound="HandlerOf[ToolCallEvent, object]"
+    )
+    _ToolResultEventF = TypeVar(
+        "_ToolResultEventF", bound="HandlerOf[ToolResultEvent, object]"
+    )
+    _ToolConfirmationRequestedEventF = TypeVar(
+        "_ToolConfirmationRequestedEventF", bound="HandlerOf[ToolConfirmationRequestedEvent, object]"
+    )
+    _PermissionDecisionEventF = TypeVar(
+        "_PermissionDecisionEventF", bound="HandlerOf[PermissionDecisionEvent, object]"
+    )
+    _AssistantMessageEventF = TypeVar(
+        "_AssistantMessageEventF", bound="HandlerOf[AssistantMessageEvent, object]"
+    )
+    _PreCompactEventF = TypeVar(
+        "_PreCompactEventF", bound="HandlerOf[PreCompactEvent, object]"
+    )
+    _PostCompactEventF = TypeVar(
+        "_PostCompactEventF", bound="HandlerOf[PostCompactEvent, object]"
+    )
+    _SubagentStartEventF = TypeVar(
+        "_SubagentStartEventF", bound="HandlerOf[SubagentStartEvent, object]"
+    )
+    _SubagentStopEventF = TypeVar(
+        "_SubagentStopEventF", bound="HandlerOf[SubagentStopEvent, object]"
+    )
+    _AnyEventF = TypeVar("_AnyEventF", bound=Callable[..., Any])
 
-_SessionStartEventF = TypeVar(
-    "_SessionStartEventF", bound="HandlerOf[SessionStartEvent, object]"
-)
-_SessionEndEventF = TypeVar(
-    "_SessionEndEventF", bound="HandlerOf[SessionEndEvent, object]"
-)
-_UserPromptSubmitEventF = TypeVar(
-    "_UserPromptSubmitEventF", bound="HandlerOf[UserPromptSubmitEvent, object]"
-)
-_TurnStartEventF = TypeVar(
-    "_TurnStartEventF", bound="HandlerOf[TurnStartEvent, object]"
-)
-_TurnEndEventF = TypeVar(
-    "_TurnEndEventF", bound="HandlerOf[TurnEndEvent, object]"
-)
-_ToolCallEventF = TypeVar(
-    "_ToolCallEventF", bound="HandlerOf[ToolCallEvent, object]"
-)
-_ToolResultEventF = TypeVar(
-    "_ToolResultEventF", bound="HandlerOf[ToolResultEvent, object]"
-)
-_ToolConfirmationRequestedEventF = TypeVar(
-    "_ToolConfirmationRequestedEventF", bound="HandlerOf[ToolConfirmationRequestedEvent, object]"
-)
-_PermissionDecisionEventF = TypeVar(
-    "_PermissionDecisionEventF", bound="HandlerOf[PermissionDecisionEvent, object]"
-)
-_AssistantMessageEventF = TypeVar(
-    "_AssistantMessageEventF", bound="HandlerOf[AssistantMessageEvent, object]"
-)
-_PreCompactEventF = TypeVar(
-    "_PreCompactEventF", bound="HandlerOf[PreCompactEvent, object]"
-)
-_PostCompactEventF = TypeVar(
-    "_PostCompactEventF", bound="HandlerOf[PostCompactEvent, object]"
-)
-_SubagentStartEventF = TypeVar(
-    "_SubagentStartEventF", bound="HandlerOf[SubagentStartEvent, object]"
-)
-_SubagentStopEventF = TypeVar(
-    "_SubagentStopEventF", bound="HandlerOf[SubagentStopEvent, object]"
-)
-_AnyEventF = TypeVar("_AnyEventF", bound=Callable[..., Any])
+__all__ = ["EventRegistration"]
 
 
 class EventRegistration:
@@ -85,207 +87,209 @@ class EventRegistration:
     def _on(self, event: str, handler: Optional[Callable[..., Any]], thread: bool) -> Any:
         raise NotImplementedError
 
-    @overload
-    def on(
-        self, event: Literal["session_start"], *, thread: bool = ...
-    ) -> Callable[[_SessionStartEventF], _SessionStartEventF]: ...
+    if TYPE_CHECKING:
 
-    @overload
-    def on(
-        self,
-        event: Literal["session_start"],
-        handler: _SessionStartEventF,
-        *,
-        thread: bool = ...,
-    ) -> _SessionStartEventF: ...
+        @overload
+        def on(
+            self, event: Literal["session_start"], *, thread: bool = ...
+        ) -> Callable[[_SessionStartEventF], _SessionStartEventF]: ...
 
-    @overload
-    def on(
-        self, event: Literal["session_end"], *, thread: bool = ...
-    ) -> Callable[[_SessionEndEventF], _SessionEndEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["session_start"],
+            handler: _SessionStartEventF,
+            *,
+            thread: bool = ...,
+        ) -> _SessionStartEventF: ...
 
-    @overload
-    def on(
-        self,
-        event: Literal["session_end"],
-        handler: _SessionEndEventF,
-        *,
-        thread: bool = ...,
-    ) -> _SessionEndEventF: ...
+        @overload
+        def on(
+            self, event: Literal["session_end"], *, thread: bool = ...
+        ) -> Callable[[_SessionEndEventF], _SessionEndEventF]: ...
 
-    @overload
-    def on(
-        self, event: Literal["user_prompt_submit"], *, thread: bool = ...
-    ) -> Callable[[_UserPromptSubmitEventF], _UserPromptSubmitEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["session_end"],
+            handler: _SessionEndEventF,
+            *,
+            thread: bool = ...,
+        ) -> _SessionEndEventF: ...
 
-    @overload
-    def on(
-        self,
-        event: Literal["user_prompt_submit"],
-        handler: _UserPromptSubmitEventF,
-        *,
-        thread: bool = ...,
-    ) -> _UserPromptSubmitEventF: ...
+        @overload
+        def on(
+            self, event: Literal["user_prompt_submit"], *, thread: bool = ...
+        ) -> Callable[[_UserPromptSubmitEventF], _UserPromptSubmitEventF]: ...
 
-    @overload
-    def on(
-        self, event: Literal["turn_start"], *, thread: bool = ...
-    ) -> Callable[[_TurnStartEventF], _TurnStartEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["user_prompt_submit"],
+            handler: _UserPromptSubmitEventF,
+            *,
+            thread: bool = ...,
+        ) -> _UserPromptSubmitEventF: ...
 
-    @overload
-    def on(
-        self,
-        event: Literal["turn_start"],
-        handler: _TurnStartEventF,
-        *,
-        thread: bool = ...,
-    ) -> _TurnStartEventF: ...
+        @overload
+        def on(
+            self, event: Literal["turn_start"], *, thread: bool = ...
+        ) -> Callable[[_TurnStartEventF], _TurnStartEventF]: ...
 
-    @overload
-    def on(
-        self, event: Literal["turn_end"], *, thread: bool = ...
-    ) -> Callable[[_TurnEndEventF], _TurnEndEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["turn_start"],
+            handler: _TurnStartEventF,
+            *,
+            thread: bool = ...,
+        ) -> _TurnStartEventF: ...
 
-    @overload
-    def on(
-        self,
-        event: Literal["turn_end"],
-        handler: _TurnEndEventF,
-        *,
-        thread: bool = ...,
-    ) -> _TurnEndEventF: ...
+        @overload
+        def on(
+            self, event: Literal["turn_end"], *, thread: bool = ...
+        ) -> Callable[[_TurnEndEventF], _TurnEndEventF]: ...
 
-    @overload
-    def on(
-        self, event: Literal["tool_call"], *, thread: bool = ...
-    ) -> Callable[[_ToolCallEventF], _ToolCallEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["turn_end"],
+            handler: _TurnEndEventF,
+            *,
+            thread: bool = ...,
+        ) -> _TurnEndEventF: ...
 
-    @overload
-    def on(
-        self,
-        event: Literal["tool_call"],
-        handler: _ToolCallEventF,
-        *,
-        thread: bool = ...,
-    ) -> _ToolCallEventF: ...
+        @overload
+        def on(
+            self, event: Literal["tool_call"], *, thread: bool = ...
+        ) -> Callable[[_ToolCallEventF], _ToolCallEventF]: ...
 
-    @overload
-    def on(
-        self, event: Literal["tool_result"], *, thread: bool = ...
-    ) -> Callable[[_ToolResultEventF], _ToolResultEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["tool_call"],
+            handler: _ToolCallEventF,
+            *,
+            thread: bool = ...,
+        ) -> _ToolCallEventF: ...
 
-    @overload
-    def on(
-        self,
-        event: Literal["tool_result"],
-        handler: _ToolResultEventF,
-        *,
-        thread: bool = ...,
-    ) -> _ToolResultEventF: ...
+        @overload
+        def on(
+            self, event: Literal["tool_result"], *, thread: bool = ...
+        ) -> Callable[[_ToolResultEventF], _ToolResultEventF]: ...
 
-    @overload
-    def on(
-        self, event: Literal["tool_confirmation_requested"], *, thread: bool = ...
-    ) -> Callable[[_ToolConfirmationRequestedEventF], _ToolConfirmationRequestedEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["tool_result"],
+            handler: _ToolResultEventF,
+            *,
+            thread: bool = ...,
+        ) -> _ToolResultEventF: ...
 
-    @overload
-    def on(
-        self,
-        event: Literal["tool_confirmation_requested"],
-        handler: _ToolConfirmationRequestedEventF,
-        *,
-        thread: bool = ...,
-    ) -> _ToolConfirmationRequestedEventF: ...
+        @overload
+        def on(
+            self, event: Literal["tool_confirmation_requested"], *, thread: bool = ...
+        ) -> Callable[[_ToolConfirmationRequestedEventF], _ToolConfirmationRequestedEventF]: ...
 
-    @overload
-    def on(
-        self, event: Literal["permission_decision"], *, thread: bool = ...
-    ) -> Callable[[_PermissionDecisionEventF], _PermissionDecisionEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["tool_confirmation_requested"],
+            handler: _ToolConfirmationRequestedEventF,
+            *,
+            thread: bool = ...,
+        ) -> _ToolConfirmationRequestedEventF: ...
 
-    @overload
-    def on(
-        self,
-        event: Literal["permission_decision"],
-        handler: _PermissionDecisionEventF,
-        *,
-        thread: bool = ...,
-    ) -> _PermissionDecisionEventF: ...
+        @overload
+        def on(
+            self, event: Literal["permission_decision"], *, thread: bool = ...
+        ) -> Callable[[_PermissionDecisionEventF], _PermissionDecisionEventF]: ...
 
-    @overload
-    def on(
-        self, event: Literal["assistant_message"], *, thread: bool = ...
-    ) -> Callable[[_AssistantMessageEventF], _AssistantMessageEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["permission_decision"],
+            handler: _PermissionDecisionEventF,
+            *,
+            thread: bool = ...,
+        ) -> _PermissionDecisionEventF: ...
 
-    @overload
-    def on(
-        self,
-        event: Literal["assistant_message"],
-        handler: _AssistantMessageEventF,
-        *,
-        thread: bool = ...,
-    ) -> _AssistantMessageEventF: ...
+        @overload
+        def on(
+            self, event: Literal["assistant_message"], *, thread: bool = ...
+        ) -> Callable[[_AssistantMessageEventF], _AssistantMessageEventF]: ...
 
-    @overload
-    def on(
-        self, event: Literal["pre_compact"], *, thread: bool = ...
-    ) -> Callable[[_PreCompactEventF], _PreCompactEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["assistant_message"],
+            handler: _AssistantMessageEventF,
+            *,
+            thread: bool = ...,
+        ) -> _AssistantMessageEventF: ...
 
-    @overload
-    def on(
-        self,
-        event: Literal["pre_compact"],
-        handler: _PreCompactEventF,
-        *,
-        thread: bool = ...,
-    ) -> _PreCompactEventF: ...
+        @overload
+        def on(
+            self, event: Literal["pre_compact"], *, thread: bool = ...
+        ) -> Callable[[_PreCompactEventF], _PreCompactEventF]: ...
 
-    @overload
-    def on(
-        self, event: Literal["post_compact"], *, thread: bool = ...
-    ) -> Callable[[_PostCompactEventF], _PostCompactEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["pre_compact"],
+            handler: _PreCompactEventF,
+            *,
+            thread: bool = ...,
+        ) -> _PreCompactEventF: ...
 
-    @overload
-    def on(
-        self,
-        event: Literal["post_compact"],
-        handler: _PostCompactEventF,
-        *,
-        thread: bool = ...,
-    ) -> _PostCompactEventF: ...
+        @overload
+        def on(
+            self, event: Literal["post_compact"], *, thread: bool = ...
+        ) -> Callable[[_PostCompactEventF], _PostCompactEventF]: ...
 
-    @overload
-    def on(
-        self, event: Literal["subagent_start"], *, thread: bool = ...
-    ) -> Callable[[_SubagentStartEventF], _SubagentStartEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["post_compact"],
+            handler: _PostCompactEventF,
+            *,
+            thread: bool = ...,
+        ) -> _PostCompactEventF: ...
 
-    @overload
-    def on(
-        self,
-        event: Literal["subagent_start"],
-        handler: _SubagentStartEventF,
-        *,
-        thread: bool = ...,
-    ) -> _SubagentStartEventF: ...
+        @overload
+        def on(
+            self, event: Literal["subagent_start"], *, thread: bool = ...
+        ) -> Callable[[_SubagentStartEventF], _SubagentStartEventF]: ...
 
-    @overload
-    def on(
-        self, event: Literal["subagent_stop"], *, thread: bool = ...
-    ) -> Callable[[_SubagentStopEventF], _SubagentStopEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["subagent_start"],
+            handler: _SubagentStartEventF,
+            *,
+            thread: bool = ...,
+        ) -> _SubagentStartEventF: ...
 
-    @overload
-    def on(
-        self,
-        event: Literal["subagent_stop"],
-        handler: _SubagentStopEventF,
-        *,
-        thread: bool = ...,
-    ) -> _SubagentStopEventF: ...
+        @overload
+        def on(
+            self, event: Literal["subagent_stop"], *, thread: bool = ...
+        ) -> Callable[[_SubagentStopEventF], _SubagentStopEventF]: ...
 
-    @overload
-    def on(self, event: str, *, thread: bool = ...) -> Callable[[_AnyEventF], _AnyEventF]: ...
+        @overload
+        def on(
+            self,
+            event: Literal["subagent_stop"],
+            handler: _SubagentStopEventF,
+            *,
+            thread: bool = ...,
+        ) -> _SubagentStopEventF: ...
 
-    @overload
-    def on(self, event: str, handler: _AnyEventF, *, thread: bool = ...) -> _AnyEventF: ...
+        @overload
+        def on(self, event: str, *, thread: bool = ...) -> Callable[[_AnyEventF], _AnyEventF]: ...
+
+        @overload
+        def on(self, event: str, handler: _AnyEventF, *, thread: bool = ...) -> _AnyEventF: ...
 
     def on(
         self, event: str, handler: Optional[Callable[..., Any]] = None, *, thread: bool = True

@@ -6,20 +6,6 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Callable,
-    Dict,
-    List,
-    Mapping,
-    Optional,
-    Sequence,
-    Tuple,
-    TypeVar,
-    Union,
-    overload,
-)
 
 from . import _native
 from ._context import HostInfo
@@ -32,7 +18,6 @@ from ._errors import (
     duplicate_registration,
 )
 from ._events import EventRegistration
-from ._handlers import HandlerOf
 from ._handshake import hello_before_loop
 from ._panels import PanelRegistration
 from ._registry import _Command, _first_param_type, _Handler, _is_async, _Panel, _Tool
@@ -45,15 +30,18 @@ from ._results import (
     panel_spec,
     to_json,
 )
-from ._schema import Converter, converter_for, schema_for
+from ._schema import converter_for, schema_for
 from ._signature import command_description, keyword_tool, name_of, tool_description
 from ._stdout import protect_stdout, stdout_follows_descriptor_1
 from ._workers import DEFAULT_IDLE_TIMEOUT, default_max_threads
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
+    from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, overload
 
     from ._contract import Job
+    from ._handlers import HandlerOf
     from ._protocol import (
         AssistantMessageIntercept,
         BeforeAgentStartIntercept,
@@ -62,6 +50,7 @@ if TYPE_CHECKING:
         ToolCallIntercept,
         TurnStartIntercept,
     )
+    from ._schema import Converter
     from ._session import _Session
 
 __all__ = ["Extension", "protect_stdout"]
@@ -70,18 +59,19 @@ __all__ = ["Extension", "protect_stdout"]
 _INFO = 20
 _ERROR = 40
 
-CommandResult = Union[Response, str, None]
-ToolHandler = Callable[..., Any]
-HelloHook = Callable[[HostInfo], Any]
+if TYPE_CHECKING:
+    CommandResult = Union[Response, str, None]
+    ToolHandler = Callable[..., Any]
+    HelloHook = Callable[[HostInfo], Any]
 
-CommandF = TypeVar("CommandF", bound="HandlerOf[str, CommandResult]")
-ToolF = TypeVar("ToolF", bound=ToolHandler)
-HelloF = TypeVar("HelloF", bound=HelloHook)
-ToolCallF = TypeVar("ToolCallF", bound="HandlerOf[ToolCallIntercept, Optional[ToolCallVerdict]]")
-TurnF = TypeVar("TurnF", bound="HandlerOf[TurnStartIntercept, Optional[TurnVerdict]]")
-MessageF = TypeVar("MessageF", bound="HandlerOf[AssistantMessageIntercept, Optional[MessageVerdict]]")
-PromptResult = Union[PromptVerdict, str, None]
-PromptF = TypeVar("PromptF", bound="HandlerOf[BeforeAgentStartIntercept, PromptResult]")
+    CommandF = TypeVar("CommandF", bound="HandlerOf[str, CommandResult]")
+    ToolF = TypeVar("ToolF", bound=ToolHandler)
+    HelloF = TypeVar("HelloF", bound=HelloHook)
+    ToolCallF = TypeVar("ToolCallF", bound="HandlerOf[ToolCallIntercept, Optional[ToolCallVerdict]]")
+    TurnF = TypeVar("TurnF", bound="HandlerOf[TurnStartIntercept, Optional[TurnVerdict]]")
+    MessageF = TypeVar("MessageF", bound="HandlerOf[AssistantMessageIntercept, Optional[MessageVerdict]]")
+    PromptResult = Union[PromptVerdict, str, None]
+    PromptF = TypeVar("PromptF", bound="HandlerOf[BeforeAgentStartIntercept, PromptResult]")
 
 
 class Extension(EventRegistration, PanelRegistration):
@@ -190,18 +180,20 @@ class Extension(EventRegistration, PanelRegistration):
         except (_native.EngineError, ValueError) as e:
             raise RegistrationError(f"{what} not registered: {e}") from e
 
-    @overload
-    def command(self, name: CommandF, /) -> CommandF: ...
+    if TYPE_CHECKING:
 
-    @overload
-    def command(
-        self, name: Optional[str] = None, description: Optional[str] = None, *, thread: bool = True
-    ) -> Callable[[CommandF], CommandF]: ...
+        @overload
+        def command(self, name: CommandF, /) -> CommandF: ...
 
-    @overload
-    def command(
-        self, name: Optional[str], description: Optional[str], handler: CommandF, *, thread: bool = True
-    ) -> CommandF: ...
+        @overload
+        def command(
+            self, name: Optional[str] = None, description: Optional[str] = None, *, thread: bool = True
+        ) -> Callable[[CommandF], CommandF]: ...
+
+        @overload
+        def command(
+            self, name: Optional[str], description: Optional[str], handler: CommandF, *, thread: bool = True
+        ) -> CommandF: ...
 
     def command(
         self,
@@ -245,43 +237,45 @@ class Extension(EventRegistration, PanelRegistration):
 
         return register if handler is None else register(handler)
 
-    @overload
-    def tool(self, name: ToolF, /) -> ToolF: ...
+    if TYPE_CHECKING:
 
-    @overload
-    def tool(
-        self,
-        name: Optional[str] = None,
-        description: Optional[str] = None,
-        *,
-        schema: Optional[Mapping[str, Any]] = None,
-        output_schema: Optional[Mapping[str, Any]] = None,
-        namespace: str = "",
-        namespace_description: str = "",
-        namespace_instructions: str = "",
-        exposure: Optional[Exposure] = None,
-        deferred: bool = False,
-        interactive: bool = False,
-        thread: bool = True,
-    ) -> Callable[[ToolF], ToolF]: ...
+        @overload
+        def tool(self, name: ToolF, /) -> ToolF: ...
 
-    @overload
-    def tool(
-        self,
-        name: Optional[str],
-        description: Optional[str],
-        handler: ToolF,
-        *,
-        schema: Optional[Mapping[str, Any]] = None,
-        output_schema: Optional[Mapping[str, Any]] = None,
-        namespace: str = "",
-        namespace_description: str = "",
-        namespace_instructions: str = "",
-        exposure: Optional[Exposure] = None,
-        deferred: bool = False,
-        interactive: bool = False,
-        thread: bool = True,
-    ) -> ToolF: ...
+        @overload
+        def tool(
+            self,
+            name: Optional[str] = None,
+            description: Optional[str] = None,
+            *,
+            schema: Optional[Mapping[str, Any]] = None,
+            output_schema: Optional[Mapping[str, Any]] = None,
+            namespace: str = "",
+            namespace_description: str = "",
+            namespace_instructions: str = "",
+            exposure: Optional[Exposure] = None,
+            deferred: bool = False,
+            interactive: bool = False,
+            thread: bool = True,
+        ) -> Callable[[ToolF], ToolF]: ...
+
+        @overload
+        def tool(
+            self,
+            name: Optional[str],
+            description: Optional[str],
+            handler: ToolF,
+            *,
+            schema: Optional[Mapping[str, Any]] = None,
+            output_schema: Optional[Mapping[str, Any]] = None,
+            namespace: str = "",
+            namespace_description: str = "",
+            namespace_instructions: str = "",
+            exposure: Optional[Exposure] = None,
+            deferred: bool = False,
+            interactive: bool = False,
+            thread: bool = True,
+        ) -> ToolF: ...
 
     def tool(
         self,
@@ -406,11 +400,13 @@ class Extension(EventRegistration, PanelRegistration):
 
         self._register_late(f"interceptor {event!r}", late)
 
-    @overload
-    def intercept_tool_call(self, handler: ToolCallF) -> ToolCallF: ...
+    if TYPE_CHECKING:
 
-    @overload
-    def intercept_tool_call(self, *, thread: bool = True) -> Callable[[ToolCallF], ToolCallF]: ...
+        @overload
+        def intercept_tool_call(self, handler: ToolCallF) -> ToolCallF: ...
+
+        @overload
+        def intercept_tool_call(self, *, thread: bool = True) -> Callable[[ToolCallF], ToolCallF]: ...
 
     def intercept_tool_call(
         self, handler: Optional[ToolCallF] = None, *, thread: bool = True
@@ -426,11 +422,13 @@ class Extension(EventRegistration, PanelRegistration):
 
         return register if handler is None else register(handler)
 
-    @overload
-    def intercept_turn_start(self, handler: TurnF) -> TurnF: ...
+    if TYPE_CHECKING:
 
-    @overload
-    def intercept_turn_start(self, *, thread: bool = True) -> Callable[[TurnF], TurnF]: ...
+        @overload
+        def intercept_turn_start(self, handler: TurnF) -> TurnF: ...
+
+        @overload
+        def intercept_turn_start(self, *, thread: bool = True) -> Callable[[TurnF], TurnF]: ...
 
     def intercept_turn_start(
         self, handler: Optional[TurnF] = None, *, thread: bool = True
@@ -444,11 +442,13 @@ class Extension(EventRegistration, PanelRegistration):
 
         return register if handler is None else register(handler)
 
-    @overload
-    def intercept_assistant_message(self, handler: MessageF) -> MessageF: ...
+    if TYPE_CHECKING:
 
-    @overload
-    def intercept_assistant_message(self, *, thread: bool = True) -> Callable[[MessageF], MessageF]: ...
+        @overload
+        def intercept_assistant_message(self, handler: MessageF) -> MessageF: ...
+
+        @overload
+        def intercept_assistant_message(self, *, thread: bool = True) -> Callable[[MessageF], MessageF]: ...
 
     def intercept_assistant_message(
         self, handler: Optional[MessageF] = None, *, thread: bool = True
@@ -462,11 +462,13 @@ class Extension(EventRegistration, PanelRegistration):
 
         return register if handler is None else register(handler)
 
-    @overload
-    def intercept_before_agent_start(self, handler: PromptF) -> PromptF: ...
+    if TYPE_CHECKING:
 
-    @overload
-    def intercept_before_agent_start(self, *, thread: bool = True) -> Callable[[PromptF], PromptF]: ...
+        @overload
+        def intercept_before_agent_start(self, handler: PromptF) -> PromptF: ...
+
+        @overload
+        def intercept_before_agent_start(self, *, thread: bool = True) -> Callable[[PromptF], PromptF]: ...
 
     def intercept_before_agent_start(
         self, handler: Optional[PromptF] = None, *, thread: bool = True

@@ -6,14 +6,16 @@ shakes hands on its loop instead."""
 
 from __future__ import annotations
 
-import inspect
 import json
-from typing import TYPE_CHECKING, Any, Awaitable, List, Optional, cast
 
 from . import _native
 from ._context import HostInfo
+from ._introspect import is_awaitable
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Awaitable, List, Optional
+
     from ._contract import HelloJob, Job
     from ._extension import Extension
     from ._registry import _Handler
@@ -34,7 +36,7 @@ def hello_before_loop(ext: Extension, native: _native.Engine) -> Optional[List[J
         return None
     while not native.wait_jobs(_WAIT):
         pass
-    batch = cast(List["Job"], json.loads(native.take_jobs()))
+    batch: List[Job] = json.loads(native.take_jobs())
     if not batch or batch[0]["kind"] != "hello":
         return batch  # the session ended before the handshake
     host = accept_hello(ext, batch[0])
@@ -62,7 +64,7 @@ def call_hook(ext: Extension, hook: _Handler, host: HostInfo) -> Optional[Awaita
     except Exception:
         ext.logger.exception("on_hello hook failed")
         return None
-    return r if inspect.isawaitable(r) else None
+    return r if is_awaitable(r) else None
 
 
 def _close(awaitable: object) -> None:

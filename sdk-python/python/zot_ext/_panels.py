@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Dict, Optional, TypeVar, Union, overload
 
 from . import _native
 from ._registry import _Handler, _Panel
 
-__all__ = ["PanelRegistration"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, Optional, TypeVar, Union, overload
 
-PanelF = TypeVar("PanelF", bound=Callable[..., Any])
+    PanelF = TypeVar("PanelF", bound=Callable[..., Any])
+
+__all__ = ["PanelRegistration"]
 
 
 class PanelRegistration:
@@ -47,11 +50,13 @@ class PanelRegistration:
 
         return register if handler is None else register(handler)
 
-    @overload
-    def on_panel_key(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
+    if TYPE_CHECKING:
 
-    @overload
-    def on_panel_key(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
+        @overload
+        def on_panel_key(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
+
+        @overload
+        def on_panel_key(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
 
     def on_panel_key(
         self, panel_id: str, handler: Optional[PanelF] = None, *, thread: bool = True
@@ -62,11 +67,13 @@ class PanelRegistration:
         (SDK-46)."""
         return self._set_panel_handler(panel_id, "on_key", handler, thread)
 
-    @overload
-    def on_panel_close(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
+    if TYPE_CHECKING:
 
-    @overload
-    def on_panel_close(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
+        @overload
+        def on_panel_close(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
+
+        @overload
+        def on_panel_close(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
 
     def on_panel_close(
         self, panel_id: str, handler: Optional[PanelF] = None, *, thread: bool = True
@@ -75,11 +82,13 @@ class PanelRegistration:
         (Esc / Ctrl+C); the panel's handlers are forgotten afterwards."""
         return self._set_panel_handler(panel_id, "on_close", handler, thread)
 
-    @overload
-    def on_panel_resize(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
+    if TYPE_CHECKING:
 
-    @overload
-    def on_panel_resize(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
+        @overload
+        def on_panel_resize(self, panel_id: str, *, thread: bool = True) -> Callable[[PanelF], PanelF]: ...
+
+        @overload
+        def on_panel_resize(self, panel_id: str, handler: PanelF, *, thread: bool = True) -> PanelF: ...
 
     def on_panel_resize(
         self, panel_id: str, handler: Optional[PanelF] = None, *, thread: bool = True

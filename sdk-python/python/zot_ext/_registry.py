@@ -4,10 +4,22 @@ function, where it runs), and the records of commands, tools and panels."""
 
 from __future__ import annotations
 
-import inspect
-from typing import Any, Callable, Dict, Optional
+from ._annotations import type_hints
+from ._introspect import (
+    EMPTY,
+    POSITIONAL_ONLY,
+    POSITIONAL_OR_KEYWORD,
+    VAR_POSITIONAL,
+    closure_names,
+    is_coroutine_function,
+    parameters,
+)
 
-from ._schema import Converter
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, Optional
+
+    from ._schema import Converter
 
 __all__ = ["_Command", "_Handler", "_Panel", "_Tool", "_first_param_type", "_is_async"]
 
@@ -15,36 +27,34 @@ __all__ = ["_Command", "_Handler", "_Panel", "_Tool", "_first_param_type", "_is_
 def _positional_arity(fn: Callable[..., Any]) -> int:
     """How many positional arguments ``fn`` accepts (99: ``*args``)."""
     try:
-        sig = inspect.signature(fn)
+        params = parameters(fn)
     except (TypeError, ValueError):
         return 99
     n = 0
-    for p in sig.parameters.values():
-        if p.kind is p.VAR_POSITIONAL:
+    for p in params:
+        if p.kind == VAR_POSITIONAL:
             return 99
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+        if p.kind in (POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD):
             n += 1
     return n
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
     # An instance whose own `__call__` is a coroutine function counts too.
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
+    return is_coroutine_function(fn) or is_coroutine_function(getattr(fn, "__call__", None))  # noqa: B004
 
 
 def _first_param_type(fn: Callable[..., Any]) -> Any:
     """The annotation of ``fn``'s first parameter (``None`` if absent)."""
-    import typing
-
     try:
-        params = list(inspect.signature(fn).parameters.values())
+        params = parameters(fn)
     except (TypeError, ValueError):
         return None
-    if not params or params[0].annotation is inspect.Parameter.empty:
+    if not params or params[0].annotation is EMPTY:
         return None
     first = params[0]
     try:
-        return typing.get_type_hints(fn, include_extras=True).get(first.name, first.annotation)
+        return type_hints(fn).get(first.name, first.annotation)
     except Exception:
         pass
     if isinstance(first.annotation, str):
@@ -52,7 +62,7 @@ def _first_param_type(fn: Callable[..., Any]) -> Any:
         # (another parameter's type is unresolvable, or a closure variable).
         try:
             scope = dict(getattr(fn, "__globals__", {}))
-            scope.update(inspect.getclosurevars(fn).nonlocals)
+            scope.update(closure_names(fn))
             return eval(first.annotation, scope)
         except Exception:
             pass

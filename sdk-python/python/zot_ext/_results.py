@@ -9,15 +9,25 @@ They only build the outcome the engine expects (the wire fields without
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import json
+from collections.abc import Mapping
 from types import CoroutineType
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
 
+from ._introspect import is_awaitable as _is_awaitable
+from ._introspect import is_dataclass_instance
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Dict, Iterable, List, Optional, Sequence, Union, cast
+
     from ._contract import CommandOutcome, InterceptOutcome, ToolOutcome
     from ._protocol import ContentBlock, ImageBlock, PanelSpec, TextBlock
+else:
+
+    def cast(_type: object, value: object) -> object:
+        """:func:`typing.cast` at run time: the value itself."""
+        return value
+
 
 __all__ = [
     "ToolOutput",
@@ -37,7 +47,9 @@ __all__ = [
 def jsonable(value: Any) -> Any:
     """``value`` as plain JSON data: dataclasses and pydantic models become
     dicts; everything else is returned as is."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if is_dataclass_instance(value):
+        import dataclasses  # loaded already: the value's class is one
+
         return dataclasses.asdict(value)
     dump = getattr(value, "model_dump", None)
     if callable(dump) and not isinstance(value, type):
@@ -401,7 +413,8 @@ class PromptVerdict(_Verdict):
         return cls(system_prompt="")
 
 
-Verdict = Union[ToolCallVerdict, TurnVerdict, MessageVerdict, PromptVerdict]
+if TYPE_CHECKING:
+    Verdict = Union[ToolCallVerdict, TurnVerdict, MessageVerdict, PromptVerdict]
 
 
 def verdict_outcome(event: str, value: Any) -> InterceptOutcome:
@@ -450,4 +463,4 @@ def is_awaitable(value: Any) -> bool:
     tp = type(value)
     if tp in _PLAIN_RESULTS:
         return False
-    return tp is CoroutineType or inspect.isawaitable(value)
+    return tp is CoroutineType or _is_awaitable(value)

@@ -18,24 +18,30 @@ validates every call against the schema, bounds included.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import re
-import sys
-import typing
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from collections.abc import Mapping
 
+from ._annotations import (
+    NoneType,
+    get_args,
+    get_origin,
+    is_annotated,
+    is_any,
+    is_literal,
+    type_hints,
+    union_types,
+)
 from ._errors import ArgumentError
+from ._introspect import is_dataclass_type
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, Tuple
+
+    Converter = Callable[[Any], Any]
 
 __all__ = ["ArgumentError", "schema_for", "converter_for", "is_typeddict"]
-
-NoneType = type(None)
-
-_UNION_TYPES: Tuple[Any, ...] = (typing.Union,)
-if sys.version_info >= (3, 10):  # pragma: no cover - depends on the interpreter
-    import types
-
-    _UNION_TYPES = (typing.Union, types.UnionType)
 
 
 def is_typeddict(tp: Any) -> bool:
@@ -58,15 +64,15 @@ def _is_pydantic_model(tp: Any) -> bool:
 
 
 def _hints(tp: Any) -> Dict[str, Any]:
-    return typing.get_type_hints(tp, include_extras=True)
+    return type_hints(tp)
 
 
 def _unwrap(tp: Any) -> Tuple[Any, Optional[str]]:
     """Strips ``Annotated``; returns the type and a description string if
     one was attached."""
     description = None
-    if typing.get_origin(tp) is typing.Annotated:
-        args = typing.get_args(tp)
+    if is_annotated(get_origin(tp)):
+        args = get_args(tp)
         tp = args[0]
         for meta in args[1:]:
             if isinstance(meta, str):
@@ -80,12 +86,12 @@ def _unwrap(tp: Any) -> Tuple[Any, Optional[str]]:
 
 def _is_optional(tp: Any) -> bool:
     tp, _ = _unwrap(tp)
-    return typing.get_origin(tp) in _UNION_TYPES and NoneType in typing.get_args(tp)
+    return get_origin(tp) in union_types() and NoneType in get_args(tp)
 
 
 def schema_for(tp: Any) -> Dict[str, Any]:
     """The JSON Schema (an object schema) of a handler's argument type."""
-    if tp is None or tp is Any or tp is dict or typing.get_origin(tp) in (dict, Mapping):
+    if tp is None or is_any(tp) or tp is dict or get_origin(tp) is dict:
         return {"type": "object"}
     if isinstance(tp, str):
         raise TypeError(
@@ -98,7 +104,7 @@ def schema_for(tp: Any) -> Dict[str, Any]:
         if not isinstance(schema, dict):  # pragma: no cover - pydantic always returns a dict
             raise TypeError(f"{tp.__name__}.model_json_schema() did not return a dict")
         return schema
-    if is_typeddict(tp) or (dataclasses.is_dataclass(tp) and isinstance(tp, type)):
+    if is_typeddict(tp) or is_dataclass_type(tp):
         return _object_schema(tp)
     raise TypeError(
         f"cannot derive a tool schema from {tp!r}: annotate the arguments with a TypedDict, "
@@ -117,8 +123,10 @@ def _object_schema(tp: type) -> Dict[str, Any]:
             if name in req_keys and not _is_optional(hint):
                 required.append(name)
     else:
+        import dataclasses  # loaded already: `tp` is a dataclass
+
         for f in dataclasses.fields(tp):
-            hint = hints.get(f.name, Any)
+            hint = hints.get(f.name, object)
             props[f.name] = _field_schema(hint)
             has_default = f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
             if not has_default and not _is_optional(hint):
@@ -149,8 +157,8 @@ def _field_schema(hint: Any) -> Dict[str, Any]:
     schema = _type_schema(tp)
     if description:
         schema = {**schema, "description": description}
-    if typing.get_origin(hint) is typing.Annotated:
-        for meta in typing.get_args(hint)[1:]:
+    if is_annotated(get_origin(hint)):
+        for meta in get_args(hint)[1:]:
             if isinstance(meta, Mapping):
                 schema = {**schema, **meta}
     return schema
@@ -160,7 +168,7 @@ _SCALARS: Dict[Any, str] = {str: "string", int: "integer", float: "number", bool
 
 
 def _type_schema(tp: Any) -> Dict[str, Any]:
-    if tp is Any or tp is object:
+    if tp is object or is_any(tp):
         return {}
     if tp is NoneType or tp is None:
         return {"type": "null"}
@@ -168,16 +176,16 @@ def _type_schema(tp: Any) -> Dict[str, Any]:
         return {"type": _SCALARS[tp]}
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return {"enum": [m.value for m in tp]}
-    if is_typeddict(tp) or (dataclasses.is_dataclass(tp) and isinstance(tp, type)):
+    if is_typeddict(tp) or is_dataclass_type(tp):
         return _object_schema(tp)
     if _is_pydantic_model(tp):
         schema = tp.model_json_schema()
         return dict(schema) if isinstance(schema, dict) else {}
-    origin = typing.get_origin(tp)
-    args = typing.get_args(tp)
-    if origin is typing.Literal:
+    origin = get_origin(tp)
+    args = get_args(tp)
+    if is_literal(origin):
         return {"enum": list(args)}
-    if origin in _UNION_TYPES:
+    if origin in union_types():
         options = [a for a in args if a is not NoneType]
         if len(options) == 1:
             return _field_schema(options[0])
@@ -185,10 +193,10 @@ def _type_schema(tp: Any) -> Dict[str, Any]:
     if origin in (list, tuple, set, frozenset) or _is_abc(origin, "Sequence"):
         if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
             return {"type": "array", "prefixItems": [_field_schema(a) for a in args]}
-        item = args[0] if args else Any
+        item = args[0] if args else object
         return {"type": "array", "items": _field_schema(item)}
     if origin is dict or _is_abc(origin, "Mapping") or tp is dict:
-        value = args[1] if len(args) == 2 else Any
+        value = args[1] if len(args) == 2 else object
         inner = _field_schema(value)
         return {"type": "object", "additionalProperties": inner} if inner else {"type": "object"}
     if tp is list:
@@ -206,13 +214,10 @@ def _is_abc(origin: Any, name: str) -> bool:
 # Conversion
 
 
-Converter = Callable[[Any], Any]
-
-
 def converter_for(tp: Any) -> Converter:
     """A function that checks and converts raw arguments (a JSON object
     decoded into a dict) into ``tp``; raises :class:`ArgumentError`."""
-    if tp is None or tp is Any or tp is dict or typing.get_origin(tp) in (dict, Mapping):
+    if tp is None or is_any(tp) or tp is dict or get_origin(tp) is dict:
         return _object_passthrough
     if isinstance(tp, str):
         # An annotation that cannot be resolved (the schema was given
@@ -248,7 +253,7 @@ def _fail(path: str, expected: str, value: Any) -> ArgumentError:
 
 def _convert(value: Any, hint: Any, path: str) -> Any:
     tp, _ = _unwrap(hint)
-    if tp is Any or tp is object:
+    if tp is object or is_any(tp):
         return value
     if tp is NoneType or tp is None:
         if value is not None:
@@ -279,20 +284,20 @@ def _convert(value: Any, hint: Any, path: str) -> Any:
             raise _fail(path, f"one of {[m.value for m in tp]}", value) from None
     if is_typeddict(tp):
         return _convert_typeddict(value, tp, path)
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+    if is_dataclass_type(tp):
         return _convert_dataclass(value, tp, path)
     if _is_pydantic_model(tp):
         try:
             return tp.model_validate(value)
         except Exception as e:
             raise ArgumentError(f"invalid arguments: {path}: {e}") from e
-    origin = typing.get_origin(tp)
-    args = typing.get_args(tp)
-    if origin is typing.Literal:
+    origin = get_origin(tp)
+    args = get_args(tp)
+    if is_literal(origin):
         if value not in args:
             raise _fail(path, f"one of {list(args)}", value)
         return value
-    if origin in _UNION_TYPES:
+    if origin in union_types():
         if value is None and NoneType in args:
             return None
         errors = []
@@ -313,7 +318,7 @@ def _convert(value: Any, hint: Any, path: str) -> Any:
             if len(value) != len(args):
                 raise ArgumentError(f"invalid arguments: {path}: expected {len(args)} items")
             return tuple(_convert(v, a, f"{path}[{i}]") for i, (v, a) in enumerate(zip(value, args)))
-        item = args[0] if args else Any
+        item = args[0] if args else object
         items = [_convert(v, item, f"{path}[{i}]") for i, v in enumerate(value)]
         if origin is tuple:
             return tuple(items)
@@ -323,7 +328,7 @@ def _convert(value: Any, hint: Any, path: str) -> Any:
     if origin is dict or _is_abc(origin, "Mapping") or tp is dict:
         if not isinstance(value, dict):
             raise _fail(path, "an object", value)
-        inner = args[1] if len(args) == 2 else Any
+        inner = args[1] if len(args) == 2 else object
         return {k: _convert(v, inner, f"{path}.{k}") for k, v in value.items()}
     raise TypeError(f"cannot convert arguments to {_type_name(tp)}")
 
@@ -345,12 +350,14 @@ def _convert_typeddict(value: Any, tp: type, path: str) -> Any:
 def _convert_dataclass(value: Any, tp: type, path: str) -> Any:
     if not isinstance(value, dict):
         raise _fail(path, "an object", value)
+    import dataclasses  # loaded already: `tp` is a dataclass
+
     hints = _hints(tp)
     kwargs: Dict[str, Any] = {}
     for f in dataclasses.fields(tp):
         if not f.init:
             continue
-        hint = hints.get(f.name, Any)
+        hint = hints.get(f.name, object)
         if f.name in value:
             kwargs[f.name] = _convert(value[f.name], hint, f"{path}.{f.name}")
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:

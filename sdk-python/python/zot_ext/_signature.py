@@ -20,15 +20,21 @@ that every handler written for 0.1 keeps its meaning.
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
-import typing
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
-
+from ._annotations import NoneType, get_args, get_origin, is_any, type_hints, union_types
 from ._context import Ctx
 from ._errors import ArgumentError
+from ._introspect import (
+    EMPTY,
+    POSITIONAL_ONLY,
+    VAR_KEYWORD,
+    VAR_POSITIONAL,
+    Param,
+    closure_names,
+    docstring,
+    is_dataclass_type,
+    parameters,
+)
 from ._schema import (
-    _UNION_TYPES,
     _convert,
     _field_schema,
     _is_optional,
@@ -37,6 +43,10 @@ from ._schema import (
     clean_doc,
     is_typeddict,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, Tuple
 
 __all__ = ["name_of", "command_description", "tool_description", "KeywordTool", "keyword_tool"]
 
@@ -50,26 +60,18 @@ def name_of(fn: Callable[..., Any], what: str) -> str:
     return name
 
 
-def _docstring(fn: Callable[..., Any]) -> str:
-    # Only a function's own docstring: `inspect.getdoc` of a partial or an
-    # instance would return its class's documentation.
-    if not (inspect.isfunction(fn) or inspect.ismethod(fn)):
-        return ""
-    return inspect.getdoc(fn) or ""
-
-
 def command_description(fn: Callable[..., Any]) -> str:
     """A slash command's menu line: the docstring's first paragraph on one
     line (a menu shows one line; the rest of the docstring is for
     readers)."""
-    first = _docstring(fn).split("\n\n", 1)[0]
+    first = docstring(fn).split("\n\n", 1)[0]
     return clean_doc(" ".join(first.split()))
 
 
 def tool_description(fn: Callable[..., Any]) -> str:
     """A tool's description: the whole docstring, cleaned of its indentation
     (the model reads all of it, as with FastMCP)."""
-    return clean_doc(_docstring(fn).strip())
+    return clean_doc(docstring(fn).strip())
 
 
 def _hints(fn: Callable[..., Any]) -> Dict[str, Any]:
@@ -78,14 +80,11 @@ def _hints(fn: Callable[..., Any]) -> Dict[str, Any]:
     evaluated on its own with the closure's variables; one that still fails
     stays a string."""
     try:
-        return typing.get_type_hints(fn, include_extras=True)
+        return type_hints(fn)
     except Exception:
         pass
     scope: Dict[str, Any] = dict(getattr(fn, "__globals__", {}))
-    try:
-        scope.update(inspect.getclosurevars(fn).nonlocals)
-    except (TypeError, ValueError):
-        pass
+    scope.update(closure_names(fn))
     out: Dict[str, Any] = {}
     for name, ann in getattr(fn, "__annotations__", {}).items():
         if isinstance(ann, str):
@@ -97,27 +96,25 @@ def _hints(fn: Callable[..., Any]) -> Dict[str, Any]:
     return out
 
 
-def _is_ctx(param: inspect.Parameter, hint: Any) -> bool:
+def _is_ctx(param: Param, hint: Any) -> bool:
     """Whether ``param`` receives the :class:`Ctx`: annotated ``Ctx`` (or
     ``Optional[Ctx]``, to give it a default), or unannotated and named
     ``ctx``."""
-    options = [a for a in typing.get_args(hint) if a is not type(None)]
-    if typing.get_origin(hint) in _UNION_TYPES and options == [Ctx]:
+    options = [a for a in get_args(hint) if a is not NoneType]
+    if get_origin(hint) in union_types() and options == [Ctx]:
         return True
-    return hint is Ctx or (param.name == "ctx" and param.annotation is inspect.Parameter.empty)
+    return hint is Ctx or (param.name == "ctx" and param.annotation is EMPTY)
 
 
 def _is_object_type(hint: Any) -> bool:
     """Whether ``hint`` types the whole arguments object (the one-object
     reading)."""
-    if hint is None or hint is Any or hint is dict or isinstance(hint, str):
+    if hint is None or is_any(hint) or hint is dict or isinstance(hint, str):
         return True
     tp, _ = _unwrap(hint)
-    if typing.get_origin(tp) in (dict, Mapping) or tp is dict:
+    if get_origin(tp) is dict or tp is dict:
         return True
-    return (
-        is_typeddict(tp) or _is_pydantic_model(tp) or (dataclasses.is_dataclass(tp) and isinstance(tp, type))
-    )
+    return is_typeddict(tp) or _is_pydantic_model(tp) or is_dataclass_type(tp)
 
 
 class _Param:
@@ -188,16 +185,15 @@ def keyword_tool(fn: Callable[..., Any]) -> Optional[KeywordTool]:
     ``TypeError`` for a signature that cannot be a tool (``*args``,
     positional-only parameters)."""
     try:
-        sig = inspect.signature(fn)
+        params = parameters(fn)
     except (TypeError, ValueError):
         return None
-    params = list(sig.parameters.values())
     if not params:
         return None
     hints = _hints(fn)
     first = params[0]
     first_hint = hints.get(first.name, first.annotation)
-    one_object = first.annotation is inspect.Parameter.empty or _is_object_type(first_hint)
+    one_object = first.annotation is EMPTY or _is_object_type(first_hint)
     if one_object and not _is_ctx(first, first_hint):
         return None
     ctx_name: Optional[str] = None
@@ -206,14 +202,14 @@ def keyword_tool(fn: Callable[..., Any]) -> Optional[KeywordTool]:
     required: List[str] = []
     var_keyword = False
     for p in params:
-        hint = hints.get(p.name, Any if p.annotation is inspect.Parameter.empty else p.annotation)
+        hint = hints.get(p.name, object if p.annotation is EMPTY else p.annotation)
         if ctx_name is None and _is_ctx(p, hint):
             ctx_name = p.name
             continue
-        if p.kind is p.VAR_KEYWORD:
+        if p.kind == VAR_KEYWORD:
             var_keyword = True
             continue
-        if p.kind in (p.VAR_POSITIONAL, p.POSITIONAL_ONLY):
+        if p.kind in (VAR_POSITIONAL, POSITIONAL_ONLY):
             raise TypeError(
                 f"tool handler {getattr(fn, '__name__', fn)!r}: parameter {p.name!r} cannot be "
                 "given by keyword; tool arguments are keyword parameters"
@@ -223,7 +219,7 @@ def keyword_tool(fn: Callable[..., Any]) -> Optional[KeywordTool]:
                 f"tool handler {getattr(fn, '__name__', fn)!r}: cannot resolve the annotation "
                 f"{hint!r} of {p.name!r}: define the type at module level"
             )
-        has_default = p.default is not inspect.Parameter.empty
+        has_default = p.default is not EMPTY
         schema = _field_schema(hint)
         if has_default:
             schema = {**schema, **(_default_of(p.default) or {})}

@@ -15,13 +15,13 @@ import itertools
 import os
 import threading
 import time
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Set, Tuple
 
 from . import _native
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
+    from typing import Any, Callable, Dict, Set, Tuple
 
 __all__ = ["Workers", "default_max_threads", "DEFAULT_IDLE_TIMEOUT"]
 
@@ -29,9 +29,10 @@ __all__ = ["Workers", "default_max_threads", "DEFAULT_IDLE_TIMEOUT"]
 #: exits, in seconds.
 DEFAULT_IDLE_TIMEOUT = 10.0
 
-#: A task: the name its thread carries while running it, a function and its
-#: arguments (no closure per task: a call's objects stay few).
-Task = Tuple[str, Callable[..., Any], Tuple[Any, ...]]
+if TYPE_CHECKING:
+    #: A task: the name its thread carries while running it, a function and
+    #: its arguments (no closure per task: a call's objects stay few).
+    Task = Tuple[str, Callable[..., Any], Tuple[Any, ...]]
 
 
 def default_max_threads() -> int:
@@ -91,20 +92,11 @@ class Workers:
         if self._native.queue_task(key):
             self._spawn()
 
-    @contextmanager
-    def lend(self) -> Iterator[None]:
-        """Around a blocking wait in a worker: the worker does not count
-        against the bound meanwhile (another may start for queued work).
-        Outside a worker thread it does nothing."""
-        if threading.current_thread() not in self._threads:
-            yield
-            return
-        if self._native.lend_worker():
-            self._spawn()
-        try:
-            yield
-        finally:
-            self._native.return_worker()
+    def lend(self) -> _Lent:
+        """Around a blocking wait in a worker (``with workers.lend():``):
+        the worker does not count against the bound meanwhile (another may
+        start for queued work). Outside a worker thread it does nothing."""
+        return _Lent(self)
 
     def wait_idle(self, timeout: float) -> None:
         """Waits (at most ``timeout`` s) until no handler is running or
@@ -155,3 +147,27 @@ class Workers:
                     self._logger.exception("%s: handler thread failed", me.name)
         finally:
             self._threads.discard(me)
+
+
+class _Lent:
+    """What :meth:`Workers.lend` returns (a class, not a
+    ``contextlib.contextmanager``: that module is not loaded before
+    ``ready``)."""
+
+    __slots__ = ("_lent", "_workers")
+
+    def __init__(self, workers: Workers) -> None:
+        self._workers = workers
+        self._lent = False
+
+    def __enter__(self) -> None:
+        workers = self._workers
+        if threading.current_thread() in workers._threads:
+            self._lent = True
+            if workers._native.lend_worker():
+                workers._spawn()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._lent:
+            self._lent = False
+            self._workers._native.return_worker()
