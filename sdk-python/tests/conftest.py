@@ -13,7 +13,6 @@ import asyncio
 import inspect
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Iterator, Optional
 
@@ -38,13 +37,11 @@ def no_leftover_threads() -> Iterator[None]:
     session must have wound down by the time the harness returns)."""
     before = set(threading.enumerate())
     yield
-    deadline = time.monotonic() + 2.0
-    while True:
-        extra = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-        if not extra or time.monotonic() > deadline:
-            break
-        time.sleep(0.01)
-    assert not extra, f"threads left behind: {[t.name for t in extra]}"
+    extra = [t for t in threading.enumerate() if t not in before]
+    for t in extra:
+        t.join(2.0)
+    left = [t.name for t in extra if t.is_alive()]
+    assert not left, f"threads left behind: {left}"
 
 
 @pytest.hookimpl(tryfirst=True)
