@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 
 import { TestHost } from "zot-ext/testing";
 
-import { conformanceDir, delay, noUnhandled, readmeLines, text } from "./helpers.mjs";
+import { conformanceDir, noUnhandled, readmeLines, text } from "./helpers.mjs";
 
 after(noUnhandled());
 
@@ -138,7 +138,6 @@ test("sleep completes or is cancelled; ask waits until cancelled", async () => {
   assert.deepEqual(await host.nextFrame(), { type: "notify", level: "warn", message: "ask cancelled" });
   // Shutdown cancels a running sleep too, before the ack.
   await host.startTool("sleep", { ms: 60000 });
-  await delay(10);
   const lines = (await host.shutdown()).map((f) => JSON.stringify(f));
   assert.deepEqual(lines, ['{"type":"notify","level":"warn","message":"cancelled 60000"}', '{"type":"shutdown_ack"}']);
   await host.finished;
@@ -247,7 +246,6 @@ test("events are recorded in arrival order", async () => {
 test("EOF ends the extension, cancelling running handlers", async () => {
   const host = await start();
   await host.startTool("ask");
-  await delay(10);
   assert.deepEqual(await host.closeStdin(), [{ type: "notify", level: "warn", message: "ask cancelled" }]);
   await host.finished;
 });
