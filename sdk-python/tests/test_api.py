@@ -284,8 +284,10 @@ def make_cancellable(probe: Probe) -> Extension:
             return "swallowed"  # still dropped: the call was cancelled
         return "never"
 
+    # On the loop (not a worker thread): it runs after the jobs the loop
+    # took before it, such as a cancel.
     @ext.command("ping")
-    def ping() -> str:
+    async def ping() -> str:
         return "pong"
 
     return ext
@@ -306,15 +308,18 @@ def test_a_cancel_before_the_handler_looks_is_set_when_it_does(no_leftover_threa
         done.set()
         return "dropped"
 
+    # On the loop (not a worker thread): it runs after the jobs the loop
+    # took before it, such as a cancel.
     @ext.command("ping")
-    def ping() -> str:
+    async def ping() -> str:
         return "pong"
 
     with TestHost(ext) as host:
         tid = host.start_tool("late")
         assert started.wait(5)
         host.cancel_tool(tid)
-        # Jobs are handled in order: once `ping` is answered, so is the cancel.
+        # The loop handles its jobs in order: once `ping` is answered, so is
+        # the cancel.
         assert host.command("ping")["display"] == "pong"
         release.set()
         assert done.wait(5)

@@ -5,10 +5,10 @@ own."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict
+from typing import TYPE_CHECKING, Any, Dict, Tuple, Union
 
 from ._answers import command_answer, intercept_answer, text_answer, tool_answer
-from ._contract import Answer
+from ._contract import Answer, CommandJob, InterceptJob, ToolJob
 from ._errors import failure_message, typed_failure_message
 from ._results import Response, ToolOutput, verdict_outcome
 
@@ -102,6 +102,17 @@ class Routes:
         self._commands: Dict[str, Route] = {}
         self._tools: Dict[str, Route] = {}
         self._interceptors: Dict[str, Route] = {}
+
+    def of(self, job: Union[CommandJob, ToolJob, InterceptJob]) -> Tuple[Route, str, Any]:
+        """The route of a command, tool or interceptor job, the invocation
+        id its context carries, and the handler's input."""
+        # `job["kind"]` each time: mypy narrows the job's type only so.
+        if job["kind"] == "command":
+            return self.command(job["name"]), job["invocation"], job["args"]
+        if job["kind"] == "tool":
+            return self.tool(job["name"]), job["invocation"], job["args"]
+        request = job["request"]
+        return self.interceptor(job["name"]), request["id"], request
 
     def command(self, name: str) -> Route:
         cmd: _Command = self._ext._commands[name.lower()]

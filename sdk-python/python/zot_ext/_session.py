@@ -200,14 +200,8 @@ class _Session:
         self.ext._announce(self.native)
 
     def _dispatch(self, job: Job) -> None:
-        # `job["kind"]` each time: mypy narrows the job's type only so.
-        if job["kind"] == "command":
-            self._start(job, job["invocation"], self.routes.command(job["name"]), job["args"])
-        elif job["kind"] == "tool":
-            self._start(job, job["invocation"], self.routes.tool(job["name"]), job["args"])
-        elif job["kind"] == "intercept":
-            request = job["request"]
-            self._start(job, request["id"], self.routes.interceptor(job["name"]), request)
+        if job["kind"] == "command" or job["kind"] == "tool" or job["kind"] == "intercept":
+            self._start(job)
         elif job["kind"] == "cancel":
             self._cancel(job["id"])
         elif job["kind"] == "call_result":
@@ -218,9 +212,8 @@ class _Session:
         elif job["kind"] == "shutdown":
             self.ending.set()
 
-    def _start(
-        self, job: Union[CommandJob, ToolJob, InterceptJob], invocation: str, route: Route, raw: Any
-    ) -> None:
+    def _start(self, job: Union[CommandJob, ToolJob, InterceptJob]) -> None:
+        route, invocation, raw = self.routes.of(job)
         job_id = job["id"]
         cancellation = Cancellation()
         self.cancels[job_id] = cancellation
@@ -294,15 +287,8 @@ class _Session:
             self.bridge.on_loop(self._deliver, undecodable(self.native, text, e))
             return
         job_id = job["id"]
-        raw: Any
         try:
-            if job["kind"] == "command":
-                route, invocation, raw = self.routes.command(job["name"]), job["invocation"], job["args"]
-            elif job["kind"] == "tool":
-                route, invocation, raw = self.routes.tool(job["name"]), job["invocation"], job["args"]
-            else:
-                request = job["request"]
-                route, invocation, raw = self.routes.interceptor(job["name"]), request["id"], request
+            route, invocation, raw = self.routes.of(job)
         except Exception as e:  # a bug of ours: the job is still answered once
             self.ext._ensure_logging()
             self.ext.logger.exception("no handler for a job the engine routed to a thread")
