@@ -369,6 +369,9 @@ fn issue33(largest: usize) -> Vec<Goal> {
             "events/s",
             throughput(),
         ),
+        // What the SDK adds to an extension's start-up: the raw script's
+        // own extension written with the SDK (the conformance extension
+        // registers and loads much more than the raw script).
         g(
             "spawn → ready",
             "startup.ready_ms",
@@ -382,14 +385,14 @@ fn issue33(largest: usize) -> Vec<Goal> {
                     },
                 ),
                 (
-                    "node-sdk",
+                    "node-twin",
                     AtMostPlus {
                         baseline: "raw-node",
                         plus: 5.0,
                     },
                 ),
                 (
-                    "python-sdk",
+                    "python-twin",
                     AtMostPlus {
                         baseline: "raw-python",
                         plus: 10.0,
@@ -564,7 +567,8 @@ mod tests {
             cell("raw-python", "pipelined.calls_per_s", 10_000.0),
             cell("python-sdk", "pipelined.calls_per_s", 9_000.0),
             cell("raw-node", "startup.ready_ms", 50.0),
-            cell("node-sdk", "startup.ready_ms", 54.0),
+            cell("node-twin", "startup.ready_ms", 54.0),
+            cell("node-sdk", "startup.ready_ms", 70.0),
             cell("floor", "echo.p50_us", 10.0),
             cell("rust-sdk", "echo.p50_us", 12.0),
             cell("floor", "startup.rss_mib", 2.0),
@@ -580,8 +584,12 @@ mod tests {
         };
         // 0.9x its raw script: the SDK is the slow way.
         assert_eq!(find("pipelined calls/s", "python-sdk"), Some(false));
-        // + 4 ms: within + 5.
-        assert_eq!(find("spawn → ready", "node-sdk"), Some(true));
+        // The raw script's twin + 4 ms: within + 5 (the conformance
+        // extension's start-up is not held to it).
+        assert_eq!(find("spawn → ready", "node-twin"), Some(true));
+        assert!(!checks
+            .iter()
+            .any(|c| c.issue == 33 && c.row == "spawn → ready" && c.target == "node-sdk"));
         // 1.2x the floor: past 1.1x.
         assert_eq!(find("echo round trip p50", "rust-sdk"), Some(false));
         // floor + 1.5 MiB: within + 2.

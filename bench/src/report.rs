@@ -281,7 +281,7 @@ impl Report {
             for sdk in sdks {
                 let cell = checks
                     .iter()
-                    .find(|g| g.row == name && g.target == sdk)
+                    .find(|g| g.row == name && crate::targets::sdk_column(g.target) == sdk)
                     .map_or_else(String::new, |g| goal_cell(g));
                 row.push(cell);
             }
@@ -349,7 +349,11 @@ fn goal_cell(g: &GoalCheck) -> String {
         (Some(v), None) => fmt_value(v),
         _ => String::new(),
     };
-    format!("{mark} {shown} ({})", g.rule_text)
+    if crate::targets::sdk_column(g.target) == g.target {
+        format!("{mark} {shown} ({})", g.rule_text)
+    } else {
+        format!("{mark} {shown} ({}; {})", g.rule_text, g.target)
+    }
 }
 
 /// A value with a precision suited to its size.
@@ -420,6 +424,34 @@ fn table(out: &mut String, rows: &[Vec<String>], first_numeric: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_twins_check_names_the_twin() {
+        let check = |target| GoalCheck {
+            issue: 33,
+            row: "spawn → ready",
+            metric: "startup.ready_ms".into(),
+            placement: Placement::Split,
+            target,
+            rule: crate::goals::Rule::AtMostPlus {
+                baseline: "raw-node",
+                plus: 5.0,
+            },
+            rule_text: "≤ raw-node + 5 ms".into(),
+            value: Some(89.6),
+            baseline: Some(87.0),
+            met: Some(true),
+        };
+        assert_eq!(
+            goal_cell(&check("node-twin")),
+            "✓ 89.6 vs 87.0 (≤ raw-node + 5 ms; node-twin)"
+        );
+        assert_eq!(
+            goal_cell(&check("node-sdk")),
+            "✓ 89.6 vs 87.0 (≤ raw-node + 5 ms)"
+        );
+        assert_eq!(crate::targets::sdk_column("python-twin"), "python-sdk");
+    }
 
     #[test]
     fn formats_numbers_and_tables() {

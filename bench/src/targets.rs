@@ -85,6 +85,16 @@ pub struct Target {
     pub go_build: Option<GoBuild>,
 }
 
+/// The column of the goal tables a target's checks go in: an SDK's twin
+/// of a raw script (the same extension, written with the SDK) is that SDK's.
+pub fn sdk_column(target: &str) -> &str {
+    match target {
+        "node-twin" => "node-sdk",
+        "python-twin" => "python-sdk",
+        other => other,
+    }
+}
+
 /// Name of the floor target.
 pub const FLOOR: &str = "floor";
 
@@ -132,6 +142,22 @@ pub fn catalog(opts: &Options) -> Vec<Target> {
             role: Role::Sdk,
             raw_baseline: Some("raw-python"),
             launch: ext("tests/conformance/python", None),
+            go_build: None,
+        },
+        Target {
+            name: "node-twin",
+            what: "the raw Node script's extension, Node SDK (bench/twin/node)",
+            role: Role::Sdk,
+            raw_baseline: Some("raw-node"),
+            launch: ext("bench/twin/node", None),
+            go_build: None,
+        },
+        Target {
+            name: "python-twin",
+            what: "the raw Python script's extension, Python SDK (bench/twin/python)",
+            role: Role::Sdk,
+            raw_baseline: Some("raw-python"),
+            launch: ext("bench/twin/python", None),
             go_build: None,
         },
         Target {

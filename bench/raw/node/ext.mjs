@@ -2,9 +2,11 @@
 // A hand-rolled zot extension in the style of the docs' quick start: plain
 // Node, JSON.parse over readline, no SDK. The benchmarks' baseline for "what
 // Node users write today". Tools: echo (text), big (bytes); subscribes to
-// tool_call and tool_result.
+// tool_call and tool_result. An ES module, as the SDK's examples and the
+// conformance extension are: Node's module loader costs a script several
+// milliseconds more at start-up than a CommonJS one, SDK or not.
 
-const readline = require("node:readline");
+import readline from "node:readline";
 
 const emit = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
 
