@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import os
+import pickle
 import sys
 import threading
 from typing import Any, Callable, Dict, List, Optional, TypedDict
@@ -865,6 +867,23 @@ def test_on_hello_sees_the_host_and_registers_more() -> None:
         assert (info.cwd, info.data_dir, info.zot_version) == ("/proj", "/data", "test")
         assert info.supports_call_tool and info.supports_durable_calls
         assert info.raw["type"] == "hello_ack"
+
+
+def test_host_info_and_call_results_are_frozen_values() -> None:
+    ack: Any = {"type": "hello_ack", "protocol_version": 1, "capabilities": ["call_tool"], "cwd": "/p"}
+    info = HostInfo.from_ack(ack)
+    assert info == HostInfo.from_ack({**ack, "model": ""}) and hash(info) == hash(HostInfo.from_ack(ack))
+    assert repr(info).startswith("HostInfo(protocol_version=1, capabilities=('call_tool',), ")
+    assert "raw=" not in repr(info)
+    with pytest.raises(AttributeError, match="frozen"):
+        info.cwd = "/elsewhere"  # type: ignore[misc]
+    for again in (pickle.loads(pickle.dumps(info)), copy.copy(info), copy.deepcopy(info)):
+        assert again == info and again.raw == ack and again.supports_call_tool
+    result = zot_ext.CallResult.from_job(
+        {"type": "tool_result", "id": "c1", "content": [{"type": "text", "text": "hi"}]}
+    )
+    assert (result.text, result.is_error, result.name) == ("hi", False, "")
+    assert pickle.loads(pickle.dumps(result)) == result
 
 
 def test_registering_after_ready_is_announced_at_once() -> None:

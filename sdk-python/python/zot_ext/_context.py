@@ -65,6 +65,13 @@ class _Record:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._compared)
         return f"{type(self).__name__}({fields})"
 
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        # For pickle and `copy`: made again through `__init__`, whose
+        # parameters are the slots, in order (restoring the slots one by one
+        # would go through the frozen `__setattr__`).
+        slots: Tuple[str, ...] = type(self).__slots__
+        return type(self), tuple(getattr(self, name) for name in slots)
+
 
 class HostInfo(_Record):
     """What the host said in ``hello_ack`` (SDK-6)."""
