@@ -92,6 +92,13 @@ def wrapped(city: str, days: int = 1) -> None:
     pass
 
 
+def _make_nested():  # type: ignore[no-untyped-def]
+    def nested(x: int) -> None:
+        pass
+
+    return nested
+
+
 holder = Holder()
 
 #: Callables whose parameters are compared with `inspect.signature`.
@@ -119,6 +126,7 @@ DOCSTRINGS = {
     "no docstring": positional_only,
     "bound method": holder.method,
     "inherited": Inherits().run,
+    "nested, no docstring": _make_nested(),
 }
 
 #: Callables `inspect.iscoroutinefunction` is asked about.

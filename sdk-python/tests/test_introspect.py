@@ -76,6 +76,19 @@ def _child(code: str) -> Dict[str, Any]:
     return out
 
 
+def test_a_nested_function_without_docstring_is_read_without_inspect() -> None:
+    got = _child(
+        """
+        import json, sys
+        import introspect_cases as cases
+        from zot_ext import _introspect
+        doc = _introspect.docstring(cases.DOCSTRINGS["nested, no docstring"])
+        print(json.dumps({"doc": doc, "inspect": "inspect" in sys.modules}))
+        """
+    )
+    assert got == {"doc": "", "inspect": False}
+
+
 def test_coroutine_functions_are_what_inspect_says_without_loading_it() -> None:
     got = _child(
         """

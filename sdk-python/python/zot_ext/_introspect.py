@@ -186,8 +186,11 @@ def docstring(fn: Any) -> str:
     doc = function.__doc__
     if doc is None:
         # A method may inherit its base class's documentation: `inspect`
-        # finds it from the qualified name.
-        return (_inspect().getdoc(fn) or "") if "." in function.__qualname__ else ""
+        # finds it from the qualified name (`Class.method`; a function
+        # defined in another one, `outer.<locals>.f`, has no class).
+        owner = function.__qualname__.rpartition(".")[0]
+        in_class = owner != "" and not owner.endswith("<locals>")
+        return (_inspect().getdoc(fn) or "") if in_class else ""
     if not isinstance(doc, str):
         return ""
     lines = doc.expandtabs().split("\n")
