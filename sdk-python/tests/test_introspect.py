@@ -43,6 +43,12 @@ def test_docstrings_are_what_inspect_getdoc_says(name: str) -> None:
     assert _introspect.docstring(fn) == (inspect.getdoc(fn) or "")
 
 
+@pytest.mark.parametrize("name", sorted(cases.COROUTINE_FUNCTIONS))
+def test_coroutine_functions_are_what_inspect_says(name: str) -> None:
+    fn = cases.COROUTINE_FUNCTIONS[name]
+    assert _introspect.is_coroutine_function(fn) == inspect.iscoroutinefunction(fn)
+
+
 def test_awaitables_are_what_inspect_isawaitable_says() -> None:
     class Awaitable:
         def __await__(self) -> Any:

@@ -14,7 +14,6 @@ bound method is read from its code object here, which is what
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Awaitable
 from types import CoroutineType, FunctionType, GeneratorType, MethodType
 
@@ -148,11 +147,6 @@ def _from_inspect(fn: Callable[..., Any]) -> List[Param]:
 def is_coroutine_function(fn: Any) -> bool:
     """Whether calling ``fn`` returns a coroutine
     (:func:`inspect.iscoroutinefunction`)."""
-    inspect = sys.modules.get("inspect")
-    if inspect is not None:
-        # Loaded already: it also knows the marks it can set itself
-        # (`inspect.markcoroutinefunction`, Python 3.12).
-        return bool(inspect.iscoroutinefunction(fn))
     while True:
         if isinstance(fn, MethodType):
             fn = fn.__func__
@@ -160,9 +154,10 @@ def is_coroutine_function(fn: Any) -> bool:
             fn = fn.func
         else:
             break
-    if isinstance(fn, FunctionType):
+    if isinstance(fn, FunctionType) and not hasattr(fn, "_is_coroutine_marker"):
         return bool(fn.__code__.co_flags & _CO_COROUTINE)
-    # A function-like object of another kind (Cython's): `inspect` knows it.
+    # Marked with `inspect.markcoroutinefunction` (Python 3.12), or a
+    # function-like object of another kind (Cython's): `inspect` knows it.
     return hasattr(fn, "__code__") and _inspect().iscoroutinefunction(fn)
 
 
