@@ -451,6 +451,7 @@ mod tests {
             "✓ 89.6 vs 87.0 (≤ raw-node + 5 ms)"
         );
         assert_eq!(crate::targets::sdk_column("python-twin"), "python-sdk");
+        assert_eq!(crate::targets::sdk_column("rust-twin"), "rust-sdk");
     }
 
     #[test]

@@ -89,6 +89,7 @@ pub struct Target {
 /// of a raw script (the same extension, written with the SDK) is that SDK's.
 pub fn sdk_column(target: &str) -> &str {
     match target {
+        "rust-twin" => "rust-sdk",
         "node-twin" => "node-sdk",
         "python-twin" => "python-sdk",
         other => other,
@@ -126,6 +127,14 @@ pub fn catalog(opts: &Options) -> Vec<Target> {
             role: Role::Sdk,
             raw_baseline: None,
             launch: ext("tests/conformance/rust", Some("conformance-rust")),
+            go_build: None,
+        },
+        Target {
+            name: "rust-twin",
+            what: "the floor's extension, Rust SDK (bench/twin/rust)",
+            role: Role::Sdk,
+            raw_baseline: None,
+            launch: ext("bench/twin/rust", Some("bench-twin-rust")),
             go_build: None,
         },
         Target {
@@ -209,7 +218,12 @@ pub fn catalog(opts: &Options) -> Vec<Target> {
 }
 
 /// The cargo packages whose binaries the Rust targets run.
-pub const RUST_PACKAGES: &[&str] = &["bench-floor", "conformance-rust", "zot-mcp"];
+pub const RUST_PACKAGES: &[&str] = &[
+    "bench-floor",
+    "bench-twin-rust",
+    "conformance-rust",
+    "zot-mcp",
+];
 
 impl Target {
     /// Resolves how to start it; an error means the target is missing.

@@ -1,5 +1,6 @@
 //! Smoke test: the quick mode against the floor, the Rust conformance
-//! extension and the pipe echo produces every figure that applies to them.
+//! extension, the floor's Rust SDK twin and the pipe echo produces every
+//! figure that applies to them.
 //! Nothing here asserts speed.
 
 use zot_bench::config::Options;
@@ -12,7 +13,7 @@ fn quick_run_produces_every_figure() {
     let args = [
         "--quick",
         "--only",
-        "floor,rust-sdk,pipe-cat",
+        "floor,rust-sdk,rust-twin,pipe-cat",
         "--profile",
         "debug",
     ];
@@ -25,7 +26,7 @@ fn quick_run_produces_every_figure() {
         report.errors
     );
     assert!(!report.placements.is_empty());
-    for name in ["floor", "rust-sdk", "pipe-cat"] {
+    for name in ["floor", "rust-sdk", "rust-twin", "pipe-cat"] {
         let t = report.targets.iter().find(|t| t.name == name).unwrap();
         assert!(t.measured, "{name} not measured: {:?}", t.note);
     }
@@ -36,7 +37,8 @@ fn quick_run_produces_every_figure() {
             scenario,
             ScenarioId::Echo | ScenarioId::Pipelined | ScenarioId::Payloads
         ),
-        "floor" => scenario != ScenarioId::CallTool,
+        // No `compose` tool: nothing to measure call_tool with.
+        "floor" | "rust-twin" => scenario != ScenarioId::CallTool,
         _ => true,
     };
     let mut checked = 0;
@@ -46,7 +48,7 @@ fn quick_run_produces_every_figure() {
             .iter()
             .filter(|m| m.scenario != ScenarioId::Host)
         {
-            for target in ["floor", "rust-sdk", "pipe-cat"] {
+            for target in ["floor", "rust-sdk", "rust-twin", "pipe-cat"] {
                 if !expected(target, metric.scenario) {
                     continue;
                 }

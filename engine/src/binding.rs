@@ -16,7 +16,7 @@ use tokio::runtime::Handle;
 use zot_protocol::{HostFrame, RawJson, RegisterCommand, RegisterTool};
 
 use crate::contract::{complete_json, CallStart, CallStarted};
-use crate::registration::Registrations;
+use crate::registration::{Registrations, SchemaOrigin};
 use crate::{
     CallId, CallRequest, Engine, EngineConfig, Job, JobId, Routed, Taken, Transport, Work,
 };
@@ -136,18 +136,37 @@ pub fn config(name: &str, version: &str, options: Options) -> EngineConfig {
     c
 }
 
-/// What `register_all` takes (tools as the JSON text of their spec).
+/// What `register_all` takes.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AllRegistrations {
     #[serde(default)]
     commands: Vec<RegisterCommand>,
     #[serde(default)]
-    tools: Vec<String>,
+    tools: Vec<ToolEntry>,
     #[serde(default)]
     events: Vec<String>,
     #[serde(default)]
     intercepts: Vec<String>,
+}
+
+/// A tool in `register_all`: the JSON text of its spec, and whether the
+/// SDK derived its schema (see [`SchemaOrigin`]).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolEntry {
+    spec: String,
+    #[serde(default)]
+    derived: bool,
+}
+
+/// [`SchemaOrigin`] from the bindings' flag.
+pub fn schema_origin(derived: bool) -> SchemaOrigin {
+    if derived {
+        SchemaOrigin::Derived
+    } else {
+        SchemaOrigin::Given
+    }
 }
 
 /// One engine session as the bindings see it.
@@ -198,11 +217,14 @@ impl BindingEngine {
     }
 
     /// Registers a tool given as the fields of `register_tool` (JSON, the
-    /// `type` key optional; the schemas' bytes are kept).
-    pub fn register_tool(&self, spec: &str) -> Result<(), BindingError> {
+    /// `type` key optional; the schemas' bytes are kept); `derived` says
+    /// the SDK derived its schema from the handler's types.
+    pub fn register_tool(&self, spec: &str, derived: bool) -> Result<(), BindingError> {
         let tool: RegisterTool = serde_json::from_str(spec)
             .map_err(|e| BindingError::Invalid(format!("register_tool: {e}")))?;
-        self.engine.register_tool(tool).map_err(refused)
+        self.engine
+            .register_tool(tool, schema_origin(derived))
+            .map_err(refused)
     }
 
     /// Subscribes to a lifecycle event by name.
@@ -216,10 +238,10 @@ impl BindingEngine {
     }
 
     /// Registers everything at once (see [`Engine::register_all`]): a JSON
-    /// object `{"commands": [{"name", "description"}], "tools": [spec],
-    /// "events": [name], "intercepts": [name]}`, each list optional, where
-    /// a tool's spec is the JSON text `register_tool` takes (its schemas'
-    /// bytes kept). What the engine refuses is logged, not returned; the
+    /// object `{"commands": [{"name", "description"}], "tools": [{"spec",
+    /// "derived"}], "events": [name], "intercepts": [name]}`, each list
+    /// optional, where a tool's spec is the JSON text `register_tool` takes
+    /// (its schemas' bytes kept) and `derived` (default false) its flag. What the engine refuses is logged, not returned; the
     /// result is how many were refused.
     pub fn register_all(&self, registrations: &str) -> Result<usize, BindingError> {
         let all: AllRegistrations = serde_json::from_str(registrations)
@@ -227,8 +249,8 @@ impl BindingEngine {
         let tools = all
             .tools
             .iter()
-            .map(|spec| serde_json::from_str(spec))
-            .collect::<Result<Vec<RegisterTool>, _>>()
+            .map(|t| serde_json::from_str(&t.spec).map(|tool| (tool, schema_origin(t.derived))))
+            .collect::<Result<Vec<_>, _>>()
             .map_err(|e| BindingError::Invalid(format!("register_all: a tool: {e}")))?;
         Ok(self.engine.register_all(Registrations {
             commands: all.commands,

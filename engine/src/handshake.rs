@@ -26,6 +26,7 @@ use super::writer::WriteLane;
 use super::{Engine, EngineError, Phase};
 use crate::fast_hash::FastMap;
 use crate::lock;
+use crate::registration::SchemaOrigin;
 
 /// Why a registration was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -181,10 +182,15 @@ impl Engine {
     }
 
     /// Registers a tool; a name registered before is refused. The name, the
-    /// exposure and the schema are checked here, so a mistake fails in the
-    /// author's process instead of as a host diagnostic.
-    pub fn register_tool(&self, tool: RegisterTool) -> Result<(), RegisterError> {
-        let check = crate::registration::compile_tool(&tool)?;
+    /// exposure and the schema are checked here (see [`SchemaOrigin`]), so a
+    /// mistake fails in the author's process instead of as a host
+    /// diagnostic.
+    pub fn register_tool(
+        &self,
+        tool: RegisterTool,
+        origin: SchemaOrigin,
+    ) -> Result<(), RegisterError> {
+        let check = crate::registration::compile_tool(&tool, origin)?;
         self.register(|r| {
             let names = r.tools.iter().map(|t| t.name.as_str());
             crate::registration::check_new_tool(&tool.name, names)?;

@@ -173,6 +173,7 @@ pub use outcome::{
     CommandOutcome, CompleteError, Completion, DropReason, InterceptOutcome, Outcome, ToolOutcome,
 };
 pub use reader::PARKED_READ_AHEAD_BYTES;
+pub use registration::SchemaOrigin;
 pub use transport::{MemoryHost, Transport};
 pub use workers::{Routed, Taken, Work};
 pub use writer::{FrameSink, WriteError, WriteWait};

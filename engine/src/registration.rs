@@ -22,14 +22,33 @@ pub fn check_command(name: &str) -> Result<(), RegisterError> {
     Ok(validate_command_name(name)?)
 }
 
-/// Checks a tool registration: its name, exposure and schemas. The input
-/// schema must be a JSON Schema object the engine can check arguments with.
-pub fn check_tool(tool: &RegisterTool) -> Result<(), RegisterError> {
-    compile_tool(tool).map(drop)
+/// Where a tool's argument schema came from, which decides when the engine
+/// builds its argument check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SchemaOrigin {
+    /// Written by the author as JSON: checked against the JSON Schema
+    /// meta-schema when the tool is registered, so a mistake fails there.
+    #[default]
+    Given,
+    /// Derived by an SDK from the handler's types (schemars, a Python
+    /// signature or `TypedDict`, a zod schema): valid by construction, so
+    /// the check is built on the tool's first call and start-up skips the
+    /// meta-schema.
+    Derived,
 }
 
-/// [`check_tool`], keeping the compiled argument check.
-pub(crate) fn compile_tool(tool: &RegisterTool) -> Result<Arc<ArgsCheck>, RegisterError> {
+/// Checks a tool registration: its name, exposure and schemas. The input
+/// schema must be a JSON Schema object; a [`SchemaOrigin::Given`] one must
+/// also be one the engine can check arguments with.
+pub fn check_tool(tool: &RegisterTool, origin: SchemaOrigin) -> Result<(), RegisterError> {
+    compile_tool(tool, origin).map(drop)
+}
+
+/// [`check_tool`], keeping the argument check.
+pub(crate) fn compile_tool(
+    tool: &RegisterTool,
+    origin: SchemaOrigin,
+) -> Result<Arc<ArgsCheck>, RegisterError> {
     validate_tool_name(&tool.name)?;
     if let Some(e) = &tool.exposure {
         validate_exposure(e)?;
@@ -40,10 +59,15 @@ pub(crate) fn compile_tool(tool: &RegisterTool) -> Result<Arc<ArgsCheck>, Regist
     if tool.output_schema.as_ref().is_some_and(|s| !s.is_object()) {
         return Err(RegisterError::OutputSchemaNotObject(tool.name.clone()));
     }
-    ArgsCheck::compile(&tool.schema).map_err(|message| RegisterError::InvalidSchema {
-        name: tool.name.clone(),
-        message,
-    })
+    match origin {
+        SchemaOrigin::Derived => Ok(ArgsCheck::deferred(&tool.schema)),
+        SchemaOrigin::Given => {
+            ArgsCheck::compile(&tool.schema).map_err(|message| RegisterError::InvalidSchema {
+                name: tool.name.clone(),
+                message,
+            })
+        }
+    }
 }
 
 /// Checks that no command in `registered` has `name` (compared
@@ -103,8 +127,8 @@ pub fn check_intercept(event: &str) -> Result<(), RegisterError> {
 pub struct Registrations {
     /// Slash commands.
     pub commands: Vec<RegisterCommand>,
-    /// Tools.
-    pub tools: Vec<RegisterTool>,
+    /// Tools, each with where its argument schema came from.
+    pub tools: Vec<(RegisterTool, SchemaOrigin)>,
     /// Lifecycle events subscribed to.
     pub events: Vec<String>,
     /// Interceptable events intercepted.
@@ -128,9 +152,9 @@ impl Engine {
                 refuse("command", &name, e);
             }
         }
-        for t in regs.tools {
+        for (t, origin) in regs.tools {
             let name = t.name.clone();
-            if let Err(e) = self.register_tool(t) {
+            if let Err(e) = self.register_tool(t, origin) {
                 refuse("tool", &name, e);
             }
         }
@@ -167,7 +191,9 @@ mod tests {
     #[test]
     fn a_tool_name_with_a_space_is_refused() {
         let tool = RegisterTool::new("my tool", "", RawJson::object_schema());
-        let e = check_tool(&tool).unwrap_err().to_string();
+        let e = check_tool(&tool, SchemaOrigin::Derived)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("my tool"), "{e}");
     }
 

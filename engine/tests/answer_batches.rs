@@ -10,6 +10,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
+use zot_ext_engine::SchemaOrigin;
 use zot_ext_engine::{
     CompleteError, Completion, Engine, Job, JobId, MemoryHost, Outcome, ToolOutcome,
 };
@@ -18,8 +19,11 @@ use zot_protocol::{ContentBlock, ExtFrame, RawJson, RegisterTool};
 /// An engine with tool `t`, and `n` tool jobs handed out (`c0`, `c1`, …).
 async fn started(n: usize) -> (Engine, MemoryHost, Vec<JobId>) {
     let (engine, mut host, _) = engine_with(config(), ack_with(&[]), |e| {
-        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-            .unwrap();
+        e.register_tool(
+            RegisterTool::new("t", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
+        .unwrap();
     })
     .await;
     let ids = tool_jobs(&engine, &mut host, n).await;

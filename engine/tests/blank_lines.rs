@@ -10,14 +10,18 @@ mod common;
 
 use common::*;
 use zot_ext_engine::Job;
+use zot_ext_engine::SchemaOrigin;
 use zot_protocol::{RawJson, RegisterTool};
 
 const CALL: &str = r#"{"type":"tool_call","id":"t1","name":"echo","args":{}}"#;
 
 async fn request_followed_by(tail: &str) -> Vec<Job> {
     let (engine, mut host, _) = engine_with(config(), ack_with(&[]), |e| {
-        e.register_tool(RegisterTool::new("echo", "", RawJson::object_schema()))
-            .unwrap();
+        e.register_tool(
+            RegisterTool::new("echo", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
+        .unwrap();
     })
     .await;
     host.send_bytes(format!("{CALL}\n{tail}").as_bytes())

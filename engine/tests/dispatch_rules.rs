@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use common::*;
 use zot_ext_engine::testing::default_hello_ack;
+use zot_ext_engine::SchemaOrigin;
 use zot_ext_engine::{Engine, Job, Transport};
 use zot_protocol::{HostFrame, RawJson, RegisterTool};
 
@@ -18,7 +19,10 @@ async fn nothing_is_handed_out_after_hello_until_hello_done() {
     let (transport, mut host) = Transport::memory();
     let engine = Engine::start(config(), transport).unwrap();
     engine
-        .register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
+        .register_tool(
+            RegisterTool::new("t", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
         .unwrap();
     host.recv_line().await.unwrap();
     host.send(&HostFrame::HelloAck(default_hello_ack()))
@@ -42,8 +46,11 @@ async fn nothing_is_handed_out_after_hello_until_hello_done() {
 #[tokio::test]
 async fn a_request_cancelled_before_it_was_handed_out_comes_marked_cancelled() {
     let (engine, mut host, _) = engine_with(config(), default_hello_ack(), |e| {
-        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-            .unwrap();
+        e.register_tool(
+            RegisterTool::new("t", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
+        .unwrap();
     })
     .await;
     // Both lines in one write: read in one pass, queued before any take.

@@ -6,6 +6,7 @@ mod common;
 
 use common::*;
 use zot_ext_engine::testing::default_hello_ack;
+use zot_ext_engine::SchemaOrigin;
 use zot_ext_engine::{
     CommandOutcome, Completion, DropReason, Engine, InterceptOutcome, Job, MemoryHost, Outcome,
     ToolOutcome,
@@ -14,8 +15,11 @@ use zot_protocol::{CommandAction, ExtFrame, RawJson, RegisterCommand, RegisterTo
 
 async fn started() -> (Engine, MemoryHost) {
     let (engine, host, _) = engine_with(config(), default_hello_ack(), |e| {
-        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-            .unwrap();
+        e.register_tool(
+            RegisterTool::new("t", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
+        .unwrap();
         e.register_command(RegisterCommand {
             name: "c".into(),
             description: String::new(),

@@ -9,14 +9,18 @@ mod common;
 
 use common::*;
 use zot_ext_engine::testing::default_hello_ack;
+use zot_ext_engine::SchemaOrigin;
 use zot_ext_engine::{Engine, Job};
 use zot_protocol::{RawJson, RegisterTool};
 
 const CALL: &str = r#"{"type":"tool_call","id":"1","name":"t","args":{}}"#;
 
 fn with_tool(e: &Engine) {
-    e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-        .unwrap();
+    e.register_tool(
+        RegisterTool::new("t", "", RawJson::object_schema()),
+        SchemaOrigin::Given,
+    )
+    .unwrap();
 }
 
 /// The jobs until `Finished`; without supervision nothing would end the

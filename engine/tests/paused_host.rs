@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use zot_ext_engine::testing::default_hello_ack;
+use zot_ext_engine::SchemaOrigin;
 use zot_ext_engine::{Engine, EngineConfig, Job, Outcome, ToolOutcome, Transport};
 use zot_protocol::{encode_frame, ContentBlock, ExtFrame, Frame, HostFrame, RawJson, RegisterTool};
 
@@ -69,7 +70,10 @@ fn a_host_that_stops_reading_for_longer_than_5_s_loses_no_reply() {
         .unwrap()
     };
     engine
-        .register_tool(RegisterTool::new("echo", "", RawJson::object_schema()))
+        .register_tool(
+            RegisterTool::new("echo", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
         .unwrap();
     let answered = Arc::new(AtomicUsize::new(0));
     let driver = {

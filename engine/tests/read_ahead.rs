@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::json;
+use zot_ext_engine::SchemaOrigin;
 use zot_ext_engine::{
     CallRequest, Job, JobId, Outcome, PARKED_READ_AHEAD_BYTES, SERIAL_READ_AHEAD,
 };
@@ -53,8 +54,11 @@ fn answer(engine: &zot_ext_engine::Engine, ids: impl IntoIterator<Item = JobId>)
 async fn events_are_read_at_most_the_bound_ahead_of_their_handlers() {
     let (engine, mut host, _) = engine_with(config(), ack_with(&[]), |e| {
         e.subscribe("tool_call").unwrap();
-        e.register_tool(RegisterTool::new("echo", "", RawJson::object_schema()))
-            .unwrap();
+        e.register_tool(
+            RegisterTool::new("echo", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
+        .unwrap();
     })
     .await;
     let n = 3 * SERIAL_READ_AHEAD;

@@ -7,6 +7,7 @@ mod common;
 use common::*;
 use zot_ext_engine::registration::Registrations;
 use zot_ext_engine::testing::default_hello_ack;
+use zot_ext_engine::SchemaOrigin;
 use zot_protocol::{RawJson, RegisterCommand, RegisterTool};
 
 fn command(name: &str) -> RegisterCommand {
@@ -23,8 +24,14 @@ async fn refused_registrations_are_counted_and_the_rest_announced() {
         refused = Some(e.register_all(Registrations {
             commands: vec![command("hi"), command("HI")],
             tools: vec![
-                RegisterTool::new("my tool", "", RawJson::object_schema()),
-                RegisterTool::new("echo", "", RawJson::object_schema()),
+                (
+                    RegisterTool::new("my tool", "", RawJson::object_schema()),
+                    SchemaOrigin::Given,
+                ),
+                (
+                    RegisterTool::new("echo", "", RawJson::object_schema()),
+                    SchemaOrigin::Derived,
+                ),
             ],
             events: vec!["turn_end".to_owned()],
             intercepts: vec!["turn_end".to_owned()],

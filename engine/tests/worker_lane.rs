@@ -8,6 +8,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
+use zot_ext_engine::SchemaOrigin;
 use zot_ext_engine::{Engine, Job, JobId, Outcome, Routed, Taken, Work};
 use zot_protocol::{ExtFrame, RawJson, RegisterTool};
 
@@ -17,8 +18,11 @@ async fn engine() -> (Engine, zot_ext_engine::MemoryHost) {
     let (engine, host, _) = engine_with(config(), ack_with(&[]), |e| {
         e.route_to_workers(Routed::Tool, "slow", true);
         for name in ["slow", "quick"] {
-            e.register_tool(RegisterTool::new(name, "", RawJson::object_schema()))
-                .unwrap();
+            e.register_tool(
+                RegisterTool::new(name, "", RawJson::object_schema()),
+                SchemaOrigin::Given,
+            )
+            .unwrap();
         }
     })
     .await;

@@ -38,7 +38,7 @@ use napi::bindgen_prelude::{within_runtime_if_available, Function};
 use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
-use zot_ext_engine::binding::{BindingEngine, BindingError, Options};
+use zot_ext_engine::binding::{schema_origin, BindingEngine, BindingError, Options};
 use zot_ext_engine::registration;
 use zot_ext_engine::testing::{default_hello_ack, HostHarness, StderrMode, TestError};
 use zot_ext_engine::{JobId, MemoryHost, Transport};
@@ -213,10 +213,12 @@ impl NativeEngine {
     }
 
     /// Registers a tool given as the fields of `register_tool` (JSON; key
-    /// order of the schemas is kept byte for byte).
+    /// order of the schemas is kept byte for byte). `derived`: the SDK
+    /// derived the schema from a zod schema (its check is built on the
+    /// first call).
     #[napi(catch_unwind)]
-    pub fn register_tool(&self, spec: String) -> Result<()> {
-        self.core.register_tool(&spec).map_err(binding_err)
+    pub fn register_tool(&self, spec: String, derived: bool) -> Result<()> {
+        self.core.register_tool(&spec, derived).map_err(binding_err)
     }
 
     /// Subscribes to a lifecycle event by name.
@@ -339,11 +341,12 @@ pub fn check_command(name: String) -> Result<()> {
 }
 
 /// Checks a tool registration (the fields of `register_tool` as JSON):
-/// name, exposure and schemas (throws if invalid).
+/// name, exposure and schemas, a schema written as JSON against the JSON
+/// Schema meta-schema unless `derived` (throws if invalid).
 #[napi(catch_unwind)]
-pub fn check_tool(spec: String) -> Result<()> {
+pub fn check_tool(spec: String, derived: bool) -> Result<()> {
     let tool: RegisterTool = serde_json::from_str(&spec).map_err(err)?;
-    registration::check_tool(&tool).map_err(err)
+    registration::check_tool(&tool, schema_origin(derived)).map_err(err)
 }
 
 /// Checks that `event` is a lifecycle event (throws, listing them, if not).

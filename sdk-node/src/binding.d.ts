@@ -51,9 +51,11 @@ export declare class NativeEngine {
   registerCommand(name: string, description: string): void
   /**
    * Registers a tool given as the fields of `register_tool` (JSON; key
-   * order of the schemas is kept byte for byte).
+   * order of the schemas is kept byte for byte). `derived`: the SDK
+   * derived the schema from a zod schema (its check is built on the
+   * first call).
    */
-  registerTool(spec: string): void
+  registerTool(spec: string, derived: boolean): void
   /** Subscribes to a lifecycle event by name. */
   subscribe(event: string): void
   /** Registers an interceptor for one of the four interceptable events. */
@@ -200,9 +202,10 @@ export declare function checkIntercept(event: string): void
 
 /**
  * Checks a tool registration (the fields of `register_tool` as JSON):
- * name, exposure and schemas (throws if invalid).
+ * name, exposure and schemas, a schema written as JSON against the JSON
+ * Schema meta-schema unless `derived` (throws if invalid).
  */
-export declare function checkTool(spec: string): void
+export declare function checkTool(spec: string, derived: boolean): void
 
 /**
  * Engine settings that tests may shorten; every field defaults to the

@@ -116,7 +116,7 @@ export class Extension {
   readonly version: string;
 
   private readonly commands = new Map<string, { description: string; handler: CommandHandler }>();
-  private readonly tools = new Map<string, { spec: string; handler: ToolHandler<JsonObject> }>();
+  private readonly tools = new Map<string, { spec: string; derived: boolean; handler: ToolHandler<JsonObject> }>();
   private readonly events = new Map<string, EventHandler<never>>();
   private readonly intercepts = new Map<InterceptEventName, AnyInterceptor>();
   private readonly helloHooks: Array<(info: HostInfo) => Awaitable<void>> = [];
@@ -218,19 +218,22 @@ export class Extension {
       deferred: spec.deferred,
       interactive: spec.interactive,
     });
+    // A schema converted from zod (or absent) is valid by construction: the
+    // engine skips the meta-schema and builds its check on the first call.
+    const derived = library !== undefined || given === undefined;
     wrapped(
-      () => native().checkTool(json),
+      () => native().checkTool(json, derived),
       (m, o) => new RegistrationError(m, o),
     );
     if (this.tools.has(spec.name)) {
       throw duplicateRegistration("tool", spec.name, spec.name);
     }
     const run = library === undefined ? (handler as ToolHandler<JsonObject>) : validating(library, handler);
-    this.tools.set(spec.name, { spec: json, handler: run });
+    this.tools.set(spec.name, { spec: json, derived, handler: run });
     if (this.engine !== undefined) {
       const engine = this.running();
       wrapped(
-        () => engine.registerTool(json),
+        () => engine.registerTool(json, derived),
         (m, o) => new RegistrationError(m, o),
       );
     }

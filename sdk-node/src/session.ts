@@ -45,7 +45,7 @@ export type AnyInterceptor = (request: never, ctx: Context) => Awaitable<Verdict
 export interface Registrations {
   readonly name: string;
   readonly commands: ReadonlyMap<string, { description: string; handler: CommandHandler }>;
-  readonly tools: ReadonlyMap<string, { spec: string; handler: ToolHandler<JsonObject> }>;
+  readonly tools: ReadonlyMap<string, { spec: string; derived: boolean; handler: ToolHandler<JsonObject> }>;
   readonly events: ReadonlyMap<string, EventHandler<never>>;
   readonly intercepts: ReadonlyMap<InterceptEventName, AnyInterceptor>;
   readonly helloHooks: ReadonlyArray<(info: HostInfo) => Awaitable<void>>;
@@ -137,7 +137,7 @@ export class Session {
     engine.registerAll(
       JSON.stringify({
         commands: [...this.reg.commands].map(([name, c]) => ({ name, description: c.description })),
-        tools: [...this.reg.tools.values()].map((t) => t.spec),
+        tools: [...this.reg.tools.values()].map((t) => ({ spec: t.spec, derived: t.derived })),
         events: [...this.reg.events.keys()],
         intercepts: [...this.reg.intercepts.keys()],
       }),

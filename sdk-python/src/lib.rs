@@ -190,13 +190,16 @@ fn check_command(name: &str) -> PyResult<()> {
 }
 
 /// Checks a tool registration given as the JSON of a `register_tool` frame:
-/// name, exposure and schemas (raises `EngineError` if invalid).
+/// name, exposure and schemas, a schema written as JSON against the JSON
+/// Schema meta-schema unless `derived` (raises `EngineError` if invalid).
 #[pyfunction]
-fn check_tool(tool_json: &str) -> PyResult<()> {
+#[pyo3(signature = (tool_json, derived))]
+fn check_tool(tool_json: &str, derived: bool) -> PyResult<()> {
     guard(|| {
         let tool: RegisterTool = serde_json::from_str(tool_json)
             .map_err(|e| PyValueError::new_err(format!("register_tool: {e}")))?;
-        zot_ext_engine::registration::check_tool(&tool).map_err(register_err)
+        let origin = zot_ext_engine::binding::schema_origin(derived);
+        zot_ext_engine::registration::check_tool(&tool, origin).map_err(register_err)
     })
 }
 
@@ -351,10 +354,14 @@ impl NativeEngine {
 
     /// Registers a tool given as the JSON of a `register_tool` frame (the
     /// `type` key may be omitted). The schema texts are kept byte for byte.
-    fn register_tool(&self, py: Python<'_>, tool_json: &str) -> PyResult<()> {
+    /// `derived`: the SDK derived the schema from the handler's types (its
+    /// check is built on the first call).
+    fn register_tool(&self, py: Python<'_>, tool_json: &str, derived: bool) -> PyResult<()> {
         detached(py, || {
             self.check()?;
-            self.core.register_tool(tool_json).map_err(binding_err)
+            self.core
+                .register_tool(tool_json, derived)
+                .map_err(binding_err)
         })
     }
 

@@ -37,13 +37,13 @@ def test_the_pull_model_over_json() -> None:
     engine, harness = _native.Engine.memory("raw", "0.1.0", ack_json(cwd="/w"))
     assert engine.name == "raw"
     engine.register_command("hi", "Say hi")
-    engine.register_tool('{"name":"t","schema":{"type":"object"}}')
+    engine.register_tool('{"name":"t","schema":{"type":"object"}}', False)
     engine.subscribe("turn_end")
     engine.intercept("turn_start")
     with pytest.raises(_native.EngineError):
         engine.intercept("session_start")
     with pytest.raises(ValueError):
-        engine.register_tool("not json")
+        engine.register_tool("not json", False)
 
     # The harness connects in the background; the hello job comes first.
     (hello,) = jobs(engine)

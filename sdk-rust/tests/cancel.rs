@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::json;
+use zot_ext::engine::SchemaOrigin;
 use zot_ext::engine::{Completion, DropReason, Job, Outcome, ToolOutcome};
 use zot_ext::testing::{default_hello_ack, TestHost};
 use zot_ext::{Extension, ToolOutput, ToolSpec};
@@ -70,8 +71,11 @@ async fn interactive_tools_are_registered_as_such_and_get_the_token() {
 #[tokio::test]
 async fn cancel_before_the_job_is_pulled_still_delivers_it_already_cancelled() {
     let (engine, mut host, _) = engine_with(config(), default_hello_ack(), |e| {
-        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-            .unwrap();
+        e.register_tool(
+            RegisterTool::new("t", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
+        .unwrap();
     })
     .await;
     host.send_line(r#"{"type":"tool_call","id":"7","name":"t","args":{}}"#)

@@ -12,6 +12,7 @@ use std::time::Duration;
 use common::*;
 use serde_json::json;
 use zot_ext::engine::contract::complete_json;
+use zot_ext::engine::SchemaOrigin;
 use zot_ext::engine::{CommandOutcome, CompleteError, Completion, Job, Outcome, ToolOutcome};
 use zot_ext::testing::{default_hello_ack, TestHost};
 use zot_ext::{Error, Extension, Response, ToolOutput, ToolSpec};
@@ -424,8 +425,11 @@ async fn engine_normalizes_outcomes_and_rejects_mismatches() {
             description: String::new(),
         })
         .unwrap();
-        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-            .unwrap();
+        e.register_tool(
+            RegisterTool::new("t", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
+        .unwrap();
     })
     .await;
     host.send_line(r#"{"type":"command_invoked","id":"1","name":"C","args":""}"#)
@@ -557,8 +561,11 @@ async fn the_engine_refuses_to_send_non_spontaneous_frames() {
 #[tokio::test]
 async fn jobs_convert_to_json_for_bindings() {
     let (engine, mut host, _) = engine_with(config(), default_hello_ack(), |e| {
-        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-            .unwrap();
+        e.register_tool(
+            RegisterTool::new("t", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
+        .unwrap();
         e.subscribe("turn_start").unwrap();
         e.bind_panel("p", 7);
     })
@@ -598,8 +605,11 @@ async fn jobs_convert_to_json_for_bindings() {
 async fn a_batch_answers_each_job_by_its_kind_and_replies_together() {
     let (engine, mut host, _) = engine_with(config(), default_hello_ack(), |e| {
         e.subscribe("turn_start").unwrap();
-        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-            .unwrap();
+        e.register_tool(
+            RegisterTool::new("t", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
+        .unwrap();
     })
     .await;
     host.send_line(r#"{"type":"event","event":"turn_start","step":1}"#)

@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use zot_ext::engine::SchemaOrigin;
 use zot_ext::engine::{Engine, Job, Outcome, Transport};
 use zot_ext::testing::{default_hello_ack, TestHost};
 use zot_ext::{
@@ -64,16 +65,22 @@ async fn nothing_but_hello_is_written_before_hello_ack_even_spontaneous_frames()
 #[tokio::test]
 async fn announcement_order_commands_tools_one_subscribe_ready() {
     let (_engine, _host, lines) = engine_with(config(), default_hello_ack(), |e| {
-        e.register_tool(RegisterTool::new("t1", "", RawJson::object_schema()))
-            .unwrap();
+        e.register_tool(
+            RegisterTool::new("t1", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
+        .unwrap();
         e.subscribe("turn_end").unwrap();
         e.intercept("assistant_message").unwrap();
         e.register_command(cmd("c1")).unwrap();
         e.intercept("before_agent_start").unwrap();
         e.subscribe("session_start").unwrap();
         e.subscribe("turn_end").unwrap(); // again: not moved
-        e.register_tool(RegisterTool::new("t2", "", RawJson::object_schema()))
-            .unwrap();
+        e.register_tool(
+            RegisterTool::new("t2", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
+        .unwrap();
         e.intercept("tool_call").unwrap();
         e.register_command(cmd("c2")).unwrap();
     })
@@ -111,15 +118,18 @@ async fn invalid_registrations_are_refused_locally() {
     assert!(engine.register_command(cmd("/slash")).is_err());
     assert!(engine.register_command(cmd("two words")).is_err());
     assert!(engine
-        .register_tool(RegisterTool::new("bad name", "", RawJson::object_schema()))
+        .register_tool(
+            RegisterTool::new("bad name", "", RawJson::object_schema()),
+            SchemaOrigin::Given
+        )
         .is_err());
     let array = RawJson::from_string("[]".into()).unwrap();
     assert!(engine
-        .register_tool(RegisterTool::new("t", "", array))
+        .register_tool(RegisterTool::new("t", "", array), SchemaOrigin::Derived)
         .is_err());
     let mut odd = RegisterTool::new("t", "", RawJson::object_schema());
     odd.exposure = Some("sideways".into());
-    assert!(engine.register_tool(odd).is_err());
+    assert!(engine.register_tool(odd, SchemaOrigin::Derived).is_err());
     assert!(engine.intercept("session_start").is_err());
     assert!(engine.subscribe("").is_err());
 }

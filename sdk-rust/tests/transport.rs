@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use common::*;
 use serde_json::json;
+use zot_ext::engine::SchemaOrigin;
 use zot_ext::engine::{
     CompleteError, Completion, DropReason, Engine, FrameSink, Job, Outcome, SendError, ToolOutcome,
     Transport, WriteError, WriteWait,
@@ -50,8 +51,11 @@ async fn a_tool_result_over_the_frame_limit_becomes_an_error_result() {
 #[tokio::test]
 async fn oversize_frames_are_refused_with_an_error_to_the_caller() {
     let (engine, mut host, _) = engine_with(config(), default_hello_ack(), |e| {
-        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-            .unwrap();
+        e.register_tool(
+            RegisterTool::new("t", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
+        .unwrap();
     })
     .await;
     let huge = "y".repeat(MAX_FRAME_BYTES);
@@ -88,8 +92,11 @@ async fn oversize_frames_are_refused_with_an_error_to_the_caller() {
 #[tokio::test]
 async fn shutdown_ack_is_the_last_frame_and_the_session_ends() {
     let (engine, mut host, _) = engine_with(config(), default_hello_ack(), |e| {
-        e.register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
-            .unwrap();
+        e.register_tool(
+            RegisterTool::new("t", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
+        .unwrap();
     })
     .await;
     host.send_line(r#"{"type":"tool_call","id":"1","name":"t","args":{}}"#)
@@ -202,7 +209,10 @@ async fn a_closed_pipe_breaks_the_transport_and_ends_the_session() {
     };
     let engine = Engine::start(config(), Transport::new(ext_r, sink)).unwrap();
     engine
-        .register_tool(RegisterTool::new("t", "", RawJson::object_schema()))
+        .register_tool(
+            RegisterTool::new("t", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
         .unwrap();
     let mut host_w = host_w;
     use tokio::io::AsyncWriteExt;

@@ -360,8 +360,10 @@ class Extension(EventRegistration, PanelRegistration):
                 frame["deferred"] = True
             if interactive:
                 frame["interactive"] = True
-            self._check(lambda: _native.check_tool(to_json(frame)))
-            spec = _Tool(frame, handler_of, convert)
+            # A schema derived from hints is valid by construction.
+            is_derived = schema is None
+            self._check(lambda: _native.check_tool(to_json(frame), is_derived))
+            spec = _Tool(frame, handler_of, convert, is_derived)
             with self._lock:
                 if tool_name in self._tools:
                     raise duplicate_registration("tool", tool_name, tool_name)
@@ -369,7 +371,7 @@ class Extension(EventRegistration, PanelRegistration):
 
             def late(n: _native.Engine) -> None:
                 self._route(n, "tool", tool_name, handler_of)
-                n.register_tool(to_json(frame))
+                n.register_tool(to_json(frame), is_derived)
 
             self._register_late(f"tool {tool_name!r}", late)
             return fn
@@ -702,7 +704,7 @@ class Extension(EventRegistration, PanelRegistration):
             to_json(
                 {
                     "commands": [{"name": c.name, "description": c.description} for c in commands],
-                    "tools": [to_json(t.frame) for t in tools],
+                    "tools": [{"spec": to_json(t.frame), "derived": t.derived} for t in tools],
                     "events": events,
                     "intercepts": intercepts,
                 }

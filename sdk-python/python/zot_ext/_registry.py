@@ -111,12 +111,17 @@ class _Command:
 
 
 class _Tool:
-    __slots__ = ("convert", "frame", "handler")
+    """A tool's frame, handler and argument conversion; ``derived`` when the
+    schema was derived from the handler's hints (the engine then builds its
+    argument check on the first call, skipping the meta-schema)."""
 
-    def __init__(self, frame: Dict[str, Any], handler: _Handler, convert: Converter) -> None:
+    __slots__ = ("convert", "derived", "frame", "handler")
+
+    def __init__(self, frame: Dict[str, Any], handler: _Handler, convert: Converter, derived: bool) -> None:
         self.frame = frame
         self.handler = handler
         self.convert = convert
+        self.derived = derived
 
 
 class _Panel:

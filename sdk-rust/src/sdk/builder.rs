@@ -45,7 +45,7 @@ impl Handlers {
         if let Some(e) = &spec.error {
             return self.errors.push(e.clone());
         }
-        if let Err(e) = registration::check_tool(&spec.reg) {
+        if let Err(e) = registration::check_tool(&spec.reg, spec.schema_origin()) {
             return self.errors.push(e.to_string());
         }
         // Hosts keep the first tool of a name, so a second is a mistake.

@@ -109,7 +109,11 @@ fn announce(engine: &Engine, handlers: &super::builder::Handlers, handle: &ExtHa
     // The engine logs what it refuses (the same line in every SDK).
     engine.register_all(Registrations {
         commands: handlers.commands.iter().map(|(c, _)| c.clone()).collect(),
-        tools: handlers.tools.iter().map(|(t, _)| t.reg.clone()).collect(),
+        tools: handlers
+            .tools
+            .iter()
+            .map(|(t, _)| (t.reg.clone(), t.schema_origin()))
+            .collect(),
         events: handlers.events.iter().map(|(e, _)| e.clone()).collect(),
         intercepts: INTERCEPTABLE_EVENT_NAMES
             .iter()

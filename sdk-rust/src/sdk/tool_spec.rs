@@ -5,6 +5,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use zot_protocol::{Exposure, RawJson, RegisterTool};
 
+use crate::engine::SchemaOrigin;
+
 /// A tool's registration: name, description, argument and output schemas,
 /// namespace fields, exposure, and the `deferred` / `interactive` flags
 /// (§4.3.3). Optional fields are sent only when set (SDK-12).
@@ -27,6 +29,10 @@ pub struct ToolSpec {
     /// Whether the argument schema was given explicitly (otherwise a typed
     /// handler derives it).
     pub(crate) explicit_schema: bool,
+    /// Whether the argument schema was written as JSON ([`Self::schema`])
+    /// rather than derived from a type: only such a schema is checked
+    /// against the JSON Schema meta-schema at registration.
+    pub(crate) given_schema: bool,
     /// A serialization error to report at registration.
     pub(crate) error: Option<String>,
 }
@@ -42,6 +48,7 @@ impl ToolSpec {
         Self {
             reg: RegisterTool::new(name, description, RawJson::object_schema()),
             explicit_schema: false,
+            given_schema: false,
             error: None,
         }
     }
@@ -68,6 +75,7 @@ impl ToolSpec {
         if let Some(r) = self.raw("schema", schema) {
             self.reg.schema = r;
             self.explicit_schema = true;
+            self.given_schema = true;
         }
         self
     }
@@ -84,6 +92,7 @@ impl ToolSpec {
     pub fn schema_for<T: JsonSchema>(mut self) -> Self {
         self.reg.schema = schema_of::<T>();
         self.explicit_schema = true;
+        self.given_schema = false;
         self
     }
 
@@ -184,6 +193,17 @@ impl ToolSpec {
     /// The tool name.
     pub fn name(&self) -> &str {
         &self.reg.name
+    }
+
+    /// Where the argument schema came from: [`SchemaOrigin::Given`] when
+    /// set with [`Self::schema`], else derived from a type (or the
+    /// default `{"type":"object"}`).
+    pub(crate) fn schema_origin(&self) -> SchemaOrigin {
+        if self.given_schema {
+            SchemaOrigin::Given
+        } else {
+            SchemaOrigin::Derived
+        }
     }
 
     /// The `register_tool` frame this spec produces.

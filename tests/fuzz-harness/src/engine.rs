@@ -40,6 +40,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use zot_ext::engine::SchemaOrigin;
 use zot_ext::engine::{
     CommandOutcome, Engine, EngineConfig, InterceptOutcome, Job, MemoryHost, Outcome, ToolOutcome,
     Transport,
@@ -221,7 +222,10 @@ async fn plain(wire: &[u8], piece: usize, waiting: bool) -> Vec<String> {
         })
         .expect("registers");
     engine
-        .register_tool(RegisterTool::new("raw", "", RawJson::object_schema()))
+        .register_tool(
+            RegisterTool::new("raw", "", RawJson::object_schema()),
+            SchemaOrigin::Given,
+        )
         .expect("registers");
     for event in ["tool_call", "turn_start", "from_the_future"] {
         engine.subscribe(event).expect("subscribes");
