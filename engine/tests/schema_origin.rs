@@ -35,7 +35,10 @@ async fn a_derived_schema_checks_arguments_from_the_first_call() {
         .await
         .unwrap();
     let text = error_text(&mut host).await;
-    assert!(text.contains("invalid arguments: missing field `text`"), "{text}");
+    assert!(
+        text.contains("invalid arguments: missing field `text`"),
+        "{text}"
+    );
     host.send_line(r#"{"type":"tool_call","id":"2","name":"echo","args":{"text":"hi"}}"#)
         .await
         .unwrap();

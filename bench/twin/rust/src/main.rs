@@ -35,15 +35,19 @@ fn main() -> Result<(), zot_ext::RunError> {
         .tool("big", "n bytes of x", |args: Big, _ctx| async move {
             ToolOutput::text("x".repeat(args.bytes))
         })
-        .tool("sleep", "wait ms milliseconds", |args: Sleep, ctx| async move {
-            tokio::select! {
-                () = tokio::time::sleep(Duration::from_millis(args.ms)) => {}
-                () = ctx.cancelled() => {
-                    let _ = ctx.notify(format!("cancelled {}", args.ms), NotifyLevel::Warn);
+        .tool(
+            "sleep",
+            "wait ms milliseconds",
+            |args: Sleep, ctx| async move {
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_millis(args.ms)) => {}
+                    () = ctx.cancelled() => {
+                        let _ = ctx.notify(format!("cancelled {}", args.ms), NotifyLevel::Warn);
+                    }
                 }
-            }
-            ToolOutput::text(format!("slept {}", args.ms))
-        })
+                ToolOutput::text(format!("slept {}", args.ms))
+            },
+        )
         .on("tool_call", |_event, _ctx| async {})
         .on("tool_result", |_event, _ctx| async {})
         .run_blocking()
