@@ -652,8 +652,9 @@ def test_the_engine_threads_leave_signals_to_the_main_thread() -> None:
 
 def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
     # `ready` must not wait for modules the SDK needs only later or never
-    # (most of an extension's start-up): asyncio and logging load after the
-    # handshake, the job contract's types only for type checkers; typing,
+    # (most of an extension's start-up): asyncio, logging and threading (its
+    # worker threads start with the session) load after the handshake, the
+    # job contract's types only for type checkers; typing,
     # inspect, dataclasses and contextlib not at all for an extension that
     # does not use them, even with a plain `def` tool whose parameters and
     # docstring make its schema. The hooks still see the host, send frames
@@ -666,7 +667,10 @@ def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
 
         ext = Extension("early", "1.0.0")
         seen = {}
-        LATER = ("asyncio", "logging", "zot_ext._contract", "typing", "inspect", "dataclasses", "contextlib")
+        LATER = (
+            "asyncio", "logging", "threading", "zot_ext._contract", "zot_ext._workers",
+            "typing", "inspect", "dataclasses", "contextlib",
+        )
 
         @ext.tool()
         def greet(name: str, times: int = 1, shout: bool = False) -> str:

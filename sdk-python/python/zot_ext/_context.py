@@ -4,8 +4,8 @@ SDK."""
 
 from __future__ import annotations
 
+import _thread
 import json
-import threading
 
 from ._errors import CallToolError, NotRunningError, SessionError, ZotError
 from ._results import to_json
@@ -14,6 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import asyncio
     import concurrent.futures
+    import threading
     from typing import Any, ClassVar, List, Mapping, Optional, Tuple, Union
 
     from ._contract import CallResultJob, CallStart, CallStarted
@@ -243,6 +244,10 @@ class Cancellation:
             with _EVENTS_LOCK:
                 event = self._event
                 if event is None:
+                    # `threading` loads on first use: an extension reaches
+                    # `ready` without it.
+                    import threading
+
                     event = threading.Event()
                     self._event = event
             if self._set:
@@ -252,7 +257,7 @@ class Cancellation:
 
 # Serialises only the first look at a `Cancellation`'s event (two threads
 # must not each make one).
-_EVENTS_LOCK = threading.Lock()
+_EVENTS_LOCK = _thread.allocate_lock()
 
 
 class Ctx:
@@ -389,7 +394,7 @@ class Ctx:
         thread: blocks until the result comes (or the call fails). Not
         usable on the event loop's thread (``thread=False`` handlers)."""
         session = self._session
-        if threading.get_ident() == session.loop_thread:
+        if _thread.get_ident() == session.loop_thread:
             raise ZotError(
                 "call_tool_sync would block the event loop; use `await ctx.call_tool(...)` "
                 "in an async handler, or let the handler run in a worker thread"

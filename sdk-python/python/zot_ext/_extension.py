@@ -4,8 +4,9 @@ Running it is the session's (``_session``)."""
 
 from __future__ import annotations
 
+import _thread
+import os
 import sys
-import threading
 
 from . import _native
 from ._context import HostInfo
@@ -33,7 +34,6 @@ from ._results import (
 from ._schema import converter_for, schema_for
 from ._signature import command_description, keyword_tool, name_of, tool_description
 from ._stdout import protect_stdout, stdout_follows_descriptor_1
-from ._workers import DEFAULT_IDLE_TIMEOUT, default_max_threads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,6 +58,18 @@ __all__ = ["Extension", "protect_stdout"]
 # `logging.INFO` and `logging.ERROR`: the module loads on first use.
 _INFO = 20
 _ERROR = 40
+
+#: How long an idle worker thread waits for the next handler before it
+#: exits, in seconds.
+DEFAULT_IDLE_TIMEOUT = 10.0
+
+
+def default_max_threads() -> int:
+    """The default bound on handler threads: ``min(32, CPUs + 4)``, the
+    default of :class:`concurrent.futures.ThreadPoolExecutor` (blocking
+    handlers mostly wait, so a few more threads than CPUs)."""
+    return min(32, (os.cpu_count() or 1) + 4)
+
 
 if TYPE_CHECKING:
     CommandResult = Union[Response, str, None]
@@ -127,7 +139,7 @@ class Extension(EventRegistration, PanelRegistration):
         self._announced = False
         # The dispatcher, once the event loop runs.
         self._session: Optional[_Session] = None
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def __repr__(self) -> str:
         return f"Extension({self.name!r}, {self.version!r})"
@@ -514,7 +526,7 @@ class Extension(EventRegistration, PanelRegistration):
         if native is None:
             raise NotRunningError("the extension is not running")
         s = self._session
-        if s is not None and threading.get_ident() == s.loop_thread:
+        if s is not None and _thread.get_ident() == s.loop_thread:
             s.answers.flush()  # answers produced before this frame leave first
         try:
             native.send(to_json(frame))

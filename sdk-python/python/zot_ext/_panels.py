@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import threading
-
 from . import _native
 from ._registry import _Handler, _Panel
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import threading
     from typing import Any, Callable, Dict, Optional, TypeVar, Union, overload
 
     PanelF = TypeVar("PanelF", bound=Callable[..., Any])

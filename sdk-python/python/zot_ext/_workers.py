@@ -12,7 +12,6 @@ when the engine says so, and runs what each thread takes.
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 import time
 
@@ -23,23 +22,12 @@ if TYPE_CHECKING:
     import logging
     from typing import Any, Callable, Dict, Set, Tuple
 
-__all__ = ["Workers", "default_max_threads", "DEFAULT_IDLE_TIMEOUT"]
-
-#: How long an idle worker thread waits for the next handler before it
-#: exits, in seconds.
-DEFAULT_IDLE_TIMEOUT = 10.0
+__all__ = ["Workers"]
 
 if TYPE_CHECKING:
     #: A task: the name its thread carries while running it, a function and
     #: its arguments (no closure per task: a call's objects stay few).
     Task = Tuple[str, Callable[..., Any], Tuple[Any, ...]]
-
-
-def default_max_threads() -> int:
-    """The default bound on handler threads: ``min(32, CPUs + 4)``, the
-    default of :class:`concurrent.futures.ThreadPoolExecutor` (blocking
-    handlers mostly wait, so a few more threads than CPUs)."""
-    return min(32, (os.cpu_count() or 1) + 4)
 
 
 class Workers:
