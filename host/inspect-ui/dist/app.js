@@ -1083,6 +1083,38 @@
     }
     return [...open.values()];
   }
+  function stubCallCard(c) {
+    const text = h("textarea", { rows: 2, placeholder: "the result text", "data-test": "answer-text" });
+    const isError = h("input", { type: "checkbox" });
+    const structured = h("textarea.json", { rows: 2, placeholder: "structured_content (JSON, optional)" });
+    const send = async () => {
+      const answer = { tool: c.name, text: text.value, is_error: isError.checked };
+      if (structured.value.trim()) {
+        try {
+          answer.structured_content = JSON.parse(structured.value);
+        } catch (err) {
+          store.say(`structured_content: ${String(err)}`);
+          return;
+        }
+      }
+      await store.step({ answer });
+    };
+    return h(
+      "section.card.waiting",
+      { "data-test": "stub-call", "data-tool": String(c.name) },
+      h(
+        "h3",
+        null,
+        `${String(c.name)} waits for your answer`,
+        c.origin_extension ? h("span.muted", null, ` (call_tool from ${String(c.origin_extension)})`) : null
+      ),
+      h("pre.json", null, pretty(c.args)),
+      text,
+      h("label.check", null, isError, " is_error"),
+      structured,
+      h("button.primary", { "data-test": "answer", onclick: () => void send() }, "Send answer")
+    );
+  }
   function toolsView() {
     const list = h("div.tool-list");
     const detail = h("div.tool-detail.card");
@@ -1252,43 +1284,24 @@
         }
       }
     };
+    const cards = /* @__PURE__ */ new Map();
     const renderWaiting = () => {
       const calls = waitingStubCalls();
-      fill(
-        waiting,
-        calls.map((c) => {
-          const text = h("textarea", { rows: 2, placeholder: "the result text", "data-test": "answer-text" });
-          const isError = h("input", { type: "checkbox" });
-          const structured = h("textarea.json", { rows: 2, placeholder: "structured_content (JSON, optional)" });
-          const send = async () => {
-            const answer = { tool: c.name, text: text.value, is_error: isError.checked };
-            if (structured.value.trim()) {
-              try {
-                answer.structured_content = JSON.parse(structured.value);
-              } catch (err) {
-                store.say(`structured_content: ${String(err)}`);
-                return;
-              }
-            }
-            await store.step({ answer });
-          };
-          return h(
-            "section.card.waiting",
-            { "data-test": "stub-call", "data-tool": String(c.name) },
-            h(
-              "h3",
-              null,
-              `${String(c.name)} waits for your answer`,
-              c.origin_extension ? h("span.muted", null, ` (call_tool from ${String(c.origin_extension)})`) : null
-            ),
-            h("pre.json", null, pretty(c.args)),
-            text,
-            h("label.check", null, isError, " is_error"),
-            structured,
-            h("button.primary", { "data-test": "answer", onclick: () => void send() }, "Send answer")
-          );
-        })
-      );
+      const open = new Set(calls.map((c) => String(c.tool_id)));
+      for (const [id, card] of cards) {
+        if (!open.has(id)) {
+          card.remove();
+          cards.delete(id);
+        }
+      }
+      for (const c of calls) {
+        const id = String(c.tool_id);
+        if (!cards.has(id)) {
+          const card = stubCallCard(c);
+          cards.set(id, card);
+          waiting.append(card);
+        }
+      }
     };
     store.on("state", () => {
       renderList();

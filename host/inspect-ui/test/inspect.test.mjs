@@ -24,7 +24,7 @@ const HOST = process.env.ZOT_HOST ?? join(TARGET, "debug/zot-host");
 const SHOTS = process.env.ZOT_INSPECT_SHOTS ?? join(TARGET, "inspect-screenshots");
 const EXT = join(ROOT, "tests/conformance/rust");
 
-let tmp, project, server, url, base, token, browser, page, model;
+let tmp, project, server, url, base, token, browser, page, model, pageSocket;
 const serverOutput = [];
 const modelRequests = [];
 
@@ -160,6 +160,12 @@ before(async () => {
   });
   page = await browser.newPage({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   page.on("pageerror", (e) => console.error("page error:", e.message));
+  // The page's socket to zot-host, passed through; a test can also speak
+  // as the server on it.
+  await page.routeWebSocket(/\/ws\?/, (ws) => {
+    pageSocket = ws;
+    ws.connectToServer();
+  });
   page.setDefaultTimeout(20_000);
 });
 
@@ -366,6 +372,16 @@ test("a call_tool is answered by a reply typed in the page", async () => {
   const waiting = page.locator("[data-test=stub-call][data-tool=echo]");
   await waiting.getByText("call_tool from conformance").waitFor();
   await waiting.locator("[data-test=answer-text]").fill("pong from the page");
+  // The page redraws on every observation that arrives while the call
+  // waits; the typed answer survives it. The server resends an observation
+  // the page has (as after a lag), then a log line: the page handles its
+  // socket's messages in order, so once the line shows the redraw is done.
+  pageSocket.send(JSON.stringify({ t: "obs", n: 0, ts: 0, o: { kind: "notify", message: "again" } }));
+  pageSocket.send(JSON.stringify({ t: "log", ext: "conformance", text: "marker after the resent observation" }));
+  await page.locator("[data-log=conformance]", { hasText: "marker after the resent observation" }).waitFor({
+    state: "attached",
+  });
+  assert.equal(await waiting.locator("[data-test=answer-text]").inputValue(), "pong from the page");
   await shot("stub");
   await waiting.locator("[data-test=answer]").click();
   await tab("commands");
