@@ -4,9 +4,10 @@ tools, one-line failure logs, and the typed errors."""
 
 from __future__ import annotations
 
+import collections.abc
 import logging
 import pickle
-from typing import Annotated, Any, Dict, List, Literal, Optional, TypedDict
+from typing import Annotated, Any, Dict, List, Literal, Mapping, MutableMapping, Optional, TypedDict
 
 import pytest
 import zot_ext
@@ -163,6 +164,28 @@ def test_keyword_parameter_tools_get_a_schema_and_their_arguments() -> None:
         assert extra["is_error"] and "color" in text_of(extra)
         wrong = host.tool("add", {"a": "1", "b": 2})
         assert wrong["is_error"] and text_of(wrong).startswith("invalid arguments")
+
+
+def test_a_mapping_first_parameter_takes_the_whole_arguments_object() -> None:
+    ext = Extension("mappings")
+
+    @ext.tool
+    def typing_mapping(args: Mapping[str, Any]) -> str:
+        return repr(sorted(args.items()))
+
+    @ext.tool
+    async def abc_mapping(args: collections.abc.Mapping, ctx: Ctx) -> str:
+        return repr(sorted(args.items()))
+
+    @ext.tool
+    def mutable(args: MutableMapping[str, int]) -> str:
+        return repr(sorted(args.items()))
+
+    with TestHost(ext) as host:
+        for t in host.registration.tools:
+            assert t["schema"] == {"type": "object"}, t
+        for name in ("typing_mapping", "abc_mapping", "mutable"):
+            assert text_of(host.tool(name, {"x": 1})) == "[('x', 1)]", name
 
 
 def test_positional_only_parameters_cannot_be_tool_arguments() -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 
 from ._annotations import (
     NoneType,
@@ -89,9 +89,19 @@ def _is_optional(tp: Any) -> bool:
     return get_origin(tp) in union_types() and NoneType in get_args(tp)
 
 
+# The types that take the arguments as a plain mapping.
+_MAPPINGS = (dict, Mapping, MutableMapping)
+
+
+def is_mapping_type(tp: Any) -> bool:
+    """Whether ``tp`` is ``dict`` or a mapping ABC, bare or subscripted
+    (``Dict[str, Any]``, ``Mapping[str, int]``)."""
+    return tp in _MAPPINGS or get_origin(tp) in _MAPPINGS
+
+
 def schema_for(tp: Any) -> Dict[str, Any]:
     """The JSON Schema (an object schema) of a handler's argument type."""
-    if tp is None or is_any(tp) or tp is dict or get_origin(tp) is dict:
+    if tp is None or is_any(tp) or is_mapping_type(tp):
         return {"type": "object"}
     if isinstance(tp, str):
         raise TypeError(
@@ -217,7 +227,7 @@ def _is_abc(origin: Any, name: str) -> bool:
 def converter_for(tp: Any) -> Converter:
     """A function that checks and converts raw arguments (a JSON object
     decoded into a dict) into ``tp``; raises :class:`ArgumentError`."""
-    if tp is None or is_any(tp) or tp is dict or get_origin(tp) is dict:
+    if tp is None or is_any(tp) or is_mapping_type(tp):
         return _object_passthrough
     if isinstance(tp, str):
         # An annotation that cannot be resolved (the schema was given

@@ -5,7 +5,7 @@ arguments.
 A tool takes its arguments in one of two ways:
 
 - **one object** (as before): the first parameter is a ``TypedDict``, a
-  dataclass, a pydantic model, a ``dict``, or unannotated; the handler is
+  dataclass, a pydantic model, a ``dict`` or ``Mapping``, or unannotated; the handler is
   called as ``handler(args, ctx)``;
 - **keyword parameters**: the first parameter is annotated with anything
   else (``str``, ``int``, ``Optional[List[str]]``...), or is the
@@ -41,6 +41,7 @@ from ._schema import (
     _is_pydantic_model,
     _unwrap,
     clean_doc,
+    is_mapping_type,
     is_typeddict,
 )
 
@@ -109,10 +110,10 @@ def _is_ctx(param: Param, hint: Any) -> bool:
 def _is_object_type(hint: Any) -> bool:
     """Whether ``hint`` types the whole arguments object (the one-object
     reading)."""
-    if hint is None or is_any(hint) or hint is dict or isinstance(hint, str):
+    if hint is None or is_any(hint) or isinstance(hint, str) or is_mapping_type(hint):
         return True
     tp, _ = _unwrap(hint)
-    if get_origin(tp) is dict or tp is dict:
+    if is_mapping_type(tp):
         return True
     return is_typeddict(tp) or _is_pydantic_model(tp) or is_dataclass_type(tp)
 
