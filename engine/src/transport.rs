@@ -64,8 +64,14 @@ impl Transport {
     /// descriptor 0 at `/dev/null`. A stray `println!`, `print()`,
     /// `console.log` or a native library's `printf` then lands in the
     /// extension's log instead of corrupting the stream, and nothing else in
-    /// the process can steal host frames by reading stdin. Elsewhere the
-    /// standard handles are used as they are.
+    /// the process can steal host frames by reading stdin. On Windows it
+    /// keeps duplicates of the standard input and output handles and makes
+    /// the process's standard output handle its standard error handle and
+    /// its standard input `NUL` (`SetStdHandle`): Rust's print macros and
+    /// whatever asks Windows for the standard handles follow, while a C
+    /// runtime's descriptors 0 and 1 keep the handles they were opened with
+    /// (the Node and Python SDKs protect their languages' own `stdout`).
+    /// Writes to the wire then block without the deadline they have on Unix.
     ///
     /// Can be taken once per process (a second call fails: descriptor 1
     /// would already be stderr).
@@ -80,7 +86,7 @@ impl Transport {
     /// For extensions that print while they load, before their SDK runs:
     /// call it first thing (the SDKs expose it as `protect_stdout`). Safe to
     /// call more than once; a no-op once the stdio transport is taken, and
-    /// on platforms other than Unix.
+    /// on platforms other than Unix and Windows.
     pub fn protect_stdio() -> io::Result<()> {
         imp::protect_stdio()
     }
@@ -303,7 +309,84 @@ mod imp {
     }
 }
 
-#[cfg(not(unix))]
+#[cfg(windows)]
+mod imp {
+    use std::fs::File;
+    use std::io;
+    use std::os::windows::io::{AsHandle, AsRawHandle, IntoRawHandle, OwnedHandle};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use windows_sys::Win32::System::Console::{
+        SetStdHandle, STD_HANDLE, STD_INPUT_HANDLE, STD_OUTPUT_HANDLE,
+    };
+
+    use super::Transport;
+    use crate::writer::HandleSink;
+
+    static TAKEN: AtomicBool = AtomicBool::new(false);
+
+    /// The wire (stdin, stdout) set aside by `protect_stdio` before the
+    /// transport was taken.
+    static SET_ASIDE: std::sync::Mutex<Option<(OwnedHandle, OwnedHandle)>> =
+        std::sync::Mutex::new(None);
+
+    fn set_std(which: STD_HANDLE, handle: std::os::windows::io::RawHandle) -> io::Result<()> {
+        // SAFETY: SetStdHandle only stores the handle value for this process.
+        if unsafe { SetStdHandle(which, handle) } == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// Keeps duplicates of the standard input and output handles (the
+    /// wire), then makes standard output the standard error handle and
+    /// standard input `NUL`. Rust's print macros and any code that asks
+    /// Windows for its standard handles follow; a C runtime's descriptors
+    /// 0 and 1 keep the handles they were opened with.
+    fn set_wire_aside() -> io::Result<(OwnedHandle, OwnedHandle)> {
+        let wire_out = io::stdout().as_handle().try_clone_to_owned()?;
+        let wire_in = io::stdin().as_handle().try_clone_to_owned()?;
+        set_std(STD_OUTPUT_HANDLE, io::stderr().as_raw_handle())?;
+        // The standard handle owns `NUL` from now on (never closed).
+        let null = File::open("NUL")?;
+        set_std(STD_INPUT_HANDLE, null.into_raw_handle())?;
+        Ok((wire_in, wire_out))
+    }
+
+    fn set_aside() -> std::sync::MutexGuard<'static, Option<(OwnedHandle, OwnedHandle)>> {
+        SET_ASIDE.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn protect_stdio() -> io::Result<()> {
+        let mut slot = set_aside();
+        if slot.is_none() && !TAKEN.load(Ordering::SeqCst) {
+            *slot = Some(set_wire_aside()?);
+        }
+        Ok(())
+    }
+
+    pub(super) fn stdio() -> io::Result<Transport> {
+        if TAKEN.swap(true, Ordering::SeqCst) {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "the stdio transport was already taken by this process",
+            ));
+        }
+        let early = set_aside().take();
+        let (wire_in, wire_out) = match early {
+            Some(wire) => wire,
+            None => set_wire_aside()?,
+        };
+        // Reads block on the runtime's blocking pool (a pipe handle has no
+        // readiness to wait for).
+        let reader = tokio::fs::File::from_std(File::from(wire_in));
+        let mut t = Transport::new(reader, HandleSink::new(File::from(wire_out)));
+        t.stdio = true;
+        Ok(t)
+    }
+}
+
+#[cfg(not(any(unix, windows)))]
 mod imp {
     use std::io;
 

@@ -559,11 +559,34 @@ fn wait_writable(fd: std::os::fd::RawFd, deadline: Option<Instant>) -> io::Resul
     Ok(())
 }
 
-/// Plain blocking stdout, where private descriptors are not available.
-#[cfg(not(unix))]
+/// The real stdout as a duplicated handle (Windows; see
+/// [`crate::Transport::stdio`]), written with blocking writes.
+#[cfg(windows)]
+pub(crate) struct HandleSink {
+    file: std::fs::File,
+}
+
+#[cfg(windows)]
+impl HandleSink {
+    pub(crate) fn new(file: std::fs::File) -> Self {
+        Self { file }
+    }
+}
+
+#[cfg(windows)]
+impl FrameSink for HandleSink {
+    fn write_all(&mut self, buf: &[u8], _wait: &WriteWait<'_>) -> io::Result<()> {
+        use std::io::Write;
+        self.file.write_all(buf)
+    }
+}
+
+/// Plain blocking stdout, where neither descriptors nor handles can be set
+/// aside.
+#[cfg(not(any(unix, windows)))]
 pub(crate) struct StdoutSink;
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 impl FrameSink for StdoutSink {
     fn write_all(&mut self, buf: &[u8], _wait: &WriteWait<'_>) -> io::Result<()> {
         use std::io::Write;

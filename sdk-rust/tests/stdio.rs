@@ -203,6 +203,22 @@ fn handshake_failure_exits_non_zero() {
     assert!(err.contains("hello_ack"), "{err}");
 }
 
+/// Kills child `pid` unless the returned sender is used (or dropped) within
+/// `limit`. Unix only: elsewhere the test runner's own timeout ends a hang.
+fn kill_after(pid: u32, limit: Duration) -> std::sync::mpsc::Sender<()> {
+    let (exited, guard) = std::sync::mpsc::channel::<()>();
+    #[cfg(unix)]
+    std::thread::spawn(move || {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = guard.recv_timeout(limit) {
+            // SAFETY: a signal to our own child, which has not been reaped.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+    });
+    #[cfg(not(unix))]
+    let _ = (pid, limit, guard);
+    exited
+}
+
 /// Issue 13: a panic in an engine task (here the reader, through the
 /// test-only fault hook) is one line on stderr and exit status 70; the
 /// process neither hangs nor goes on half-working.
@@ -213,14 +229,7 @@ fn an_engine_panic_is_one_line_on_stderr_and_exits_70() {
     p.send(r#"{"type":"command_invoked","id":"1","name":"print","args":"x"}"#);
     // Without supervision the process would wait forever: a guard kills
     // it after 20 s (the exit status then says so).
-    let pid = p.child.id() as libc::pid_t;
-    let (exited, guard) = std::sync::mpsc::channel::<()>();
-    std::thread::spawn(move || {
-        if guard.recv_timeout(Duration::from_secs(20)).is_err() {
-            // SAFETY: a signal to our own child, which has not been reaped.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
-    });
+    let exited = kill_after(p.child.id(), Duration::from_secs(20));
     let (code, _, out, err) = p.wait(t);
     let _ = exited.send(());
     assert_eq!((code, out.as_str()), (70, ""), "{err}");

@@ -12,10 +12,10 @@ use std::fs::{DirBuilder, File, OpenOptions};
 use std::io;
 use std::path::Path;
 
-use zot_protocol::limits::{LOG_DIR_MODE, LOG_FILE_MODE};
-
-/// Permission bits of the folders the host creates.
-pub const PRIVATE_DIR_MODE: u32 = LOG_DIR_MODE;
+/// Permission bits of the folders the host creates (Unix; elsewhere the
+/// platform's defaults apply).
+#[cfg(unix)]
+pub const PRIVATE_DIR_MODE: u32 = zot_protocol::limits::LOG_DIR_MODE;
 
 /// Creates `dir` and its missing parents, each with mode 0700 (folders
 /// that exist keep their mode).
@@ -42,7 +42,7 @@ pub fn open_private_log(path: &Path) -> io::Result<File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        o.mode(LOG_FILE_MODE);
+        o.mode(zot_protocol::limits::LOG_FILE_MODE);
     }
     let file = o.open(path)?;
     tighten_file(&file);

@@ -26,7 +26,8 @@ pub use results::{
 pub use tool_spec::ToolSpec;
 
 /// Protects stdout now, before [`Extension::run`]: the wire is set aside
-/// for the engine and descriptor 1 points at stderr from here on, so output
+/// for the engine and descriptor 1 (on Windows, the standard output handle)
+/// points at stderr from here on, so output
 /// printed while the extension loads (its own or a library's) lands in the
 /// log instead of before `hello`, which the host would refuse. `run` does
 /// the same anyway; call this first thing in `main` only if something may
