@@ -25,6 +25,13 @@ fn child() -> std::process::ExitCode {
             println!("stray stdout {a}");
             Response::display(a)
         })
+        .command("cprint", "", |a, _c| async move {
+            // As a native library would: the C runtime's descriptor 1.
+            let line = format!("crt stdout {a}\n");
+            // SAFETY: writes from a valid buffer of the given length.
+            unsafe { libc::write(1, line.as_ptr().cast(), line.len() as _) };
+            Response::display(a)
+        })
         .tool("stuck", "", |_a: serde_json::Value, _c| async {
             // Ignores cancellation, on a blocking thread.
             let _ =
@@ -142,6 +149,22 @@ fn stray_prints_go_to_stderr_and_shutdown_exits_promptly() {
     assert!(err.contains("stray stdout x"), "{err}");
 }
 
+fn a_c_runtime_write_to_descriptor_1_goes_to_stderr() {
+    let mut p = Proc::spawn();
+    p.handshake();
+    p.send(r#"{"type":"command_invoked","id":"1","name":"cprint","args":"z"}"#);
+    assert_eq!(
+        p.recv(),
+        r#"{"type":"command_response","id":"1","action":"display","display":"z"}"#
+    );
+    let t = Instant::now();
+    p.send(r#"{"type":"shutdown"}"#);
+    assert_eq!(p.recv(), r#"{"type":"shutdown_ack"}"#);
+    let (code, _, out, err) = p.wait(t);
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert!(err.contains("crt stdout z"), "{err}");
+}
+
 fn eof_exits_promptly() {
     let mut p = Proc::spawn();
     p.handshake();
@@ -246,7 +269,7 @@ fn main() -> std::process::ExitCode {
     if std::env::var_os(CHILD).is_some() {
         return child();
     }
-    let tests: [(&str, fn()); 7] = [
+    let tests: [(&str, fn()); 8] = [
         (
             "protect_stdout_keeps_prints_before_the_session_off_the_wire",
             protect_stdout_keeps_prints_before_the_session_off_the_wire,
@@ -254,6 +277,10 @@ fn main() -> std::process::ExitCode {
         (
             "stray_prints_go_to_stderr_and_shutdown_exits_promptly",
             stray_prints_go_to_stderr_and_shutdown_exits_promptly,
+        ),
+        (
+            "a_c_runtime_write_to_descriptor_1_goes_to_stderr",
+            a_c_runtime_write_to_descriptor_1_goes_to_stderr,
         ),
         ("eof_exits_promptly", eof_exits_promptly),
         (
