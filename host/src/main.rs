@@ -217,7 +217,7 @@ fn prepare(args: RunArgs) -> Result<(Script, RunOptions), String> {
     let model = args.model.resolve()?;
     let script = Script::load(&args.script).map_err(|e| e.to_string())?;
     let cwd = absolute(args.cwd.unwrap_or_else(|| PathBuf::from(".")));
-    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    let cwd = dunce::canonicalize(&cwd).unwrap_or(cwd);
     let zot_home = absolute(args.zot_home.unwrap_or_else(zot_home_from_env));
     let wire = match &args.wire {
         None => None,

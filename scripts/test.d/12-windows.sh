@@ -1,11 +1,13 @@
 # Windows (x86_64-pc-windows-gnu). In every run (./dev test): the crates an
 # extension author builds (zot-protocol, zot-ext-engine, zot-ext) compile
 # for Windows, tests included, with clippy's warnings as errors. Named
-# (./dev test windows): also zot-host and zot-mcp compile for Windows, and
-# the tests of those three crates run under Wine (the stdio transport in a
-# real process among them). Installs the Rust target, and when named
-# MinGW-w64 and Wine (Debian packages); skips, saying why, where the target
-# cannot be installed (no network).
+# (./dev test windows): also zot-host and zot-mcp compile for Windows, the
+# tests of those three crates run under Wine (the stdio transport in a real
+# process among them), and the Windows zot-host runs the conformance
+# scripts against the Windows build of the Rust conformance extension, under
+# Wine. Installs the Rust target, and when named MinGW-w64 and Wine (Debian
+# packages); skips, saying why, where the target cannot be installed (no
+# network).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
@@ -42,3 +44,30 @@ CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=/usr/lib/wine/wine64 \
   cargo test --target "$target" --locked "${sdk[@]}" 2>&1 | tee "$log"
 require_tests_ran "$log" 'test result: ok\. [1-9][0-9]* passed'
 ok "the SDK crates' tests pass on Windows (under Wine)"
+
+# The Windows host and the Rust conformance extension, under Wine, against
+# the committed transcripts. Left out: `events` and `interceptors` (their
+# scripts run the built-in `bash` tool, and Wine has no bash), and the
+# `events-limit` / `hello-ack` checks (they start the extension from this
+# Linux process).
+cargo build --target "$target" --locked -p zot-host -p conformance-rust -q
+win="$CARGO_TARGET_DIR/$target/debug"
+ext_dir="$wine_dir/conformance-rust"
+mkdir -p "$ext_dir"
+cat >"$ext_dir/extension.json" <<JSON
+{
+  "name": "conformance",
+  "version": "1.0.0",
+  "description": "The conformance extension (Rust SDK), Windows build",
+  "language": "rust",
+  "exec": "Z:$win/conformance-rust.exe"
+}
+JSON
+host="$wine_dir/zot-host"
+printf '#!/bin/sh\nexec /usr/lib/wine/wine64 "%s" "$@"\n' "$win/zot-host.exe" >"$host"
+chmod +x "$host"
+cargo build --locked -p zot-conformance -q
+# Host deadlines ×10, as in the conformance suite (Wine is slower still).
+ZOT_HOST_TIME_SCALE=10 "$CARGO_TARGET_DIR/debug/zot-conformance" --host "$host" --lang rust --ext "rust=$ext_dir" --wine-paths \
+  --only cancel,commands,eof,panels,prompt-keep,prompt-remove,tools | tee "$log"
+require_tests_ran "$log" '^[1-9][0-9]* of [0-9]+ script runs conform'

@@ -137,7 +137,7 @@ impl Origin {
     pub fn basename(&self) -> String {
         match self {
             Self::Dir(p) => {
-                let p = p.canonicalize().unwrap_or_else(|_| p.clone());
+                let p = dunce::canonicalize(p).unwrap_or_else(|_| p.clone());
                 p.file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default()
@@ -284,8 +284,8 @@ pub fn install(
     }
     crate::store::private_fs::create_private_dir_all(&root).map_err(io("create", &root))?;
     if let Origin::Dir(src) = &origin {
-        let s = src.canonicalize().map_err(io("resolve", src))?;
-        let r = root.canonicalize().map_err(io("resolve", &root))?;
+        let s = dunce::canonicalize(src).map_err(io("resolve", src))?;
+        let r = dunce::canonicalize(&root).map_err(io("resolve", &root))?;
         if r.starts_with(&s) {
             return Err(InstallError::SourceContainsDestination {
                 source_dir: src.clone(),

@@ -72,7 +72,7 @@ impl Context {
     /// directory, `ZOT_HOME` / XDG / per-OS default, §16.2).
     pub fn from_args(common: &CommonArgs) -> Self {
         let cwd = absolute(common.cwd.clone().unwrap_or_else(|| PathBuf::from(".")));
-        let cwd = cwd.canonicalize().unwrap_or(cwd);
+        let cwd = dunce::canonicalize(&cwd).unwrap_or(cwd);
         let zot_home = absolute(common.zot_home.clone().unwrap_or_else(zot_home_from_env));
         Self { cwd, zot_home }
     }

@@ -161,7 +161,7 @@ fn references(src: &Path, m: &Manifest) -> Vec<PathBuf> {
         "themes/theme.json",
         crate::store::manifest::MANIFEST_FILE,
     ]);
-    let real_src = src.canonicalize().unwrap_or_else(|_| src.to_owned());
+    let real_src = dunce::canonicalize(src).unwrap_or_else(|_| src.to_owned());
     let mut out = Vec::new();
     for n in named {
         let Some(rel) = inside(Path::new(n)) else {
@@ -171,7 +171,7 @@ fn references(src: &Path, m: &Manifest) -> Vec<PathBuf> {
         if full.symlink_metadata().is_err() {
             continue;
         }
-        if let Ok(real) = full.canonicalize() {
+        if let Ok(real) = dunce::canonicalize(&full) {
             if let Ok(r) = real.strip_prefix(&real_src) {
                 if !r.as_os_str().is_empty() && r != rel {
                     out.push(r.to_owned());

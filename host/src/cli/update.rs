@@ -235,8 +235,8 @@ fn not_a_git_install(dir: &Path) -> Result<Option<String>, Failure> {
         Err(e) => return Err(e.into()),
     };
     let same = |t: &str| {
-        let t = Path::new(t).canonicalize().ok();
-        t.is_some() && t == dir.canonicalize().ok()
+        let t = dunce::canonicalize(t).ok();
+        t.is_some() && t == dunce::canonicalize(dir).ok()
     };
     if !top.as_deref().is_some_and(same) {
         return Ok(Some(format!(

@@ -74,9 +74,7 @@ fn absolute(p: PathBuf) -> PathBuf {
 /// the size limit) ends here.
 fn extension_dir(given: &Path) -> Result<PathBuf, String> {
     let dir = absolute(given.to_owned());
-    let dir = dir
-        .canonicalize()
-        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let dir = dunce::canonicalize(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     match crate::store::manifest::read_manifest(&dir) {
         Ok(_) => Ok(dir),
         Err(crate::store::manifest::ManifestError::Missing { .. }) => Err(format!(
@@ -229,7 +227,7 @@ async fn start(
         }
     }
     let cwd = absolute(args.cwd.clone().unwrap_or_else(|| PathBuf::from(".")));
-    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    let cwd = dunce::canonicalize(&cwd).unwrap_or(cwd);
     let zot_home = absolute(
         args.zot_home
             .clone()

@@ -97,7 +97,7 @@ async fn serve(args: InspectArgs) -> Result<(), String> {
     }
     let token = guard::new_token().map_err(|e| format!("cannot make a token: {e}"))?;
     let cwd = absolute(args.cwd.unwrap_or_else(|| PathBuf::from(".")));
-    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    let cwd = dunce::canonicalize(&cwd).unwrap_or(cwd);
     let zot_home = absolute(
         args.zot_home
             .unwrap_or_else(crate::store::discovery::zot_home_from_env),

@@ -78,7 +78,7 @@ impl LocalSdk {
     /// `./dev install` described one there: `<target>/sdk/` beside the
     /// build folder that holds the running binary (links resolved).
     pub fn beside_this_binary() -> Option<PathBuf> {
-        let exe = std::env::current_exe().ok()?.canonicalize().ok()?;
+        let exe = dunce::canonicalize(std::env::current_exe().ok()?).ok()?;
         let dir = exe.parent()?.parent()?.join("sdk");
         dir.join(MANIFEST).is_file().then_some(dir)
     }

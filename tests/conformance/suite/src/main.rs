@@ -21,6 +21,10 @@
 //!
 //! `--bless` rewrites the expected transcripts from the first language given.
 //!
+//! `--wine-paths` is for a Windows build of the host run under Wine (`--host`
+//! a script that starts it): the paths it reports are read as Wine's
+//! drive-`Z:` forms of the suite's (`./dev test windows`).
+//!
 //! `--differential [--seed N] [--cases N]` runs the differential test
 //! instead (see `differential`): the regression cases of issue 18 and `N`
 //! random frame sequences (30 by default, seed 1) straight into every
@@ -56,6 +60,9 @@ struct Options {
     differential: bool,
     seed: u64,
     cases: usize,
+    /// The host is a Windows program under Wine: the paths it reports are
+    /// Wine's drive `Z:` forms of the ones given to it.
+    wine_paths: bool,
 }
 
 /// The examples every language implements alike (issue 7); `quickstart` is
@@ -84,6 +91,7 @@ fn parse_args() -> Result<Options, String> {
         differential: false,
         seed: 1,
         cases: 30,
+        wine_paths: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -100,6 +108,7 @@ fn parse_args() -> Result<Options, String> {
                 o.ext_dirs.push((lang.to_owned(), PathBuf::from(dir)));
             }
             "--bless" => o.bless = true,
+            "--wine-paths" => o.wine_paths = true,
             "--examples" => o.examples = true,
             "--differential" => o.differential = true,
             "--seed" => {
@@ -115,7 +124,7 @@ fn parse_args() -> Result<Options, String> {
                     .map_err(|_| format!("--cases needs a number, not {v:?}"))?;
             }
             "-h" | "--help" => {
-                println!("usage: zot-conformance [--host PATH] [--lang rust,node,python] [--only SCRIPT,...] [--ext LANG=DIR] [--bless] [--examples] [--differential [--seed N] [--cases N]]");
+                println!("usage: zot-conformance [--host PATH] [--lang rust,node,python] [--only SCRIPT,...] [--ext LANG=DIR] [--bless] [--examples] [--differential [--seed N] [--cases N]] [--wine-paths]");
                 #[allow(clippy::exit, reason = "--help ends the run after printing the usage")]
                 std::process::exit(0);
             }
@@ -123,6 +132,15 @@ fn parse_args() -> Result<Options, String> {
         }
     }
     Ok(o)
+}
+
+/// Wine's names for a Unix path (drive `Z:` is `/`): with backslashes, and
+/// as a Windows program makes it absolute on that drive.
+fn wine_paths(unix: &str) -> [String; 2] {
+    [
+        format!("Z:{}", unix.replace('/', "\\")),
+        format!("Z:{unix}"),
+    ]
 }
 
 /// One run of one script against one language.
@@ -211,9 +229,14 @@ fn run_one(o: &Options, script: &Path, ext_dir: &Path, label: &str) -> Result<Ru
     let wire_text =
         std::fs::read_to_string(&wire).map_err(|e| format!("{}: {e}", wire.display()))?;
     let (cwd_s, ext_s) = (cwd.to_string_lossy(), ext_dir.to_string_lossy());
-    let ctx = Context {
-        paths: vec![(&ext_s, "<ext_dir>"), (&cwd_s, "<cwd>")],
-    };
+    let (cwd_w, ext_w) = (wine_paths(&cwd_s), wine_paths(&ext_s));
+    let mut paths = vec![(&*ext_s, "<ext_dir>"), (&*cwd_s, "<cwd>")];
+    if o.wine_paths {
+        let wine = ext_w.iter().map(|p| (&**p, "<ext_dir>"));
+        let wine = wine.chain(cwd_w.iter().map(|p| (&**p, "<cwd>")));
+        paths.splice(0..0, wine);
+    }
+    let ctx = Context { paths };
     let transcript = normalize(&wire_text, &ctx)?;
     let steps = steps
         .into_iter()
