@@ -67,12 +67,11 @@ impl Transport {
     /// the process can steal host frames by reading stdin. On Windows it
     /// keeps duplicates of the standard input and output handles and makes
     /// the process's standard output handle its standard error handle and
-    /// its standard input `NUL` (`SetStdHandle`), and does the same with
-    /// descriptors 1 and 0 of the C runtime the engine links (on MSVC
-    /// builds the universal CRT, which CPython shares; a program linked
-    /// with its own static runtime keeps its descriptors, and the Node SDK
-    /// protects `process.stdout` itself). Writes to the wire then block
-    /// without the deadline they have on Unix.
+    /// its standard input `NUL` (`SetStdHandle`): Rust's print macros and
+    /// whatever asks Windows for the standard handles follow, while a C
+    /// runtime's descriptors 0 and 1 keep the handles they were opened with
+    /// (a native library's `printf` still reaches the wire there). Writes
+    /// to the wire block without the deadline they have on Unix.
     ///
     /// Can be taken once per process (a second call fails: descriptor 1
     /// would already be stderr).
@@ -341,10 +340,11 @@ mod imp {
 
     /// Keeps duplicates of the standard input and output handles (the
     /// wire), then makes standard output the standard error handle and
-    /// standard input `NUL`, for Windows (Rust's print macros, and any code
-    /// that asks for the standard handles) and for the C runtime this
-    /// library uses (descriptors 1 and 0: `printf`, and on MSVC builds the
-    /// runtime CPython shares).
+    /// standard input `NUL`. Rust's print macros and any code that asks
+    /// Windows for its standard handles follow. A C runtime's descriptors 0
+    /// and 1 are left alone: each runtime in the process (node.exe links
+    /// its own) holds the original handles, and repointing one runtime's
+    /// descriptor would close a handle the others still write to.
     fn set_wire_aside() -> io::Result<(OwnedHandle, OwnedHandle)> {
         let wire_out = io::stdout().as_handle().try_clone_to_owned()?;
         let wire_in = io::stdin().as_handle().try_clone_to_owned()?;
@@ -352,26 +352,7 @@ mod imp {
         // The standard handle owns `NUL` from now on (never closed).
         let null = File::open("NUL")?;
         set_std(STD_INPUT_HANDLE, null.into_raw_handle())?;
-        redirect_crt_descriptors();
         Ok((wire_in, wire_out))
-    }
-
-    /// Points the C runtime's descriptor 1 at its descriptor 2 and 0 at
-    /// `NUL`. Replacing a descriptor closes the handle it had, the original
-    /// standard handle: the wire is a duplicate, so it stays open. A
-    /// runtime without those descriptors (no console, no pipes) is left as
-    /// it is.
-    fn redirect_crt_descriptors() {
-        // SAFETY: `_dup2`, `_open` and `_close` on this process's own
-        // descriptor table, with a NUL-terminated path.
-        unsafe {
-            libc::dup2(2, 1);
-            let null = libc::open(c"NUL".as_ptr(), libc::O_RDONLY);
-            if null >= 0 {
-                libc::dup2(null, 0);
-                libc::close(null);
-            }
-        }
     }
 
     fn set_aside() -> std::sync::MutexGuard<'static, Option<(OwnedHandle, OwnedHandle)>> {
