@@ -239,21 +239,67 @@ fn memchr_count(b: &[u8]) -> usize {
     b.iter().filter(|&&c| c == b'\n').count()
 }
 
+/// The process's wire (its stdin and stdout, set aside for the engine), the
+/// same rules on every platform: set aside at most once, by
+/// [`Transport::protect_stdio`] or else when the stdio transport is taken,
+/// which happens once per process.
+#[cfg(any(unix, windows))]
+struct Wire<T> {
+    taken: std::sync::atomic::AtomicBool,
+    /// (stdin, stdout) set aside before the transport was taken.
+    set_aside: std::sync::Mutex<Option<(T, T)>>,
+}
+
+#[cfg(any(unix, windows))]
+impl<T> Wire<T> {
+    const fn new() -> Self {
+        Self {
+            taken: std::sync::atomic::AtomicBool::new(false),
+            set_aside: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<(T, T)>> {
+        self.set_aside.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sets the wire aside now, unless that happened already.
+    fn protect(&self, set_aside: impl FnOnce() -> io::Result<(T, T)>) -> io::Result<()> {
+        use std::sync::atomic::Ordering;
+        let mut slot = self.slot();
+        if slot.is_none() && !self.taken.load(Ordering::SeqCst) {
+            *slot = Some(set_aside()?);
+        }
+        Ok(())
+    }
+
+    /// The wire for the stdio transport: the one set aside earlier, or set
+    /// aside now; an error the second time.
+    fn take(&self, set_aside: impl FnOnce() -> io::Result<(T, T)>) -> io::Result<(T, T)> {
+        if self.taken.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "the stdio transport was already taken by this process",
+            ));
+        }
+        let early = self.slot().take();
+        match early {
+            Some(wire) => Ok(wire),
+            None => set_aside(),
+        }
+    }
+}
+
 #[cfg(unix)]
 mod imp {
     use std::io;
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-    use std::sync::atomic::{AtomicBool, Ordering};
 
-    use super::{Source, Transport};
+    use super::{Source, Transport, Wire};
     use crate::fd::cvt;
     use crate::writer::FdSink;
 
-    static TAKEN: AtomicBool = AtomicBool::new(false);
-
-    /// The wire (stdin, stdout) set aside by `protect_stdio` before the
-    /// transport was taken.
-    static SET_ASIDE: std::sync::Mutex<Option<(OwnedFd, OwnedFd)>> = std::sync::Mutex::new(None);
+    static WIRE: Wire<OwnedFd> = Wire::new();
 
     /// A close-on-exec duplicate of `fd`, numbered 3 or above.
     fn dup_private(fd: RawFd) -> io::Result<OwnedFd> {
@@ -276,30 +322,12 @@ mod imp {
         Ok((wire_in, wire_out))
     }
 
-    fn set_aside() -> std::sync::MutexGuard<'static, Option<(OwnedFd, OwnedFd)>> {
-        SET_ASIDE.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     pub(super) fn protect_stdio() -> io::Result<()> {
-        let mut slot = set_aside();
-        if slot.is_none() && !TAKEN.load(Ordering::SeqCst) {
-            *slot = Some(set_wire_aside()?);
-        }
-        Ok(())
+        WIRE.protect(set_wire_aside)
     }
 
     pub(super) fn stdio() -> io::Result<Transport> {
-        if TAKEN.swap(true, Ordering::SeqCst) {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                "the stdio transport was already taken by this process",
-            ));
-        }
-        let early = set_aside().take();
-        let (wire_in, wire_out) = match early {
-            Some(wire) => wire,
-            None => set_wire_aside()?,
-        };
+        let (wire_in, wire_out) = WIRE.take(set_wire_aside)?;
         let sink = FdSink::new(wire_out)?;
         Ok(Transport {
             source: Source::Fd(wire_in),
@@ -314,21 +342,15 @@ mod imp {
     use std::fs::File;
     use std::io;
     use std::os::windows::io::{AsHandle, AsRawHandle, IntoRawHandle, OwnedHandle};
-    use std::sync::atomic::{AtomicBool, Ordering};
 
     use windows_sys::Win32::System::Console::{
         SetStdHandle, STD_HANDLE, STD_INPUT_HANDLE, STD_OUTPUT_HANDLE,
     };
 
-    use super::Transport;
+    use super::{Transport, Wire};
     use crate::writer::HandleSink;
 
-    static TAKEN: AtomicBool = AtomicBool::new(false);
-
-    /// The wire (stdin, stdout) set aside by `protect_stdio` before the
-    /// transport was taken.
-    static SET_ASIDE: std::sync::Mutex<Option<(OwnedHandle, OwnedHandle)>> =
-        std::sync::Mutex::new(None);
+    static WIRE: Wire<OwnedHandle> = Wire::new();
 
     fn set_std(which: STD_HANDLE, handle: std::os::windows::io::RawHandle) -> io::Result<()> {
         // SAFETY: SetStdHandle only stores the handle value for this process.
@@ -355,30 +377,12 @@ mod imp {
         Ok((wire_in, wire_out))
     }
 
-    fn set_aside() -> std::sync::MutexGuard<'static, Option<(OwnedHandle, OwnedHandle)>> {
-        SET_ASIDE.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     pub(super) fn protect_stdio() -> io::Result<()> {
-        let mut slot = set_aside();
-        if slot.is_none() && !TAKEN.load(Ordering::SeqCst) {
-            *slot = Some(set_wire_aside()?);
-        }
-        Ok(())
+        WIRE.protect(set_wire_aside)
     }
 
     pub(super) fn stdio() -> io::Result<Transport> {
-        if TAKEN.swap(true, Ordering::SeqCst) {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                "the stdio transport was already taken by this process",
-            ));
-        }
-        let early = set_aside().take();
-        let (wire_in, wire_out) = match early {
-            Some(wire) => wire,
-            None => set_wire_aside()?,
-        };
+        let (wire_in, wire_out) = WIRE.take(set_wire_aside)?;
         // Reads block on the runtime's blocking pool (a pipe handle has no
         // readiness to wait for).
         let reader = tokio::fs::File::from_std(File::from(wire_in));
