@@ -2,12 +2,12 @@
 # extension author builds (zot-protocol, zot-ext-engine, zot-ext) compile
 # for Windows, tests included, with clippy's warnings as errors. Named
 # (./dev test windows): also zot-host and zot-mcp compile for Windows, the
-# tests of those three crates run under Wine (the stdio transport in a real
-# process among them), and the Windows zot-host runs the conformance
-# scripts against the Windows build of the Rust conformance extension, under
-# Wine. Installs the Rust target, and when named MinGW-w64 and Wine (Debian
-# packages); skips, saying why, where the target cannot be installed (no
-# network).
+# tests of those three crates and zot-host's unit tests run under Wine (the
+# stdio transport in a real process among them), and the Windows zot-host
+# runs the conformance scripts against the Windows build of the Rust
+# conformance extension, under Wine. Installs the Rust target, and when
+# named MinGW-w64 and Wine (Debian packages); skips, saying why, where the
+# target cannot be installed (no network).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
@@ -44,6 +44,12 @@ CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=/usr/lib/wine/wine64 \
   cargo test --target "$target" --locked "${sdk[@]}" 2>&1 | tee "$log"
 require_tests_ran "$log" 'test result: ok\. [1-9][0-9]* passed'
 ok "the SDK crates' tests pass on Windows (under Wine)"
+
+# zot-host's unit tests (its integration tests drive Unix processes).
+CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=/usr/lib/wine/wine64 \
+  cargo test --target "$target" --locked -p zot-host --lib 2>&1 | tee "$log"
+require_tests_ran "$log" 'test result: ok\. [1-9][0-9]* passed'
+ok "zot-host's unit tests pass on Windows (under Wine)"
 
 # The Windows host and the Rust conformance extension, under Wine, against
 # the committed transcripts. Left out: `events` and `interceptors` (their

@@ -130,8 +130,9 @@ mod tests {
             "{bare}"
         );
         let venv = fix(dir, ".venv/bin/python", "exited", &missing).unwrap();
+        let python = dir.join(".venv/bin/python");
         assert!(
-            venv.contains("'/home/me/ext s/.venv/bin/python' -m pip install"),
+            venv.contains(&format!("'{}' -m pip install", python.display())),
             "{venv}"
         );
         let uv = fix(dir, "uv", "exited", &missing).unwrap();

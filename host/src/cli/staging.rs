@@ -207,11 +207,7 @@ pub fn sweep(zot_home: &Path, roots: &[PathBuf]) -> Vec<Cleaned> {
     }
     claimed
         .into_iter()
-        .map(|(path, owner)| {
-            let c = clean(&path);
-            drop(owner);
-            c
-        })
+        .map(|(path, owner)| clean(&path, owner))
         .collect()
 }
 
@@ -237,7 +233,10 @@ fn claim(dir: &Path) -> Claim {
     }
 }
 
-fn clean(dir: &Path) -> Cleaned {
+/// Restores what the staging directory moved aside, then deletes it: all
+/// but the owner file while its lock is held, then (the lock released) the
+/// rest. Windows cannot delete a file that is still open.
+fn clean(dir: &Path, owner: Option<File>) -> Cleaned {
     let mut c = Cleaned {
         path: dir.to_owned(),
         bytes: 0,
@@ -249,10 +248,31 @@ fn clean(dir: &Path) -> Cleaned {
         return c;
     }
     c.bytes = tree_bytes(dir);
-    if let Err(e) = fs::remove_dir_all(dir) {
+    let removed = remove_all_but_owner(dir).and_then(|()| {
+        drop(owner);
+        fs::remove_dir_all(dir)
+    });
+    if let Err(e) = removed {
         c.error = Some(e.to_string());
     }
     c
+}
+
+fn remove_all_but_owner(dir: &Path) -> std::io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_name() == OWNER_FILE {
+            continue;
+        }
+        // `file_type` does not follow symlinks: a link is removed, not
+        // what it points to.
+        if entry.file_type()?.is_dir() {
+            fs::remove_dir_all(entry.path())?;
+        } else {
+            fs::remove_file(entry.path())?;
+        }
+    }
+    Ok(())
 }
 
 /// Moves back what an interrupted `--force` moved aside, when its new copy
