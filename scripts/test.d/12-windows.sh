@@ -1,13 +1,13 @@
 # Windows (x86_64-pc-windows-gnu). In every run (./dev test): the crates an
 # extension author builds (zot-protocol, zot-ext-engine, zot-ext) compile
 # for Windows, tests included, with clippy's warnings as errors. Named
-# (./dev test windows): also zot-host and zot-mcp compile for Windows, the
-# tests of those three crates and zot-host's unit tests run under Wine (the
-# stdio transport in a real process among them), and the Windows zot-host
-# runs the conformance scripts against the Windows build of the Rust
-# conformance extension, under Wine. Installs the Rust target, and when
-# named MinGW-w64 and Wine (Debian packages); skips, saying why, where the
-# target cannot be installed (no network).
+# (./dev test windows): also zot-host and zot-mcp compile for Windows; the
+# tests of those three crates and the unit tests of zot-host and zot-mcp run
+# under Wine (the stdio transport in a real process among them); and the
+# Windows zot-host runs the conformance scripts against the Windows build of
+# the Rust conformance extension, under Wine. Installs the Rust target, and
+# when named MinGW-w64 and Wine (Debian packages); skips, saying why, where
+# the target cannot be installed (no network).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
@@ -45,11 +45,12 @@ CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=/usr/lib/wine/wine64 \
 require_tests_ran "$log" 'test result: ok\. [1-9][0-9]* passed'
 ok "the SDK crates' tests pass on Windows (under Wine)"
 
-# zot-host's unit tests (its integration tests drive Unix processes).
+# zot-host's and zot-mcp's unit tests (their integration tests drive Unix
+# processes).
 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=/usr/lib/wine/wine64 \
-  cargo test --target "$target" --locked -p zot-host --lib 2>&1 | tee "$log"
+  cargo test --target "$target" --locked -p zot-host -p zot-mcp --lib 2>&1 | tee "$log"
 require_tests_ran "$log" 'test result: ok\. [1-9][0-9]* passed'
-ok "zot-host's unit tests pass on Windows (under Wine)"
+ok "zot-host's and zot-mcp's unit tests pass on Windows (under Wine)"
 
 # The Windows host and the Rust conformance extension, under Wine, against
 # the committed transcripts. Left out: `events` and `interceptors` (their
