@@ -139,6 +139,7 @@ mod reject;
 mod request_ids;
 mod shutdown;
 pub mod signals;
+mod stdio;
 mod task;
 pub mod testing;
 mod transport;
