@@ -26,8 +26,8 @@ import {
   shapeSchema,
   validating,
 } from "./schema";
-import type { PanelHandlers, PanelRegistration } from "./serial";
-import { type AnyInterceptor, Session } from "./session";
+import type { AnyInterceptor, PanelHandlers, PanelRegistration } from "./routes";
+import { Session } from "./session";
 import type {
   AssistantMessageInterceptor,
   Awaitable,

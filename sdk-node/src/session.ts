@@ -2,12 +2,12 @@
 // the jobs the engine hands out, and answers them.
 //
 // The engine (Rust) owns the protocol: it writes `hello`, decodes frames,
-// keeps ids, deadlines and cancellation state, matches `call_tool` results
-// and writes every frame. The engine reads the host's pipe itself (the one
-// read path); it calls back (`onJobs`) when jobs wait, and this file takes
+// keeps ids, deadlines and cancellation state, matches `call_tool` results,
+// answers what has no handler and writes every frame. It reads the host's
+// pipe itself and calls back (`onJobs`) when jobs wait; this file takes
 // every queued job at once with `takeJobs()` (the one pull), runs the
-// user's handlers and answers the jobs, a batch per turn of the event loop (`answers.ts`: one
-// `complete(batch)`, a failure being one more outcome).
+// handlers (`routes.ts` says which) and answers the jobs, a batch per turn
+// of the event loop (`answers.ts`).
 //
 // - commands, tools and interceptors run concurrently;
 // - jobs whose `lane` the engine set to `serial` (events and panel input)
@@ -16,7 +16,7 @@
 //   was handed out comes with `cancelled` set (the engine folds it);
 // - `call_result` jobs settle `callTool` promises;
 // - `hello` comes alone; the engine hands out nothing else until
-//   `helloDone`, which runs after the on-hello hooks;
+//   `helloDone`, which runs after the on-hello hooks (`handshake.ts`);
 // - `finished` ends the session. While the `onJobs` callback is set Node's
 //   loop stays alive; `finished` removes it, so the process exits on its
 //   own once the user's handlers are done.
@@ -26,33 +26,12 @@ import { PendingCalls } from "./calls";
 import { JobContext, LazyAbort } from "./context";
 import { message, SessionError, typedMessage } from "./errors";
 import type { Answer, Job } from "./generated/contract";
-import type {
-  AssistantMessageIntercept,
-  BeforeAgentStartIntercept,
-  InterceptEventName,
-  ToolCallIntercept,
-  TurnStartIntercept,
-} from "./generated/protocol";
+import { registerAll, runHelloHooks } from "./handshake";
 import type { NativeEngine } from "./native";
-import { commandAnswer, interceptAnswer, toolAnswer } from "./outcomes";
-import type { CallToolResult, JsonObject, Verdict } from "./results";
-import { isThenable, type PanelRegistration, type SerialJob, SerialJobs } from "./serial";
-import type { Awaitable, CallOptions, CommandHandler, Context, EventHandler, HostInfo, ToolHandler } from "./types";
-
-export type AnyInterceptor = (request: never, ctx: Context) => Awaitable<Verdict | void>;
-
-/** What a session needs of its `Extension`: the registrations, and how to log and notify. */
-export interface Registrations {
-  readonly name: string;
-  readonly commands: ReadonlyMap<string, { description: string; handler: CommandHandler }>;
-  readonly tools: ReadonlyMap<string, { spec: string; derived: boolean; handler: ToolHandler<JsonObject> }>;
-  readonly events: ReadonlyMap<string, EventHandler<never>>;
-  readonly intercepts: ReadonlyMap<InterceptEventName, AnyInterceptor>;
-  readonly helloHooks: ReadonlyArray<(info: HostInfo) => Awaitable<void>>;
-  readonly panels: Map<string, PanelRegistration>;
-  log(message: string): void;
-  note(first: string, second: string | undefined): void;
-}
+import type { CallToolResult, JsonObject } from "./results";
+import { type ConcurrentJob, type Registrations, type Route, routes, type SerialJob, serialCall } from "./routes";
+import { isThenable, SerialLane } from "./serial";
+import type { CallOptions, Context, HostInfo } from "./types";
 
 export class Session {
   /** The host's `hello_ack`, once the handshake happened. */
@@ -65,8 +44,9 @@ export class Session {
   private readonly calls: PendingCalls;
   /** Aborted when the session ends: the signal of event and panel handlers. */
   private readonly ending = new AbortController();
-  /** Events and panel input, in arrival order (`serial.ts`). */
-  private readonly serial: SerialJobs;
+  private readonly serial = new SerialLane((job) => this.runSerial(job));
+  /** The context of every event and panel handler: no job, the session's signal. */
+  private readonly eventContext: Context = new JobContext(this, undefined, "", this.ending);
   private over = false;
   private ended: { resolve: () => void; reject: (e: Error) => void } | undefined;
 
@@ -76,91 +56,56 @@ export class Session {
   ) {
     this.answers = new Answers(engine, (m) => reg.log(m));
     this.calls = new PendingCalls(engine);
-    this.serial = new SerialJobs(this.answers, reg, () => this.eventContext());
-    this.registerAll(engine);
+    registerAll(engine, reg);
     this.finished = new Promise<void>((resolve, reject) => {
       this.ended = { resolve, reject };
     });
-    this.pullQueued(engine);
-  }
-
-  /**
-   * The one pull: the engine calls back (once per batch, on this thread)
-   * when jobs wait, and every queued job is taken at once, so that batches
-   * are handled in the order taken. The callback keeps Node alive until
-   * `finished` removes it.
-   */
-  private pullQueued(engine: NativeEngine): void {
+    // The one pull: the engine calls back (once per batch, on this thread)
+    // when jobs wait, so batches are handled in the order taken.
     engine.onJobs(() => {
       if (!this.over) {
-        this.deliver(engine, JSON.parse(engine.takeJobs()) as Job[]);
+        this.deliver(JSON.parse(engine.takeJobs()) as Job[]);
       }
     });
   }
 
   /** Handles one batch, in the order taken. */
-  private deliver(engine: NativeEngine, batch: Job[]): void {
+  private deliver(batch: Job[]): void {
     for (const job of batch) {
       if (this.over) {
         return;
       }
-      if (job.kind === "hello") {
-        // The frame minus its `type`: what `HostInfo` promises.
-        const { type: _frame, ...host } = job.hello_ack;
-        void this.hello(engine, host);
-      } else if (job.kind === "finished") {
-        this.finish();
-        if (job.error !== undefined) {
-          this.ended?.reject(new SessionError(`zot-ext: ${job.error}`));
-        } else {
-          this.ended?.resolve();
+      switch (job.kind) {
+        case "hello": {
+          // The frame minus its `type`: what `HostInfo` promises.
+          const { type: _frame, ...host } = job.hello_ack;
+          this.host = host;
+          void runHelloHooks(this.engine, this.reg, host);
+          break;
         }
-      } else if ("lane" in job && job.lane === "serial") {
-        // Events and panel input (panel input bound by the engine, on
-        // arrival, to the registration it is for).
-        this.serial.push(job as SerialJob);
-      } else {
-        this.dispatch(job);
+        case "finished":
+          this.finish(job.error);
+          break;
+        case "cancel":
+          this.controllers.get(job.id)?.abort();
+          break;
+        case "call_result":
+          this.calls.settle(job);
+          break;
+        case "shutdown":
+          this.ending.abort();
+          break;
+        default:
+          if (job.lane === "serial") {
+            this.serial.push(job as SerialJob);
+          } else {
+            this.start(job as ConcurrentJob, routes[job.kind as ConcurrentJob["kind"]] as Route);
+          }
       }
     }
   }
 
-  /**
-   * Hands every registration made before `run` to the engine, right after
-   * it starts (so the engine knows the handlers while it reads the first
-   * frames). Later registrations go to the engine at once: the engine holds
-   * them until `helloDone` announces everything, or writes them right away
-   * after that.
-   */
-  private registerAll(engine: NativeEngine): void {
-    // The engine logs what it refuses (the same line in every SDK).
-    engine.registerAll(
-      JSON.stringify({
-        commands: [...this.reg.commands].map(([name, c]) => ({ name, description: c.description })),
-        tools: [...this.reg.tools.values()].map((t) => ({ spec: t.spec, derived: t.derived })),
-        events: [...this.reg.events.keys()],
-        intercepts: [...this.reg.intercepts.keys()],
-      }),
-    );
-  }
-
-  private async hello(engine: NativeEngine, ack: HostInfo): Promise<void> {
-    this.host = ack;
-    for (const hook of this.reg.helloHooks) {
-      try {
-        await hook(ack);
-      } catch (e) {
-        this.reg.log(`on-hello hook failed: ${message(e)}`);
-      }
-    }
-    try {
-      engine.helloDone();
-    } catch (e) {
-      this.reg.log(`handshake not completed: ${message(e)}`);
-    }
-  }
-
-  private finish(): void {
+  private finish(error: string | undefined): void {
     this.over = true;
     this.engine.onJobs(null);
     this.ending.abort();
@@ -169,76 +114,26 @@ export class Session {
     }
     this.controllers.clear();
     this.calls.closeAll();
-  }
-
-  /**
-   * Runs the handler a job is for. The engine hands out only jobs whose
-   * name it registered from `reg`, and answers the others itself.
-   */
-  private dispatch(job: Exclude<Job, { kind: "hello" | "finished" }>): void {
-    switch (job.kind) {
-      case "command": {
-        const c = this.reg.commands.get(job.name) as { handler: CommandHandler };
-        this.runJob(job, job.invocation, "command", `/${job.name}`, (ctx) => c.handler(job.args, ctx), commandAnswer);
-        return;
-      }
-      case "tool": {
-        const t = this.reg.tools.get(job.name) as { handler: ToolHandler<JsonObject> };
-        this.runJob(job, job.invocation, "tool", job.name, (ctx) => t.handler(job.args, ctx), toolAnswer);
-        return;
-      }
-      case "intercept": {
-        const request = job.request;
-        const handler = this.reg.intercepts.get(job.name as InterceptEventName) as (
-          r:
-            | ToolCallIntercept
-            | TurnStartIntercept
-            | AssistantMessageIntercept
-            | BeforeAgentStartIntercept
-            | JsonObject,
-          ctx: Context,
-        ) => Awaitable<Verdict | void>;
-        this.runJob(
-          job,
-          request.id,
-          "interceptor",
-          job.name,
-          (ctx) => handler(request, ctx),
-          (id, v) => interceptAnswer(id, job.name, v),
-        );
-        return;
-      }
-      case "cancel":
-        this.controllers.get(job.id)?.abort();
-        return;
-      case "call_result":
-        this.calls.settle(job);
-        return;
-      case "shutdown":
-        this.ending.abort();
-        return;
+    if (error !== undefined) {
+      this.ended?.reject(new SessionError(`zot-ext: ${error}`));
+    } else {
+      this.ended?.resolve();
     }
   }
 
   /**
-   * Runs a command, tool or interceptor handler concurrently and answers its
-   * job. A handler that returns a value (not a promise) is answered at once:
-   * no promise and no microtask per call.
+   * Runs a command, tool or interceptor handler, concurrently. One that
+   * returns a value (not a promise) is answered at once: no promise, no
+   * closure and no microtask per call.
    */
-  private runJob<R>(
-    job: { id: number; cancelled?: boolean },
-    invocation: string,
-    what: "command" | "tool" | "interceptor",
-    name: string,
-    call: (ctx: Context) => Awaitable<R>,
-    toAnswer: (job: number, r: R) => Answer,
-  ): void {
+  private start(job: ConcurrentJob, route: Route): void {
     const id = job.id;
     const cancel = new LazyAbort();
     this.controllers.set(id, cancel);
-    let result: Awaitable<R>;
+    const handler = route.handler(job, this.reg);
+    let result: unknown;
     try {
-      result = call(new JobContext(this, id, invocation, cancel));
+      result = handler(route.input(job) as never, new JobContext(this, id, route.invocation(job), cancel));
     } catch (e) {
       result = Promise.reject(e);
     }
@@ -249,37 +144,58 @@ export class Session {
       cancel.abort();
     }
     if (!isThenable(result)) {
-      this.settled(id, what, name, result, toAnswer);
+      this.answer(job, route, result);
       return;
     }
     Promise.resolve(result).then(
-      (r) => this.settled(id, what, name, r, toAnswer),
+      (r) => this.answer(job, route, r),
       (e: unknown) => {
         this.controllers.delete(id);
         // An interceptor's failure becomes its verdict's reason (the engine
         // adds the verdict and who failed): the error's type says what.
-        const msg = what === "interceptor" ? typedMessage(e) : message(e);
+        const msg = route.what === "interceptor" ? typedMessage(e) : message(e);
         if (!cancel.aborted) {
-          this.reg.log(`${what} ${name} failed: ${msg}`);
+          this.reg.log(`${route.what} ${job.name} failed: ${msg}`);
         }
-        this.answers.fail(id, msg, what, name);
+        this.answers.fail(id, msg, route.what, job.name);
       },
     );
   }
 
-  /** Answers job `id` with what its handler returned. */
-  private settled<R>(id: number, what: string, name: string, r: R, toAnswer: (job: number, r: R) => Answer): void {
-    this.controllers.delete(id);
+  /** Answers a concurrent job with what its handler returned. */
+  private answer(job: ConcurrentJob, route: Route, r: unknown): void {
+    this.controllers.delete(job.id);
+    let answer: Answer;
     try {
-      this.answers.add(toAnswer(id, r), what, name);
+      answer = route.answer(job.id, r as never, job);
     } catch (e) {
-      this.answers.fail(id, message(e), what, name);
+      this.answers.fail(job.id, message(e), route.what, job.name);
+      return;
     }
+    this.answers.add(answer, route.what, job.name);
   }
 
-  /** The context of event and panel handlers: no job, the session's signal. */
-  eventContext(): Context {
-    return new JobContext(this, undefined, "", this.ending);
+  /**
+   * Runs an event or panel handler and answers its job; returns the promise
+   * of a handler not done yet. A failure is logged by the engine (SDK-36).
+   */
+  private runSerial(job: SerialJob): PromiseLike<void> | undefined {
+    const { id, kind } = job;
+    let result: unknown;
+    try {
+      result = serialCall(job, this.reg, this.eventContext);
+    } catch (e) {
+      this.answers.fail(id, message(e), "handler", kind);
+      return undefined;
+    }
+    if (!isThenable(result)) {
+      this.answers.add({ job: id }, "handler", kind);
+      return undefined;
+    }
+    return Promise.resolve(result).then(
+      () => this.answers.add({ job: id }, "handler", kind),
+      (e: unknown) => this.answers.fail(id, message(e), "handler", kind),
+    );
   }
 
   /** Writes `[<name>] message` to stderr. */
