@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ._extension import Extension
     from ._registry import _Handler
 
-__all__ = ["hello_before_loop", "accept_hello", "call_hook"]
+__all__ = ["hello_before_loop", "hello_on_loop", "accept_hello", "call_hook"]
 
 # How long one wait for the engine's first jobs lasts (Ctrl-C is seen
 # between waits).
@@ -47,6 +47,21 @@ def hello_before_loop(ext: Extension, native: _native.Engine) -> Optional[List[J
             _close(r)
     ext._announce(native)
     return batch[1:]
+
+
+async def hello_on_loop(ext: Extension, native: _native.Engine, job: HelloJob) -> None:
+    """The handshake on the session's loop (some hook is ``async def``): the
+    hooks in order, each awaited, then the announcement."""
+    host = accept_hello(ext, job)
+    for hook in list(ext._hello_hooks):
+        r = call_hook(ext, hook, host)
+        if r is None:
+            continue
+        try:
+            await r
+        except Exception:
+            ext.logger.exception("on_hello hook failed")
+    ext._announce(native)
 
 
 def accept_hello(ext: Extension, job: HelloJob) -> HostInfo:

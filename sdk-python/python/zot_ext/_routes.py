@@ -1,22 +1,43 @@
-"""How a command, tool or interceptor job reaches its handler and comes
-back as an answer: one :class:`Route` per registration, made once and kept
-while the registration stands, so that a call makes no closures of its
-own."""
+"""How a job reaches its handler. A command, tool or interceptor job comes
+back as an answer through one :class:`Route` per registration, made once
+and kept while the registration stands, so that a call makes no closures of
+its own; an event or panel job runs its handler with the arguments
+:meth:`Routes.serial` gives (or nothing, for stale panel input)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Union
 
 from ._answers import command_answer, intercept_answer, text_answer, tool_answer
-from ._contract import Answer, CommandJob, InterceptJob, ToolJob
+from ._contract import (
+    Answer,
+    CommandJob,
+    EventJob,
+    InterceptJob,
+    PanelCloseJob,
+    PanelKeyJob,
+    PanelResizeJob,
+    ToolJob,
+)
 from ._errors import failure_message, typed_failure_message
 from ._results import Response, ToolOutput, verdict_outcome
 
 if TYPE_CHECKING:
     from ._extension import Extension
-    from ._registry import _Command, _Handler, _Tool
+    from ._protocol import PanelKey, PanelResize
+    from ._registry import _Command, _Handler, _Panel, _Tool
 
-__all__ = ["Route", "Routes"]
+__all__ = ["Route", "Routes", "SerialJob", "PanelJob", "serial_what"]
+
+PanelJob = Union[PanelKeyJob, PanelCloseJob, PanelResizeJob]
+SerialJob = Union[EventJob, PanelJob]
+
+
+def serial_what(job: SerialJob) -> str:
+    """What logs call an event or panel job's handler."""
+    if job["kind"] == "event":
+        return f"event {job['name']}"
+    return f"panel {job['panel_id']} {job['kind'][6:]}"
 
 
 class Route:
@@ -134,3 +155,47 @@ class Routes:
         if route is None or route.source is not handler:
             route = self._interceptors[event] = _InterceptRoute(handler, event)
         return route
+
+    def serial(self, job: SerialJob, ctx: Any) -> Optional[Tuple[_Handler, Tuple[Any, ...]]]:
+        """The handler an event or panel job runs and its arguments, or
+        ``None``. Events come with their ``type``; ``ctx`` serves every
+        event (no job, the session's cancellation)."""
+        if job["kind"] == "event":
+            handler = self._ext._events.get(job["name"])
+            return None if handler is None else (handler, (job["event"], ctx))
+        panel = self._current(job)
+        if panel is None:
+            return None
+        panel_id = job["panel_id"]
+        if job["kind"] == "panel_close":
+            return None if panel.on_close is None else (panel.on_close, (panel_id,))
+        if job["kind"] == "panel_key":
+            key: PanelKey = {
+                "type": "panel_key",
+                "panel_id": panel_id,
+                "key": job["key"],
+                "text": job.get("text", ""),
+            }
+            return None if panel.on_key is None else (panel.on_key, (key,))
+        resize: PanelResize = {
+            "type": "panel_resize",
+            "panel_id": panel_id,
+            "width": job["width"],
+            "height": job["height"],
+        }
+        return None if panel.on_resize is None else (panel.on_resize, (resize,))
+
+    def _current(self, job: PanelJob) -> Optional[_Panel]:
+        """The handlers panel input is for: the registration the engine bound
+        it to when it arrived, while that is still the panel's current one
+        (replaced, forgotten or closed since: the input is stale). A close
+        forgets them (the engine unbound the panel when the close arrived; a
+        panel reopened since under the same id has a newer registration)."""
+        ext = self._ext
+        with ext._lock:
+            panel = ext._panels.get(job["panel_id"])
+            if panel is None or panel.registration != job["registration"]:
+                return None
+            if job["kind"] == "panel_close":
+                del ext._panels[job["panel_id"]]
+            return panel

@@ -8,22 +8,19 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import TYPE_CHECKING, Any, Awaitable, Deque, List, Optional, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Deque, List, Optional, Tuple, cast
 
 from ._context import Ctx
-from ._contract import EventJob, PanelCloseJob, PanelKeyJob, PanelResizeJob
+from ._contract import EventJob
 from ._errors import failure_message, log_failure
-from ._registry import _Handler, _Panel
+from ._registry import _Handler
 from ._results import is_awaitable
+from ._routes import SerialJob, serial_what
 
 if TYPE_CHECKING:
-    from ._protocol import PanelKey, PanelResize
     from ._session import _Session
 
-__all__ = ["SerialJobs", "SerialJob"]
-
-PanelJob = Union[PanelKeyJob, PanelCloseJob, PanelResizeJob]
-SerialJob = Union[EventJob, PanelJob]
+__all__ = ["SerialJobs"]
 
 
 class SerialJobs:
@@ -178,70 +175,17 @@ class SerialJobs:
     async def _run_one(self, job: SerialJob) -> bool:
         """Runs one event or panel job; ``True`` when it is to be answered as
         done (a failure is answered here)."""
-        job_id = job["id"]
-        what: str = job["kind"]
         try:
-            if job["kind"] == "event":
-                what = f"event {job['name']}"
-                handler = self.session.ext._events.get(job["name"])
-                if handler is not None:
-                    # The engine hands events over with their `type`; one
-                    # context serves every event (no job, the session's
-                    # cancellation).
-                    await self._call(handler, what, job["event"], self._context())
-            else:
-                what = f"panel {job['panel_id']} {job['kind'][6:]}"
-                await self._run_panel_input(job, what)
+            target = self.session.routes.serial(job, self._context())
+            if target is not None:
+                await self._call(target[0], serial_what(job), *target[1])
         except asyncio.CancelledError:
-            self.session.answers.fail(job_id, "cancelled")
+            self.session.answers.fail(job["id"], "cancelled")
             raise
         except Exception as e:
-            self._failed(job, what, e)
+            self._failed(job, serial_what(job), e)
             return False
         return True
-
-    def _current(self, job: PanelJob, close: bool = False) -> Optional[_Panel]:
-        """The handlers panel input is for: the registration the engine bound
-        it to when it arrived, while that is still the panel's current one
-        (replaced, forgotten or closed since: the input is stale). A close
-        forgets them (the engine unbound the panel when the close arrived; a
-        panel reopened since under the same id has a newer registration)."""
-        ext = self.session.ext
-        with ext._lock:
-            panel = ext._panels.get(job["panel_id"])
-            if panel is None or panel.registration != job["registration"]:
-                return None
-            if close:
-                del ext._panels[job["panel_id"]]
-            return panel
-
-    async def _run_panel_input(self, job: PanelJob, what: str) -> None:
-        panel_id = job["panel_id"]
-        if job["kind"] == "panel_close":
-            closed = self._current(job, close=True)
-            if closed is not None and closed.on_close is not None:
-                await self._call(closed.on_close, what, panel_id)
-            return
-        panel = self._current(job)
-        if panel is None:
-            return
-        if job["kind"] == "panel_key":
-            if panel.on_key is not None:
-                key: PanelKey = {
-                    "type": "panel_key",
-                    "panel_id": panel_id,
-                    "key": job["key"],
-                    "text": job.get("text", ""),
-                }
-                await self._call(panel.on_key, what, key)
-        elif panel.on_resize is not None:
-            resize: PanelResize = {
-                "type": "panel_resize",
-                "panel_id": panel_id,
-                "width": job["width"],
-                "height": job["height"],
-            }
-            await self._call(panel.on_resize, what, resize)
 
     async def _call(self, handler: _Handler, what: str, *args: Any) -> None:
         if handler.is_async:

@@ -34,14 +34,13 @@ from ._bridge import LoopBridge
 from ._context import Cancellation, Ctx, HostInfo, _Waiter
 from ._contract import (
     CommandJob,
-    HelloJob,
     InterceptJob,
     Job,
     ToolJob,
 )
 from ._errors import failure_message, log_failure
 from ._feed import JobFeed, undecodable
-from ._handshake import accept_hello, call_hook
+from ._handshake import hello_on_loop
 from ._results import is_awaitable
 from ._routes import Route, Routes
 from ._serial import SerialJobs
@@ -128,7 +127,9 @@ class _Session:
             elif job["kind"] == "finished":
                 self._over.set_result(job.get("error") or None)
             elif job["kind"] == "hello":
-                self.loop.create_task(self._hello(job)).add_done_callback(self._hello_done)
+                self.loop.create_task(hello_on_loop(self.ext, self.native, job)).add_done_callback(
+                    self._hello_done
+                )
             else:
                 self._dispatch(job)
 
@@ -186,18 +187,6 @@ class _Session:
         self.workers.close(_WIND_DOWN)
 
     # -- dispatching ------------------------------------------------------
-
-    async def _hello(self, job: HelloJob) -> None:
-        host = accept_hello(self.ext, job)
-        for hook in list(self.ext._hello_hooks):
-            r = call_hook(self.ext, hook, host)
-            if r is None:
-                continue
-            try:
-                await r
-            except Exception:
-                self.ext.logger.exception("on_hello hook failed")
-        self.ext._announce(self.native)
 
     def _dispatch(self, job: Job) -> None:
         if job["kind"] == "command" or job["kind"] == "tool" or job["kind"] == "intercept":
