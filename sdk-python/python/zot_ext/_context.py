@@ -5,10 +5,8 @@ SDK."""
 from __future__ import annotations
 
 import _thread
-import json
 
 from ._errors import CallToolError, NotRunningError, SessionError, ZotError
-from ._results import to_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,7 +15,7 @@ if TYPE_CHECKING:
     import threading
     from typing import Any, ClassVar, List, Mapping, Optional, Tuple, Union
 
-    from ._contract import CallResultJob, CallStart, CallStarted
+    from ._contract import CallResultJob, CallStart
     from ._extension import Extension
     from ._protocol import ContentBlock, HelloAck, HostToolResult, NotifyLevel
     from ._session import _Session
@@ -326,7 +324,6 @@ class Ctx:
         timeout: Optional[float],
         waiter: _Waiter,
     ) -> int:
-        session = self._session
         request: CallStart = {"name": name, "args": dict(args) if args is not None else {}}
         if self.job is not None:
             request["parent"] = self.job
@@ -334,19 +331,7 @@ class Ctx:
             request["key"] = key
         if timeout is not None:
             request["timeout_ms"] = timeout * 1000
-        text = to_json(request)
-        with session.calls_lock:
-            try:
-                started: CallStarted = json.loads(session.native.start_call(text))
-            except RuntimeError as e:  # the runtime is gone (interpreter exiting, fork)
-                raise CallToolError("closed", str(e)) from e
-            call = started.get("call")
-            if call is None:
-                # Refused, nothing sent: the same answer the Node binding
-                # gives (zot_ext_engine::contract, "Errors").
-                raise CallToolError(started.get("error_kind", "write"), started.get("error", ""))
-            session.calls[call] = waiter
-        return call
+        return self._session.calls.start(request, waiter)
 
     async def call_tool(
         self,
@@ -377,9 +362,7 @@ class Ctx:
         try:
             return await future
         except asyncio.CancelledError:
-            with session.calls_lock:
-                session.calls.pop(call, None)
-            session.native.cancel_call(call)
+            session.calls.cancel(call)
             raise
 
     def call_tool_sync(

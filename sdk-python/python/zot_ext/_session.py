@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union, ca
 from . import _native
 from ._answers import Answers
 from ._bridge import LoopBridge
-from ._context import Cancellation, Ctx, HostInfo, _Waiter
+from ._calls import PendingCalls
+from ._context import Cancellation, Ctx, HostInfo
 from ._contract import (
     CommandJob,
     InterceptJob,
@@ -81,8 +82,7 @@ class _Session:
         self.routes = Routes(ext)
         self.loop_thread = self.bridge.loop_thread
         self.answers = Answers(native, self.loop, lambda m, level: ext.log(m, level))
-        self.calls: Dict[int, _Waiter] = {}
-        self.calls_lock = threading.Lock()
+        self.calls = PendingCalls(native)
         # The token of event and panel handlers: set when the session ends.
         self.ending = Cancellation()
         # The end of the session: the engine's error, if any.
@@ -174,13 +174,7 @@ class _Session:
         for t in pending:
             t.cancel()
         await asyncio.wait(pending, timeout=_WIND_DOWN)
-        with self.calls_lock:
-            waiters = list(self.calls.items())
-            self.calls.clear()
-        for call, w in waiters:
-            w.resolve(
-                {"kind": "call_result", "call": call, "error": "the session ended", "error_kind": "closed"}
-            )
+        self.calls.close_all()
         # Handlers that ignore cancellation keep running in daemon threads;
         # they cannot keep the process alive.
         self.workers.wait_idle(_WIND_DOWN)
@@ -194,10 +188,7 @@ class _Session:
         elif job["kind"] == "cancel":
             self._cancel(job["id"])
         elif job["kind"] == "call_result":
-            with self.calls_lock:
-                waiter = self.calls.pop(job["call"], None)
-            if waiter is not None:
-                waiter.resolve(job)
+            self.calls.settle(job)
         elif job["kind"] == "shutdown":
             self.ending.set()
 
@@ -249,21 +240,15 @@ class _Session:
 
     async def _run_async(self, job_id: int, route: Route, raw: Any, ctx: Ctx) -> None:
         try:
-            try:
-                result = route.handler.call_with(route.convert(raw), ctx)
-                if is_awaitable(result):
-                    result = await result
-                answer = route.answer(job_id, result)
-            except asyncio.CancelledError:
-                self.answers.fail(job_id, "cancelled")
-                return
-            except Exception as e:
-                self._failed(job_id, route, e, ctx)
-                return
-            except BaseException as e:
-                self.answers.fail(job_id, failure_message(e))
-                raise
-            self.answers.add(answer, route.what)
+            result = route.handler.call_with(route.convert(raw), ctx)
+            if is_awaitable(result):
+                result = await result
+        except asyncio.CancelledError:
+            self.answers.fail(job_id, "cancelled")
+        except BaseException as e:
+            self._failed(job_id, route, e, ctx)
+        else:
+            self._answer(job_id, route, result, ctx)
         finally:
             self.tasks.pop(job_id, None)
             self.cancels.pop(job_id, None)
@@ -294,24 +279,32 @@ class _Session:
 
     def _run_sync(self, job_id: int, route: Route, raw: Any, ctx: Ctx) -> None:
         try:
-            try:
-                result = route.handler.call_with(route.convert(raw), ctx)
-                if is_awaitable(result):
-                    result = self.bridge.await_from_thread(result)
-                answer = route.answer(job_id, result)
-            except Exception as e:
-                self._failed(job_id, route, e, ctx)
-                return
-            except BaseException as e:
-                self.answers.fail(job_id, failure_message(e))
-                raise
-            self.answers.add(answer, route.what)
+            result = route.handler.call_with(route.convert(raw), ctx)
+            if is_awaitable(result):
+                result = self.bridge.await_from_thread(result)
+        except BaseException as e:
+            self._failed(job_id, route, e, ctx)
+        else:
+            self._answer(job_id, route, result, ctx)
         finally:
             # Straight from the worker: a dict pop is atomic under the GIL,
             # and scheduling it on the loop cost a loop wake-up per call.
             self.cancels.pop(job_id, None)
 
-    def _failed(self, job_id: int, route: Route, e: Exception, ctx: Ctx) -> None:
+    def _answer(self, job_id: int, route: Route, result: Any, ctx: Ctx) -> None:
+        try:
+            answer = route.answer(job_id, result)
+        except Exception as e:  # a result that does not convert
+            self._failed(job_id, route, e, ctx)
+            return
+        self.answers.add(answer, route.what)
+
+    def _failed(self, job_id: int, route: Route, e: BaseException, ctx: Ctx) -> None:
+        if not isinstance(e, Exception):
+            # KeyboardInterrupt, SystemExit: the job is answered, and the
+            # exception goes on.
+            self.answers.fail(job_id, failure_message(e))
+            raise e
         if not ctx.is_cancelled():
             self.ext._ensure_logging()
             log_failure(self.ext.logger, f"{route.what} failed", e)
