@@ -10,9 +10,8 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use super::builder::{BoxFut, Tables};
-use super::ctx::Ctx;
-use super::dispatch::{report, run_handler};
 use super::handle::ExtHandle;
+use super::routes::{report, serial_job};
 use crate::engine::{CancelToken, Engine, Job, JobId, Outcome};
 
 /// The lane as the dispatcher holds it: jobs run inline while the serial
@@ -95,43 +94,7 @@ struct Serial {
 impl Serial {
     /// The job's handler as a future (`None` for jobs that are not serial).
     fn start(&self, job: Job) -> Option<(JobId, BoxFut<()>)> {
-        let ready = |r: Result<(), String>| -> BoxFut<()> { Box::pin(std::future::ready(r)) };
-        Some(match job {
-            Job::Event { id, event, .. } => match self.tables.events.get(event.name()).cloned() {
-                Some(f) => {
-                    let ctx = Ctx {
-                        ext: self.handle.clone(),
-                        job: None,
-                        invocation: String::new(),
-                        token: self.session.clone(),
-                    };
-                    (id, Box::pin(run_handler(move || f(*event, ctx))))
-                }
-                None => (id, ready(Ok(()))),
-            },
-            Job::PanelKey {
-                id,
-                key,
-                registration,
-            } => (id, ready(self.handle.dispatch_key(registration, &key))),
-            Job::PanelClose {
-                id,
-                panel_id,
-                registration,
-            } => (
-                id,
-                ready(self.handle.dispatch_close(registration, &panel_id)),
-            ),
-            Job::PanelResize {
-                id,
-                resize,
-                registration,
-            } => (
-                id,
-                ready(self.handle.dispatch_resize(registration, &resize)),
-            ),
-            _ => return None,
-        })
+        serial_job(&self.tables, &self.handle, &self.session, job)
     }
 
     /// Answers a finished job (the engine logs failures, SDK-36).
