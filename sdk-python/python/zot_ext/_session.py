@@ -243,12 +243,13 @@ class _Session:
             result = route.handler.call_with(route.convert(raw), ctx)
             if is_awaitable(result):
                 result = await result
+            answer = route.answer(job_id, result)
         except asyncio.CancelledError:
             self.answers.fail(job_id, "cancelled")
         except BaseException as e:
             self._failed(job_id, route, e, ctx)
         else:
-            self._answer(job_id, route, result, ctx)
+            self.answers.add(answer, route.what)
         finally:
             self.tasks.pop(job_id, None)
             self.cancels.pop(job_id, None)
@@ -282,22 +283,15 @@ class _Session:
             result = route.handler.call_with(route.convert(raw), ctx)
             if is_awaitable(result):
                 result = self.bridge.await_from_thread(result)
+            answer = route.answer(job_id, result)
         except BaseException as e:
             self._failed(job_id, route, e, ctx)
         else:
-            self._answer(job_id, route, result, ctx)
+            self.answers.add(answer, route.what)
         finally:
             # Straight from the worker: a dict pop is atomic under the GIL,
             # and scheduling it on the loop cost a loop wake-up per call.
             self.cancels.pop(job_id, None)
-
-    def _answer(self, job_id: int, route: Route, result: Any, ctx: Ctx) -> None:
-        try:
-            answer = route.answer(job_id, result)
-        except Exception as e:  # a result that does not convert
-            self._failed(job_id, route, e, ctx)
-            return
-        self.answers.add(answer, route.what)
 
     def _failed(self, job_id: int, route: Route, e: BaseException, ctx: Ctx) -> None:
         if not isinstance(e, Exception):
