@@ -1,7 +1,7 @@
 # Windows (x86_64-pc-windows-gnu). In every run (./dev test): the crates an
 # extension author builds (zot-protocol, zot-ext-engine, zot-ext) compile
 # for Windows, tests included, with clippy's warnings as errors. Named
-# (./dev test windows): also zot-host and zot-mcp compile for Windows; the
+# (./dev test windows): also zot-host and zot-mcp pass clippy for Windows; the
 # tests of those three crates and the unit tests of zot-host and zot-mcp run
 # under Wine (the stdio transport in a real process among them); and the
 # Windows zot-host runs the conformance scripts against the Windows build of
@@ -29,8 +29,8 @@ fi
 
 # MinGW-w64 links the test binaries (and builds ring's C for zot-host).
 ensure_apt x86_64-w64-mingw32-gcc gcc-mingw-w64-x86-64 /usr/lib/wine/wine64 wine64
-wincargo check --target "$target" --locked -p zot-host -p zot-mcp --lib --bins -q
-ok "zot-host and zot-mcp compile for Windows"
+wincargo clippy --target "$target" --locked -p zot-host -p zot-mcp --lib --bins -q -- -D warnings
+ok "zot-host and zot-mcp compile for Windows (clippy)"
 
 # A Wine prefix of the suite's own, with the stand-in DLL Rust programs need
 # under Debian 12's Wine (scripts/windows/bcryptprimitives.c).

@@ -32,15 +32,16 @@ pub enum TreeError {
     #[error("{0}: not a regular file, directory or symbolic link; remove it from the source and try again")]
     Unsupported(PathBuf),
     /// A symlink leaving the extension directory.
-    #[error("{}", symlink_escape_text(link, target, via.as_ref(), venv.as_deref()))]
+    #[error("{}", symlink_escape_text(link, target, via.as_deref(), venv.as_deref()))]
     SymlinkEscape {
         /// The link whose target leaves, relative to the extension directory.
         link: PathBuf,
         /// Its target as stored.
         target: PathBuf,
         /// The link the walk met and its target, when it only leads
-        /// through `link`.
-        via: Option<(PathBuf, PathBuf)>,
+        /// through `link` (boxed: the error stays small, as a `Result`'s
+        /// error should, where paths are larger, on Windows).
+        via: Option<Box<(PathBuf, PathBuf)>>,
         /// The Python virtual environment holding `link`, if any.
         venv: Option<PathBuf>,
     },
@@ -190,7 +191,7 @@ pub fn check_symlinks(root: &Path) -> Result<(), TreeError> {
                         venv: venv_of(root, &e.link),
                         via: (e.link != rel).then(|| {
                             let first = fs::read_link(&path).unwrap_or_default();
-                            (rel.clone(), first)
+                            Box::new((rel.clone(), first))
                         }),
                         link: e.link,
                         target: e.target,
