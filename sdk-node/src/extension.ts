@@ -28,6 +28,7 @@ import {
 } from "./schema";
 import type { AnyInterceptor, PanelHandlers, PanelRegistration } from "./routes";
 import { Session } from "./session";
+import { stdoutStreamToStderr } from "./stdout";
 import type {
   AssistantMessageInterceptor,
   Awaitable,
@@ -461,6 +462,7 @@ export class Extension {
         () => native().NativeEngine.stdio(this.name, this.version, undefined),
         (m, o) => new SessionError(`zot-ext: cannot start: ${m}`, o),
       );
+      stdoutStreamToStderr();
     } catch (e) {
       return Promise.reject(e);
     }

@@ -12,4 +12,25 @@ import { native } from "./native";
  */
 export function protectStdout(): void {
   native().protectStdout();
+  stdoutStreamToStderr();
+}
+
+/**
+ * On Windows the engine can repoint only the process's standard handles:
+ * Node writes `process.stdout` (and so `console.log`) through descriptor 1
+ * of its own C runtime, which still holds the host's pipe. There
+ * `process.stdout` becomes the stderr stream, for the global console too
+ * (it reads `process.stdout` on its first write and keeps what it got).
+ * Elsewhere descriptor 1 itself points at stderr already.
+ */
+export function stdoutStreamToStderr(): void {
+  if (process.platform !== "win32") {
+    return;
+  }
+  Object.defineProperty(process, "stdout", {
+    configurable: true,
+    enumerable: true,
+    get: () => process.stderr,
+  });
+  (console as unknown as { _stdout: NodeJS.WritableStream })._stdout = process.stderr;
 }
