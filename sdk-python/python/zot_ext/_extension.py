@@ -84,6 +84,7 @@ if TYPE_CHECKING:
     MessageF = TypeVar("MessageF", bound="HandlerOf[AssistantMessageIntercept, Optional[MessageVerdict]]")
     PromptResult = Union[PromptVerdict, str, None]
     PromptF = TypeVar("PromptF", bound="HandlerOf[BeforeAgentStartIntercept, PromptResult]")
+    AnyF = TypeVar("AnyF", bound="Callable[..., Any]")
 
 
 class Extension(EventRegistration, PanelRegistration):
@@ -402,6 +403,17 @@ class Extension(EventRegistration, PanelRegistration):
 
         return register if handler is None else register(handler)
 
+    def _interceptor(
+        self, event: str, handler: Optional[AnyF], thread: bool
+    ) -> Union[AnyF, Callable[[AnyF], AnyF]]:
+        """Registers ``handler``, or returns the decorator that will."""
+
+        def register(fn: AnyF) -> AnyF:
+            self._intercept(event, fn, thread)
+            return fn
+
+        return register if handler is None else register(handler)
+
     def _intercept(self, event: str, fn: Callable[..., Any], thread: bool) -> None:
         self._check(lambda: _native.check_intercept(event))
         handler = _Handler.of(fn, thread)
@@ -429,12 +441,7 @@ class Extension(EventRegistration, PanelRegistration):
         :class:`ToolCallVerdict` or ``None`` to allow). A failing
         interceptor blocks the call (SDK-45); an answer later than the
         host's deadline is dropped by the engine."""
-
-        def register(fn: ToolCallF) -> ToolCallF:
-            self._intercept("tool_call", fn, thread)
-            return fn
-
-        return register if handler is None else register(handler)
+        return self._interceptor("tool_call", handler, thread)
 
     if TYPE_CHECKING:
 
@@ -449,12 +456,7 @@ class Extension(EventRegistration, PanelRegistration):
     ) -> Union[TurnF, Callable[[TurnF], TurnF]]:
         """Intercepts turn starts (``TurnStartIntercept`` → a
         :class:`TurnVerdict` or ``None``)."""
-
-        def register(fn: TurnF) -> TurnF:
-            self._intercept("turn_start", fn, thread)
-            return fn
-
-        return register if handler is None else register(handler)
+        return self._interceptor("turn_start", handler, thread)
 
     if TYPE_CHECKING:
 
@@ -469,12 +471,7 @@ class Extension(EventRegistration, PanelRegistration):
     ) -> Union[MessageF, Callable[[MessageF], MessageF]]:
         """Intercepts assistant messages (``AssistantMessageIntercept`` → a
         :class:`MessageVerdict` or ``None``)."""
-
-        def register(fn: MessageF) -> MessageF:
-            self._intercept("assistant_message", fn, thread)
-            return fn
-
-        return register if handler is None else register(handler)
+        return self._interceptor("assistant_message", handler, thread)
 
     if TYPE_CHECKING:
 
@@ -490,12 +487,7 @@ class Extension(EventRegistration, PanelRegistration):
         """Rewrites the system prompt (``BeforeAgentStartIntercept`` → a
         :class:`PromptVerdict`, a ``str`` (the new prompt) or ``None`` to
         keep it). A failing hook keeps the prompt."""
-
-        def register(fn: PromptF) -> PromptF:
-            self._intercept("before_agent_start", fn, thread)
-            return fn
-
-        return register if handler is None else register(handler)
+        return self._interceptor("before_agent_start", handler, thread)
 
     def on_hello(self, hook: HelloF) -> HelloF:
         """Runs ``hook(host)`` after ``hello_ack`` and before the
