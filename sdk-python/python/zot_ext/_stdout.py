@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
 
 from . import _native
@@ -32,7 +33,17 @@ def stdout_follows_descriptor_1() -> None:
     log now, and later prints reach it line by line, not when the buffer
     fills or at exit (never, if the process ends by the exit watchdog).
     A ``sys.stdout`` that is not descriptor 1 (replaced by the user or a test
-    runner) is left alone."""
+    runner) is left alone.
+
+    On Windows the engine can repoint only the process's standard handles;
+    descriptor 1 of the C runtime (one runtime, shared by CPython and the
+    native module) still holds the host's pipe, of which the engine keeps a
+    handle of its own: descriptor 1 becomes stderr's here."""
+    if sys.platform == "win32":
+        try:
+            os.dup2(2, 1)
+        except OSError:  # no stderr (pythonw): nothing to print to anyway
+            pass
     out = sys.stdout
     try:
         if out is None or out.fileno() != 1:
