@@ -15,6 +15,7 @@ import type { InterceptEventName, LifecycleEventName, NotifyLevel, PanelSpec } f
 import { type EngineOptions, type NativeEngine, native } from "./native";
 import { noteArgs } from "./notify";
 import type { CallToolResult, JsonObject } from "./results";
+import type { AnyInterceptor, PanelHandlers, PanelRegistration } from "./routes";
 import {
   isShape,
   isStandardSchema,
@@ -26,7 +27,6 @@ import {
   shapeSchema,
   validating,
 } from "./schema";
-import type { AnyInterceptor, PanelHandlers, PanelRegistration } from "./routes";
 import { Session } from "./session";
 import { stdoutStreamToStderr } from "./stdout";
 import type {
