@@ -41,7 +41,9 @@ class PanelRegistration:
                 self._last_panel_registration += 1
                 number = self._last_panel_registration
                 current = self._panels.get(panel_id, _Panel())
-                self._panels[panel_id] = current.with_handler(number, field, _Handler.of(fn, thread))
+                self._panels[panel_id] = current.with_handler(
+                    number, field, _Handler.of(fn, thread, max_args=1)
+                )
                 engine = self._running_engine()
                 if engine is not None:
                     engine.bind_panel(panel_id, number)

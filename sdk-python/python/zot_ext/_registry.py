@@ -82,10 +82,12 @@ class _Handler:
         self.arity = arity
 
     @classmethod
-    def of(cls, fn: Callable[..., Any], thread: bool = True) -> _Handler:
+    def of(cls, fn: Callable[..., Any], thread: bool = True, max_args: int = 99) -> _Handler:
+        """``fn`` as called with at most ``max_args`` arguments (a panel
+        handler gets its input only, never the context)."""
         if not callable(fn):
             raise TypeError(f"handler {fn!r} is not callable")
-        return cls(fn, _is_async(fn), thread, _positional_arity(fn))
+        return cls(fn, _is_async(fn), thread, min(_positional_arity(fn), max_args))
 
     def call(self, *args: Any) -> Any:
         return self.fn(*args[: self.arity])

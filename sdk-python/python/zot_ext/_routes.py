@@ -1,8 +1,8 @@
 """How a job reaches its handler. A command, tool or interceptor job comes
 back as an answer through one :class:`Route` per registration, made once
 and kept while the registration stands, so that a call makes no closures of
-its own; an event or panel job runs its handler with the arguments
-:meth:`Routes.serial` gives (or nothing, for stale panel input)."""
+its own; panel input runs the handler :meth:`Routes.panel` gives (none
+for stale input)."""
 
 from __future__ import annotations
 
@@ -156,19 +156,15 @@ class Routes:
             route = self._interceptors[event] = _InterceptRoute(handler, event)
         return route
 
-    def serial(self, job: SerialJob, ctx: Any) -> Optional[Tuple[_Handler, Tuple[Any, ...]]]:
-        """The handler an event or panel job runs and its arguments, or
-        ``None``. Events come with their ``type``; ``ctx`` serves every
-        event (no job, the session's cancellation)."""
-        if job["kind"] == "event":
-            handler = self._ext._events.get(job["name"])
-            return None if handler is None else (handler, (job["event"], ctx))
+    def panel(self, job: PanelJob) -> Tuple[Optional[_Handler], Any]:
+        """The handler panel input runs and its argument; no handler for
+        stale input or an input the panel has no handler for."""
         panel = self._current(job)
         if panel is None:
-            return None
+            return None, None
         panel_id = job["panel_id"]
         if job["kind"] == "panel_close":
-            return None if panel.on_close is None else (panel.on_close, (panel_id,))
+            return panel.on_close, panel_id
         if job["kind"] == "panel_key":
             key: PanelKey = {
                 "type": "panel_key",
@@ -176,14 +172,14 @@ class Routes:
                 "key": job["key"],
                 "text": job.get("text", ""),
             }
-            return None if panel.on_key is None else (panel.on_key, (key,))
+            return panel.on_key, key
         resize: PanelResize = {
             "type": "panel_resize",
             "panel_id": panel_id,
             "width": job["width"],
             "height": job["height"],
         }
-        return None if panel.on_resize is None else (panel.on_resize, (resize,))
+        return panel.on_resize, resize
 
     def _current(self, job: PanelJob) -> Optional[_Panel]:
         """The handlers panel input is for: the registration the engine bound
