@@ -124,14 +124,20 @@ class _Session:
                 if not woken:
                     self.serial.wake()
                     woken = True
+            elif job["kind"] == "command" or job["kind"] == "tool" or job["kind"] == "intercept":
+                self._start(job)
+            elif job["kind"] == "cancel":
+                self._cancel(job["id"])
+            elif job["kind"] == "call_result":
+                self.calls.settle(job)
+            elif job["kind"] == "shutdown":
+                self.ending.set()
             elif job["kind"] == "finished":
                 self._over.set_result(job.get("error") or None)
             elif job["kind"] == "hello":
                 self.loop.create_task(hello_on_loop(self.ext, self.native, job)).add_done_callback(
                     self._hello_done
                 )
-            else:
-                self._dispatch(job)
 
     def _hello_done(self, task: asyncio.Task[None]) -> None:
         error = None if task.cancelled() else task.exception()
@@ -181,16 +187,6 @@ class _Session:
         self.workers.close(_WIND_DOWN)
 
     # -- dispatching ------------------------------------------------------
-
-    def _dispatch(self, job: Job) -> None:
-        if job["kind"] == "command" or job["kind"] == "tool" or job["kind"] == "intercept":
-            self._start(job)
-        elif job["kind"] == "cancel":
-            self._cancel(job["id"])
-        elif job["kind"] == "call_result":
-            self.calls.settle(job)
-        elif job["kind"] == "shutdown":
-            self.ending.set()
 
     def _start(self, job: Union[CommandJob, ToolJob, InterceptJob]) -> None:
         route, invocation, raw = self.routes.of(job)
