@@ -849,6 +849,32 @@ def test_panels_route_keys_in_order_and_forget_closed_panels() -> None:
         ]
 
 
+def test_a_panel_handler_gets_its_input_only() -> None:
+    # Panel handlers take the input alone: a second parameter with a default
+    # keeps its default (it is not given the context event handlers get),
+    # whether the handler runs on the loop or in a worker thread.
+    ext = Extension("panel-args")
+    seen: List[object] = []
+
+    def on_key(key: Any, extra: object = "default") -> None:
+        seen.append((key["key"], extra))
+
+    async def on_close(panel_id: str, extra: object = "default") -> None:
+        seen.append((panel_id, extra))
+
+    ext.on_panel_key("p", on_key)
+    ext.on_panel_key("q", on_key, thread=False)
+    ext.on_panel_close("p", on_close)
+    handled = serial_marker(ext)
+
+    with TestHost(ext) as host:
+        host.panel_key("p", "up")
+        host.panel_key("q", "down")
+        host.panel_close("p")
+        handled(host)
+    assert seen == [("up", "default"), ("down", "default"), ("p", "default")]
+
+
 def test_on_hello_sees_the_host_and_registers_more() -> None:
     ext = Extension("hello")
     got: List[HostInfo] = []
