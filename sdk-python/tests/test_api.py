@@ -855,9 +855,11 @@ def test_a_panel_handler_gets_its_input_only() -> None:
     # whether the handler runs on the loop or in a worker thread.
     ext = Extension("panel-args")
     seen: List[object] = []
+    names: List[str] = []
 
     def on_key(key: Any, extra: object = "default") -> None:
         seen.append((key["key"], extra))
+        names.append(threading.current_thread().name)
 
     async def on_close(panel_id: str, extra: object = "default") -> None:
         seen.append((panel_id, extra))
@@ -873,6 +875,8 @@ def test_a_panel_handler_gets_its_input_only() -> None:
         host.panel_close("p")
         handled(host)
     assert seen == [("up", "default"), ("down", "default"), ("p", "default")]
+    # A thread dump names the handler a worker thread runs.
+    assert names[0] == "zot-ext panel p key", names
 
 
 def test_on_hello_sees_the_host_and_registers_more() -> None:

@@ -124,8 +124,10 @@ class SerialJobs:
                 ran.append(None)
             return ran, None
 
+        # The thread's name meanwhile: what the handler is, or the run's.
+        what = serial_what(run[0][0]) if len(run) == 1 else "event handlers"
         try:
-            ran, pending = await self.session.bridge.in_thread(work, "event handlers")
+            ran, pending = await self.session.bridge.in_thread(work, what)
         except asyncio.CancelledError:
             for job, _, _ in run:
                 self.session.answers.fail(job["id"], "cancelled")
