@@ -688,7 +688,7 @@ def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
 
             @ext.command("late")
             def late(args: str, ctx: Ctx) -> str:
-                return f"loaded at hello: {seen['loaded']}, cwd {seen['cwd']}, now {'asyncio' in sys.modules}"
+                return f"loaded at hello: {seen['loaded']}, cwd {seen['cwd']}"
 
         ext.run()
         """,
@@ -712,7 +712,60 @@ def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
         c.send('{"type":"command_invoked","id":"1","name":"late","args":""}')
         lines = c.read_until(lambda f: f["type"] == "command_response")
         assert lines[0] == '{"type":"notify","level":"info","message":"hello from the hook"}', lines
-        assert json.loads(lines[-1])["display"] == "loaded at hello: [], cwd /proj, now True"
+        assert json.loads(lines[-1])["display"] == "loaded at hello: [], cwd /proj"
+        c.close_stdin()
+        assert c.wait(10) == 0, c.stderr
+    finally:
+        c.kill()
+
+
+def test_a_plain_def_tool_answers_while_asyncio_loads(tmp_path: Path) -> None:
+    # A plain `def` handler's job goes from the engine to a worker thread,
+    # which needs no event loop: after `ready` it is answered without
+    # waiting for asyncio (most of the SDK's start-up). Here importing
+    # asyncio waits until the tool has run (or 10 s): the tool's answer
+    # says asyncio had not loaded, and the session still runs afterwards.
+    path = script(
+        tmp_path,
+        """
+        import sys, threading
+        from zot_ext import Extension
+
+        tool_ran = threading.Event()
+
+        class HoldAsyncio:
+            def find_spec(self, name, path=None, target=None):
+                if name == "asyncio":
+                    sys.meta_path.remove(self)
+                    tool_ran.wait(10)
+                return None
+
+        ext = Extension("quick", "1.0.0")
+
+        @ext.tool()
+        def probe() -> str:
+            \"\"\"Whether asyncio had loaded.\"\"\"
+            loaded = "asyncio" in sys.modules
+            tool_ran.set()
+            return f"asyncio loaded: {loaded}"
+
+        @ext.command("later")
+        async def later(args: str) -> str:
+            return "the loop runs"
+
+        sys.meta_path.insert(0, HoldAsyncio())
+        ext.run()
+        """,
+    )
+    c = Child([sys.executable, str(path)])
+    try:
+        c.handshake()
+        c.send('{"type":"tool_call","id":"t","name":"probe","args":{}}')
+        result = json.loads(c.read_until(lambda f: f["type"] == "tool_result")[-1])
+        assert result["content"] == [{"type": "text", "text": "asyncio loaded: False"}], result
+        c.send('{"type":"command_invoked","id":"c","name":"later","args":""}')
+        response = json.loads(c.read_until(lambda f: f["type"] == "command_response")[-1])
+        assert response["display"] == "the loop runs", response
         c.close_stdin()
         assert c.wait(10) == 0, c.stderr
     finally:

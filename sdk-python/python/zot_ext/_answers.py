@@ -18,14 +18,22 @@ import json
 import threading
 from collections import deque
 from json.encoder import encode_basestring
-from typing import TYPE_CHECKING, Callable, Deque, List, Optional, Tuple
 
 from . import _native
-from ._contract import Answer, Answered, CommandOutcome, InterceptOutcome, ToolOutcome
 from ._errors import failure_message
 
+# The types only for type checkers: a plain `def` tool's first call is
+# answered before `typing` would load (see `_runner`).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
+    from typing import Callable, Deque, List, Optional, Tuple
+
+    from ._contract import Answer, Answered, CommandOutcome, InterceptOutcome, ToolOutcome
+
+    # An answer and what it is for, to name it when the engine refuses it
+    # (`None` for a failure, whose refusal says nothing new).
+    _Pending = Tuple[Answer, Optional[str]]
 
 __all__ = [
     "Answers",
@@ -94,22 +102,14 @@ def _encode(answer: Answer) -> str:
     return _ENCODER.encode(answer)
 
 
-# An answer and what it is for, to name it when the engine refuses it
-# (`None` for a failure, whose refusal says nothing new).
-_Pending = Tuple[Answer, Optional[str]]
-
-
 class Answers:
     """Collects the answers of one turn of the loop (see the module docs)."""
 
-    def __init__(
-        self,
-        native: _native.Engine,
-        loop: AbstractEventLoop,
-        log: Callable[[str, int], None],
-    ) -> None:
+    def __init__(self, native: _native.Engine, log: Callable[[str, int], None]) -> None:
         self._native = native
-        self._loop = loop
+        # The session's loop, once it runs (see `attach`); its thread is
+        # this one.
+        self._loop: Optional[AbstractEventLoop] = None
         self._loop_thread = threading.get_ident()
         self._log = log
         self._pending: List[_Pending] = []
@@ -141,6 +141,11 @@ class Answers:
             finally:
                 self._handing_over.release()
 
+    def attach(self, loop: AbstractEventLoop) -> None:
+        """The session's loop runs: answers of its thread leave at the end of
+        its turn. (Before, only worker threads answer, at once.)"""
+        self._loop = loop
+
     def add(self, answer: Answer, label: Optional[str]) -> None:
         """Hands one answer over: with this turn's (loop thread) or at once
         (any other thread)."""
@@ -149,12 +154,17 @@ class Answers:
             self._combine()
             return
         self._pending.append((answer, label))
-        if not self._scheduled:
-            self._scheduled = True
+        if self._scheduled:
+            return
+        self._scheduled = True
+        loop = self._loop
+        if loop is not None:
             try:
-                self._loop.call_soon(self.flush)
+                loop.call_soon(self.flush)
+                return
             except RuntimeError:  # the loop is closed
-                self.flush()
+                pass
+        self.flush()
 
     def fail(self, job: int, message: str) -> None:
         self.add(failure_answer(job, message), None)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ._contract import CallResultJob, CallStart
     from ._extension import Extension
     from ._protocol import ContentBlock, HelloAck, HostToolResult, NotifyLevel
-    from ._session import _Session
+    from ._runner import JobRunner
 
 __all__ = [
     "ZotError",
@@ -277,7 +277,7 @@ class Ctx:
 
     def __init__(
         self,
-        session: _Session,
+        session: JobRunner,
         job: Optional[int],
         invocation: str,
         cancellation: Cancellation,

@@ -50,8 +50,8 @@ if TYPE_CHECKING:
         ToolCallIntercept,
         TurnStartIntercept,
     )
+    from ._runner import JobRunner
     from ._schema import Converter
-    from ._session import _Session
 
 __all__ = ["Extension", "protect_stdout"]
 
@@ -139,7 +139,7 @@ class Extension(EventRegistration, PanelRegistration):
         self._host: Optional[HostInfo] = None
         self._announced = False
         # The dispatcher, once the event loop runs.
-        self._session: Optional[_Session] = None
+        self._runner: Optional[JobRunner] = None
         self._lock = _thread.allocate_lock()
 
     def __repr__(self) -> str:
@@ -180,9 +180,9 @@ class Extension(EventRegistration, PanelRegistration):
         reaches its thread without passing through the event loop."""
         on = handler.thread and not handler.is_async
         native.route_to_workers(kind, name, on)
-        session = self._session
-        if on and session is not None:
-            session.workers.start()
+        runner = self._runner
+        if on and runner is not None:
+            runner.workers.start()
 
     def _register_late(self, what: str, call: Callable[[_native.Engine], None]) -> None:
         native = self._live()
@@ -517,7 +517,7 @@ class Extension(EventRegistration, PanelRegistration):
         native = self._native
         if native is None:
             raise NotRunningError("the extension is not running")
-        s = self._session
+        s = self._runner
         if s is not None and _thread.get_ident() == s.loop_thread:
             s.answers.flush()  # answers produced before this frame leave first
         try:
@@ -623,10 +623,13 @@ class Extension(EventRegistration, PanelRegistration):
             # would from a script without the SDK (what logs before it sets
             # up logging itself).
             early = hello_before_loop(self, native)
+            # Plain `def` handlers' jobs reach their threads from now on,
+            # while asyncio loads.
+            runner = self._start_runner(native)
             self._ensure_logging()
             import asyncio
 
-            asyncio.run(self._serve_claimed(native, early))
+            asyncio.run(self._serve_claimed(native, early, runner))
         except KeyboardInterrupt:
             self.log("interrupted")
         except ZotError as e:
@@ -668,19 +671,31 @@ class Extension(EventRegistration, PanelRegistration):
         self._claim(native)
         await self._serve_claimed(native, None)
 
-    async def _serve_claimed(self, native: _native.Engine, early: Optional[List[Job]]) -> None:
+    def _start_runner(self, native: _native.Engine) -> JobRunner:
+        """The session's part that needs no loop, its worker threads started
+        if any handler runs on them."""
+        from ._runner import JobRunner
+
+        runner = JobRunner(self, native)
+        with self._lock:
+            self._runner = runner
+        if self._routes_to_workers():
+            runner.workers.start()
+        return runner
+
+    async def _serve_claimed(
+        self, native: _native.Engine, early: Optional[List[Job]], runner: Optional[JobRunner] = None
+    ) -> None:
         """Runs the session; ``early``: the jobs taken before the loop ran
         (``None`` when the handshake is the session's to do)."""
         from ._session import _Session
 
         try:
-            session = _Session(self, native, early)
-            with self._lock:
-                self._session = session
+            session = _Session(runner or self._start_runner(native), early)
             error = await session.run()
         finally:
             with self._lock:
-                self._session = None
+                self._runner = None
                 self._native = None
                 self._host = None
                 self._announced = False
@@ -700,9 +715,9 @@ class Extension(EventRegistration, PanelRegistration):
         routes = self._worker_routes()
         for kind, name in routes:
             native.route_to_workers(kind, name, True)
-        session = self._session
-        if routes and session is not None:
-            session.workers.start()
+        runner = self._runner
+        if routes and runner is not None:
+            runner.workers.start()
         # The engine logs what it refuses (the same line in every SDK).
         native.register_all(
             to_json(

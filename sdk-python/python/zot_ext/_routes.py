@@ -6,31 +6,33 @@ for stale input)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Union
-
 from ._answers import command_answer, intercept_answer, text_answer, tool_answer
-from ._contract import (
-    Answer,
-    CommandJob,
-    EventJob,
-    InterceptJob,
-    PanelCloseJob,
-    PanelKeyJob,
-    PanelResizeJob,
-    ToolJob,
-)
 from ._errors import failure_message, typed_failure_message
 from ._results import Response, ToolOutput, verdict_outcome
 
+# The types only for type checkers (see `_answers`).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Dict, Optional, Tuple, Union
+
+    from ._contract import (
+        Answer,
+        CommandJob,
+        EventJob,
+        InterceptJob,
+        PanelCloseJob,
+        PanelKeyJob,
+        PanelResizeJob,
+        ToolJob,
+    )
     from ._extension import Extension
     from ._protocol import PanelKey, PanelResize
     from ._registry import _Command, _Handler, _Panel, _Tool
 
-__all__ = ["Route", "Routes", "SerialJob", "PanelJob", "serial_what"]
+    PanelJob = Union[PanelKeyJob, PanelCloseJob, PanelResizeJob]
+    SerialJob = Union[EventJob, PanelJob]
 
-PanelJob = Union[PanelKeyJob, PanelCloseJob, PanelResizeJob]
-SerialJob = Union[EventJob, PanelJob]
+__all__ = ["Route", "Routes", "serial_what"]
 
 
 def serial_what(job: SerialJob) -> str:

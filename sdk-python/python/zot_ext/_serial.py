@@ -14,15 +14,16 @@ from ._context import Ctx
 from ._errors import failure_message, log_failure
 from ._registry import _Handler
 from ._results import is_awaitable
-from ._routes import SerialJob, serial_what
+from ._routes import serial_what
 
 if TYPE_CHECKING:
+    from ._routes import SerialJob
     from ._session import _Session
 
-__all__ = ["SerialJobs"]
+    # Jobs, each with its handler and the handler's input.
+    _Run = List[Tuple[SerialJob, _Handler, Any]]
 
-# Jobs, each with its handler and the handler's input.
-_Run = List[Tuple[SerialJob, _Handler, Any]]
+__all__ = ["SerialJobs"]
 
 # Jobs answered together at most: the engine's read-ahead bound keeps moving.
 _BATCH = 256
@@ -40,7 +41,7 @@ class SerialJobs:
         self._wake = asyncio.Event()
         # The context of every event handler: no job, the session's
         # cancellation.
-        self._ctx = Ctx(session, None, "", session.ending)
+        self._ctx = Ctx(session.runner, None, "", session.runner.ending)
 
     def wake(self) -> None:
         """Jobs were added."""

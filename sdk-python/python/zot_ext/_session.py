@@ -13,9 +13,9 @@ Concurrency, as the engine's job contract asks:
 - commands, tools and interceptors run concurrently: ``async def`` handlers
   as tasks on the SDK's event loop (cancelled with ``task.cancel()``), plain
   ``def`` handlers on a bounded set of reusable worker threads, which take
-  their jobs from the engine directly (``_workers``, :meth:`_run_on_worker`;
-  or on the loop thread with ``thread=False``), with ``ctx.cancelled`` set
-  on cancellation;
+  their jobs from the engine directly (``_runner``, which exists before the
+  loop; or on the loop thread with ``thread=False``), with
+  ``ctx.cancelled`` set on cancellation;
 - jobs whose ``lane`` the engine set to ``serial`` (events and panel input)
   run in arrival order, one at a time, each answered once its handler
   returned (``_serial``).
@@ -24,38 +24,27 @@ Concurrency, as the engine's job contract asks:
 from __future__ import annotations
 
 import asyncio
-import json
-import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union, cast
 
-from . import _native
-from ._answers import Answers
 from ._bridge import LoopBridge
-from ._calls import PendingCalls
-from ._context import Cancellation, Ctx, HostInfo
+from ._context import Ctx
 from ._contract import (
     CommandJob,
     InterceptJob,
     Job,
     ToolJob,
 )
-from ._errors import failure_message, log_failure
-from ._feed import JobFeed, undecodable
+from ._feed import JobFeed
 from ._handshake import hello_on_loop
 from ._results import is_awaitable
-from ._routes import Route, Routes
+from ._routes import Route
+from ._runner import JobRunner
 from ._serial import SerialJobs
-from ._workers import Workers
 
 if TYPE_CHECKING:
     from ._extension import Extension
 
 __all__ = ["_Session"]
-
-# Cancels kept for a worker thread that has taken its job and not
-# registered it yet. Only a few are ever pending; the rest are for handlers
-# that had finished, so past this many they are dropped all at once.
-_EARLY_CANCELS = 1024
 
 # How long the end of a session waits for handler threads and tasks that
 # already answered to wind down (the engine's shutdown grace came before).
@@ -65,35 +54,21 @@ _WIND_DOWN = 0.3
 class _Session:
     """One engine session: pulls jobs and runs the extension's handlers."""
 
-    def __init__(self, ext: Extension, native: _native.Engine, early: Optional[List[Job]] = None) -> None:
-        self.ext = ext
-        self.native = native
+    def __init__(self, runner: JobRunner, early: Optional[List[Job]] = None) -> None:
+        self.runner = runner
+        self.ext: Extension = runner.ext
+        self.native = runner.native
         # Jobs taken before the loop ran (`_handshake`), handled first.
         self._early = early
         self.loop = asyncio.get_running_loop()
         self.tasks: Dict[int, asyncio.Task[None]] = {}
-        self.cancels: Dict[int, Cancellation] = {}
-        # Cancels that found no handler registered (see `_cancel`).
-        self._early_cancels: Dict[int, bool] = {}
-        self.workers = Workers(
-            native, ext.max_threads, ext.thread_idle_timeout, ext.logger, self._run_on_worker
-        )
+        self.routes, self.answers, self.workers = runner.routes, runner.answers, runner.workers
         self.bridge = LoopBridge(self.loop, self.workers)
-        self.routes = Routes(ext)
-        self.loop_thread = self.bridge.loop_thread
-        self.answers = Answers(native, self.loop, lambda m, level: ext.log(m, level))
-        self.calls = PendingCalls(native)
-        # The token of event and panel handlers: set when the session ends.
-        self.ending = Cancellation()
         # The end of the session: the engine's error, if any.
         self._over: asyncio.Future[Optional[str]] = self.loop.create_future()
         self.serial = SerialJobs(self)
-        self.feed = JobFeed(native, self.loop, self._deliver)
-
-    @property
-    def host(self) -> Optional[HostInfo]:
-        """The host's ``hello_ack``, once received."""
-        return self.ext._host
+        self.feed = JobFeed(self.native, self.loop, self._deliver)
+        runner.attach(self.loop, self.bridge, self._deliver)
 
     def _deliver(self, batch: List[Job]) -> None:
         """Handles one batch, in the order taken. ``hello`` comes alone: the
@@ -129,9 +104,9 @@ class _Session:
             elif job["kind"] == "cancel":
                 self._cancel(job["id"])
             elif job["kind"] == "call_result":
-                self.calls.settle(job)
+                self.runner.calls.settle(job)
             elif job["kind"] == "shutdown":
-                self.ending.set()
+                self.runner.ending.set()
             elif job["kind"] == "finished":
                 self._over.set_result(job.get("error") or None)
             elif job["kind"] == "hello":
@@ -172,15 +147,15 @@ class _Session:
     async def _wind_down(self, serial: asyncio.Task[None]) -> None:
         """After the end: stop what is left (every job was answered or
         abandoned by the engine's grace), without leaving threads behind."""
-        self.ending.set()
-        for ev in list(self.cancels.values()):
+        self.runner.ending.set()
+        for ev in list(self.runner.cancels.values()):
             ev.set()
         serial.cancel()
         pending: List[asyncio.Task[None]] = [serial, *self.tasks.values()]
         for t in pending:
             t.cancel()
         await asyncio.wait(pending, timeout=_WIND_DOWN)
-        self.calls.close_all()
+        self.runner.calls.close_all()
         # Handlers that ignore cancellation keep running in daemon threads;
         # they cannot keep the process alive.
         self.workers.wait_idle(_WIND_DOWN)
@@ -191,38 +166,24 @@ class _Session:
     def _start(self, job: Union[CommandJob, ToolJob, InterceptJob]) -> None:
         route, invocation, raw = self.routes.of(job)
         job_id = job["id"]
-        cancellation = Cancellation()
-        self.cancels[job_id] = cancellation
+        # Cancelled before it was handed out: the handler starts with its
+        # cancellation signalled.
         cancelled = job.get("cancelled", False)
-        if cancelled:
-            # Cancelled before it was handed out: the handler starts with
-            # its cancellation signalled.
-            cancellation.set()
-        ctx = Ctx(self, job_id, invocation, cancellation)
+        ctx = self.runner.context(job_id, invocation, cancelled)
         handler = route.handler
         if handler.is_async:
             self.tasks[job_id] = self.loop.create_task(self._run_async(job_id, route, raw, ctx))
         elif handler.thread:
             # Routed to the threads after the job was queued (a replaced
             # interceptor): it joins them here.
-            self.workers.submit(route.thread_name, self._run_sync, (job_id, route, raw, ctx))
+            self.workers.submit(route.thread_name, self.runner.run_sync, (job_id, route, raw, ctx))
         else:
-            self._run_sync(job_id, route, raw, ctx)
+            self.runner.run_sync(job_id, route, raw, ctx)
         if cancelled:
             self._cancel(job_id)
 
     def _cancel(self, job_id: int) -> None:
-        # Noted before the look-up: a worker thread that took this job from
-        # the engine registers it, then looks here (`_run_on_worker`), so one
-        # of the two sees the other.
-        early = self._early_cancels
-        if len(early) >= _EARLY_CANCELS:
-            early.clear()
-        early[job_id] = True
-        ev = self.cancels.get(job_id)
-        if ev is not None:
-            ev.set()
-            early.pop(job_id, None)
+        self.runner.cancel(job_id)
         if job_id in self.tasks:
             # Scheduled, not immediate: a task cancelled in the batch that
             # started it still runs up to its first `await` and then gets
@@ -243,59 +204,9 @@ class _Session:
         except asyncio.CancelledError:
             self.answers.fail(job_id, "cancelled")
         except BaseException as e:
-            self._failed(job_id, route, e, ctx)
+            self.runner.failed(job_id, route, e, ctx)
         else:
             self.answers.add(answer, route.what)
         finally:
             self.tasks.pop(job_id, None)
-            self.cancels.pop(job_id, None)
-
-    def _run_on_worker(self, thread: threading.Thread, text: str) -> None:
-        """Runs a job the engine handed to a worker thread (``thread``)."""
-        try:
-            job: Union[CommandJob, ToolJob, InterceptJob] = json.loads(text)
-        except Exception as e:
-            self.bridge.on_loop(self._deliver, undecodable(self.native, text, e))
-            return
-        job_id = job["id"]
-        try:
-            route, invocation, raw = self.routes.of(job)
-        except Exception as e:  # a bug of ours: the job is still answered once
-            self.ext._ensure_logging()
-            self.ext.logger.exception("no handler for a job the engine routed to a thread")
-            self.answers.fail(job_id, failure_message(e))
-            return
-        cancellation = Cancellation()
-        self.cancels[job_id] = cancellation
-        # A cancel that came after the engine handed the job over and before
-        # this registration found nothing to signal (see `_cancel`).
-        if job.get("cancelled", False) or self._early_cancels.pop(job_id, False):
-            cancellation.set()
-        thread.name = route.thread_name
-        self._run_sync(job_id, route, raw, Ctx(self, job_id, invocation, cancellation))
-
-    def _run_sync(self, job_id: int, route: Route, raw: Any, ctx: Ctx) -> None:
-        try:
-            result = route.handler.call_with(route.convert(raw), ctx)
-            if is_awaitable(result):
-                result = self.bridge.await_from_thread(result)
-            answer = route.answer(job_id, result)
-        except BaseException as e:
-            self._failed(job_id, route, e, ctx)
-        else:
-            self.answers.add(answer, route.what)
-        finally:
-            # Straight from the worker: a dict pop is atomic under the GIL,
-            # and scheduling it on the loop cost a loop wake-up per call.
-            self.cancels.pop(job_id, None)
-
-    def _failed(self, job_id: int, route: Route, e: BaseException, ctx: Ctx) -> None:
-        if not isinstance(e, Exception):
-            # KeyboardInterrupt, SystemExit: the job is answered, and the
-            # exception goes on.
-            self.answers.fail(job_id, failure_message(e))
-            raise e
-        if not ctx.is_cancelled():
-            self.ext._ensure_logging()
-            log_failure(self.ext.logger, f"{route.what} failed", e)
-        self.answers.fail(job_id, route.failure(e))
+            self.runner.cancels.pop(job_id, None)

@@ -47,7 +47,7 @@ class Workers:
         native: _native.Engine,
         max_threads: int,
         idle_timeout: float,
-        logger: logging.Logger,
+        logger: Callable[[], logging.Logger],
         run_job: Callable[[threading.Thread, str], None],
     ) -> None:
         self._native = native
@@ -132,7 +132,7 @@ class Workers:
                         me.name = name
                         fn(*args)
                 except BaseException:  # pragma: no cover - handlers answer first
-                    self._logger.exception("%s: handler thread failed", me.name)
+                    self._logger().exception("%s: handler thread failed", me.name)
         finally:
             self._threads.discard(me)
 

@@ -1,0 +1,170 @@
+"""The part of a session that needs no event loop: the concurrent jobs'
+contexts and cancellations, the answers, the pending ``call_tool`` calls,
+and the worker threads that run plain ``def`` handlers, which take their
+jobs from the engine directly (``_workers``).
+
+It exists before asyncio loads: ``Extension.run`` starts the worker threads
+right after the handshake, so a plain ``def`` tool answers while the
+session's loop (``_session``) is still being set up. The few things a worker
+needs the loop for (awaiting what a handler returned, a batch of jobs that
+did not decode) wait until it runs.
+"""
+
+from __future__ import annotations
+
+import _thread
+import json
+import threading
+
+from ._answers import Answers
+from ._calls import PendingCalls
+from ._context import Cancellation, Ctx, HostInfo
+from ._errors import failure_message, log_failure
+from ._results import is_awaitable
+from ._routes import Route, Routes
+from ._workers import Workers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
+    from typing import Any, Callable, Dict, List, Optional, Union
+
+    from . import _native
+    from ._bridge import LoopBridge
+    from ._contract import CommandJob, InterceptJob, Job, ToolJob
+    from ._extension import Extension
+
+__all__ = ["JobRunner"]
+
+# Cancels kept for a worker thread that has taken its job and not
+# registered it yet. Only a few are ever pending; the rest are for handlers
+# that had finished, so past this many they are dropped all at once.
+_EARLY_CANCELS = 1024
+
+
+class JobRunner:
+    """Runs command, tool and interceptor handlers: their contexts, their
+    cancellation, their answers; plain ``def`` ones on worker threads."""
+
+    def __init__(self, ext: Extension, native: _native.Engine) -> None:
+        self.ext = ext
+        self.native = native
+        self.routes = Routes(ext)
+        self.cancels: Dict[int, Cancellation] = {}
+        # Cancels that found no handler registered (see `cancel`).
+        self._early_cancels: Dict[int, bool] = {}
+        self.answers = Answers(native, lambda m, level: ext.log(m, level))
+        self.calls = PendingCalls(native)
+        self.workers = Workers(
+            native, ext.max_threads, ext.thread_idle_timeout, lambda: ext.logger, self._run_on_worker
+        )
+        # The thread of the session's loop: this one, which runs it (or
+        # will, once asyncio has loaded).
+        self.loop_thread = _thread.get_ident()
+        # The token of event and panel handlers: set when the session ends.
+        self.ending = Cancellation()
+        self.loop: Optional[AbstractEventLoop] = None
+        self._bridge: Optional[LoopBridge] = None
+        self._deliver: Optional[Callable[[List[Job]], None]] = None
+        self._attached = threading.Event()
+
+    @property
+    def host(self) -> Optional[HostInfo]:
+        """The host's ``hello_ack``, once received."""
+        return self.ext._host
+
+    def attach(
+        self, loop: AbstractEventLoop, bridge: LoopBridge, deliver: Callable[[List[Job]], None]
+    ) -> None:
+        """The session's loop runs: ``deliver`` handles a batch of jobs on it."""
+        self.loop, self._bridge, self._deliver = loop, bridge, deliver
+        self.answers.attach(loop)
+        self._attached.set()
+
+    @property
+    def bridge(self) -> LoopBridge:
+        """The session's loop and worker threads (a worker waits for the
+        loop to run)."""
+        if self._bridge is None:
+            self._attached.wait()
+        assert self._bridge is not None
+        return self._bridge
+
+    def context(self, job_id: int, invocation: str, cancelled: bool) -> Ctx:
+        """A job's context, its cancellation registered (and signalled when
+        the job was cancelled before its handler started)."""
+        cancellation = Cancellation()
+        self.cancels[job_id] = cancellation
+        if cancelled:
+            cancellation.set()
+        return Ctx(self, job_id, invocation, cancellation)
+
+    def cancel(self, job_id: int) -> None:
+        """Signals a job's cancellation. Noted before the look-up: a worker
+        thread that took this job from the engine registers it, then looks
+        here (`_run_on_worker`), so one of the two sees the other."""
+        early = self._early_cancels
+        if len(early) >= _EARLY_CANCELS:
+            early.clear()
+        early[job_id] = True
+        ev = self.cancels.get(job_id)
+        if ev is not None:
+            ev.set()
+            early.pop(job_id, None)
+
+    def _run_on_worker(self, thread: threading.Thread, text: str) -> None:
+        """Runs a job the engine handed to a worker thread (``thread``)."""
+        try:
+            job: Union[CommandJob, ToolJob, InterceptJob] = json.loads(text)
+        except Exception as e:
+            from ._feed import undecodable
+
+            bridge = self.bridge
+            assert self._deliver is not None
+            bridge.on_loop(self._deliver, undecodable(self.native, text, e))
+            return
+        job_id = job["id"]
+        try:
+            route, invocation, raw = self.routes.of(job)
+        except Exception as e:  # a bug of ours: the job is still answered once
+            self.ext._ensure_logging()
+            self.ext.logger.exception("no handler for a job the engine routed to a thread")
+            self.answers.fail(job_id, failure_message(e))
+            return
+        # A cancel that came after the engine handed the job over and before
+        # this registration found nothing to signal (see `cancel`).
+        cancellation = Cancellation()
+        self.cancels[job_id] = cancellation
+        if job.get("cancelled", False) or self._early_cancels.pop(job_id, False):
+            cancellation.set()
+        thread.name = route.thread_name
+        # `context`, inline: once per call.
+        self.run_sync(job_id, route, raw, Ctx(self, job_id, invocation, cancellation))
+
+    def run_sync(self, job_id: int, route: Route, raw: Any, ctx: Ctx) -> None:
+        """Runs a plain ``def`` handler here and answers its job."""
+        try:
+            result = route.handler.call_with(route.convert(raw), ctx)
+            if is_awaitable(result):
+                result = self.bridge.await_from_thread(result)
+            answer = route.answer(job_id, result)
+        except BaseException as e:
+            self.failed(job_id, route, e, ctx)
+        else:
+            self.answers.add(answer, route.what)
+        finally:
+            # Straight from the worker: a dict pop is atomic under the GIL,
+            # and scheduling it on the loop cost a loop wake-up per call.
+            self.cancels.pop(job_id, None)
+
+    def failed(self, job_id: int, route: Route, e: BaseException, ctx: Ctx) -> None:
+        """Answers a job whose handler raised ``e``."""
+        if not isinstance(e, Exception):
+            # KeyboardInterrupt, SystemExit: the job is answered, and the
+            # exception goes on.
+            self.answers.fail(job_id, failure_message(e))
+            raise e
+        if not ctx.is_cancelled():
+            self.ext._ensure_logging()
+            log_failure(self.ext.logger, f"{route.what} failed", e)
+        self.answers.fail(job_id, route.failure(e))
