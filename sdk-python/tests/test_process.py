@@ -723,21 +723,22 @@ def test_a_plain_def_tool_answers_while_asyncio_loads(tmp_path: Path) -> None:
     # A plain `def` handler's job goes from the engine to a worker thread,
     # which needs no event loop: after `ready` it is answered without
     # waiting for asyncio (most of the SDK's start-up). Here importing
-    # asyncio waits until the tool has run (or 10 s): the tool's answer
-    # says asyncio had not loaded, and the session still runs afterwards.
+    # asyncio waits until the second tool runs (or 10 s): the first tool's
+    # answer says asyncio had not loaded; the second returns an awaitable,
+    # awaited once the loop runs; the session runs on afterwards.
     path = script(
         tmp_path,
         """
         import sys, threading
         from zot_ext import Extension
 
-        tool_ran = threading.Event()
+        release = threading.Event()
 
         class HoldAsyncio:
             def find_spec(self, name, path=None, target=None):
                 if name == "asyncio":
                     sys.meta_path.remove(self)
-                    tool_ran.wait(10)
+                    release.wait(10)
                 return None
 
         ext = Extension("quick", "1.0.0")
@@ -745,9 +746,17 @@ def test_a_plain_def_tool_answers_while_asyncio_loads(tmp_path: Path) -> None:
         @ext.tool()
         def probe() -> str:
             \"\"\"Whether asyncio had loaded.\"\"\"
-            loaded = "asyncio" in sys.modules
-            tool_ran.set()
-            return f"asyncio loaded: {loaded}"
+            return f"asyncio loaded: {'asyncio' in sys.modules}"
+
+        @ext.tool()
+        def awaits() -> object:
+            \"\"\"Returns an awaitable.\"\"\"
+            release.set()
+
+            async def later() -> str:
+                return "awaited on the loop"
+
+            return later()
 
         @ext.command("later")
         async def later(args: str) -> str:
@@ -763,6 +772,9 @@ def test_a_plain_def_tool_answers_while_asyncio_loads(tmp_path: Path) -> None:
         c.send('{"type":"tool_call","id":"t","name":"probe","args":{}}')
         result = json.loads(c.read_until(lambda f: f["type"] == "tool_result")[-1])
         assert result["content"] == [{"type": "text", "text": "asyncio loaded: False"}], result
+        c.send('{"type":"tool_call","id":"a","name":"awaits","args":{}}')
+        result = json.loads(c.read_until(lambda f: f["type"] == "tool_result")[-1])
+        assert result["content"] == [{"type": "text", "text": "awaited on the loop"}], result
         c.send('{"type":"command_invoked","id":"c","name":"later","args":""}')
         response = json.loads(c.read_until(lambda f: f["type"] == "command_response")[-1])
         assert response["display"] == "the loop runs", response
