@@ -13,7 +13,7 @@ from ._results import Response, ToolOutput, verdict_outcome
 # The types only for type checkers (see `_answers`).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, Optional, Tuple, Union
+    from typing import Any, Callable, Dict, Optional, Tuple, Union
 
     from ._contract import (
         Answer,
@@ -42,14 +42,25 @@ def serial_what(job: SerialJob) -> str:
     return f"panel {job['panel_id']} {job['kind'][6:]}"
 
 
+def _same(raw: Any) -> Any:
+    return raw
+
+
 class Route:
     """One registration's handler, how the job's input becomes the
     handler's argument, how its result becomes the answer, and what logs
     and thread dumps call it."""
 
-    __slots__ = ("handler", "source", "thread_name", "urgent", "what")
+    __slots__ = ("convert", "handler", "source", "thread_name", "urgent", "what")
 
-    def __init__(self, source: object, handler: _Handler, what: str, urgent: bool = False) -> None:
+    def __init__(
+        self,
+        source: object,
+        handler: _Handler,
+        what: str,
+        urgent: bool = False,
+        convert: Callable[[Any], Any] = _same,
+    ) -> None:
         # The registration this route was made from: a route is remade when
         # the name is registered again.
         self.source = source
@@ -58,10 +69,9 @@ class Route:
         self.thread_name = f"zot-ext {what}"
         # Interceptors: the host allows the event once its verdict is late.
         self.urgent = urgent
-
-    def convert(self, raw: Any) -> Any:
-        """The handler's argument from the job's input."""
-        return raw
+        #: The handler's argument from the job's input (a tool's converter
+        #: itself: no call in between).
+        self.convert = convert
 
     def answer(self, job: int, value: Any) -> Answer:
         """The handler's result as the engine's answer (raises when it
@@ -81,14 +91,10 @@ class _CommandRoute(Route):
 
 
 class _ToolRoute(Route):
-    __slots__ = ("_tool",)
+    __slots__ = ()
 
     def __init__(self, tool: _Tool, name: str) -> None:
-        super().__init__(tool, tool.handler, f"tool {name}")
-        self._tool = tool
-
-    def convert(self, raw: Any) -> Any:
-        return self._tool.convert(raw)
+        super().__init__(tool, tool.handler, f"tool {name}", convert=tool.convert)
 
     def answer(self, job: int, value: Any) -> Answer:
         if type(value) is str:
