@@ -138,7 +138,8 @@ class Extension(EventRegistration, PanelRegistration):
         self._native: Optional[_native.Engine] = None
         self._host: Optional[HostInfo] = None
         self._announced = False
-        # The dispatcher, once the event loop runs.
+        # The running session's part that needs no event loop (its worker
+        # threads take jobs before the loop runs).
         self._runner: Optional[JobRunner] = None
         self._lock = _thread.allocate_lock()
 
