@@ -68,10 +68,10 @@ export class JobContext implements Context {
   }
 
   get notify(): Context["notify"] {
-    return (first: string, second?: string) => this.#session.note(first, second);
+    return (first: string, second?: string) => this.#session.reg.note(first, second);
   }
 
   get log(): Context["log"] {
-    return (msg) => this.#session.log(msg);
+    return (msg) => this.#session.reg.log(msg);
   }
 }

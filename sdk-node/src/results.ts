@@ -264,3 +264,12 @@ export function firstText(result: { content?: ContentBlock[] | undefined }): str
   }
   return "";
 }
+
+/** Whether a handler returned a promise (or any thenable) to wait for. */
+export function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return (
+    (typeof v === "object" || typeof v === "function") &&
+    v !== null &&
+    typeof (v as { then?: unknown }).then === "function"
+  );
+}

@@ -11,7 +11,11 @@
 //
 // - commands, tools and interceptors run concurrently;
 // - jobs whose `lane` the engine set to `serial` (events and panel input)
-//   run in arrival order, one at a time (SDK-35, `serial.ts`);
+//   run in arrival order, one at a time (SDK-35): only the facade knows
+//   when a handler that returned a promise is done (an engine that
+//   released them one at a time would cost a native call per event), and a
+//   synchronous one runs at once, so a burst is handled before the batch's
+//   later jobs start;
 // - `cancel` jobs abort the job's `AbortSignal`; a job cancelled before it
 //   was handed out comes with `cancelled` set (the engine folds it);
 // - `call_result` jobs settle `callTool` promises;
@@ -25,12 +29,11 @@ import { Answers } from "./answers";
 import { PendingCalls } from "./calls";
 import { JobContext, LazyAbort } from "./context";
 import { message, SessionError, typedMessage } from "./errors";
-import type { Answer, Job } from "./generated/contract";
+import type { Job } from "./generated/contract";
 import { registerAll, runHelloHooks } from "./handshake";
 import type { NativeEngine } from "./native";
-import type { CallToolResult, JsonObject } from "./results";
+import { type CallToolResult, isThenable, type JsonObject } from "./results";
 import { type ConcurrentJob, type Registrations, type Route, routes, type SerialJob, serialCall } from "./routes";
-import { isThenable, SerialLane } from "./serial";
 import type { CallOptions, Context, HostInfo } from "./types";
 
 export class Session {
@@ -44,7 +47,9 @@ export class Session {
   private readonly calls: PendingCalls;
   /** Aborted when the session ends: the signal of event and panel handlers. */
   private readonly ending = new AbortController();
-  private readonly serial = new SerialLane((job) => this.runSerial(job));
+  /** Events and panel input not run yet, and whether one is running. */
+  private readonly serial: SerialJob[] = [];
+  private serialBusy = false;
   /** The context of every event and panel handler: no job, the session's signal. */
   private readonly eventContext: Context = new JobContext(this, undefined, "", this.ending);
   private over = false;
@@ -52,7 +57,8 @@ export class Session {
 
   constructor(
     private readonly engine: NativeEngine,
-    private readonly reg: Registrations,
+    /** The extension's handlers, log and notes. */
+    readonly reg: Registrations,
   ) {
     this.answers = new Answers(engine, (m) => reg.log(m));
     this.calls = new PendingCalls(engine);
@@ -98,6 +104,7 @@ export class Session {
         default:
           if (job.lane === "serial") {
             this.serial.push(job as SerialJob);
+            this.runSerial();
           } else {
             this.start(job as ConcurrentJob, routes[job.kind as ConcurrentJob["kind"]] as Route);
           }
@@ -109,9 +116,7 @@ export class Session {
     this.over = true;
     this.engine.onJobs(null);
     this.ending.abort();
-    for (const c of this.controllers.values()) {
-      c.abort();
-    }
+    for (const c of this.controllers.values()) c.abort();
     this.controllers.clear();
     this.calls.closeAll();
     if (error !== undefined) {
@@ -165,51 +170,48 @@ export class Session {
   /** Answers a concurrent job with what its handler returned. */
   private answer(job: ConcurrentJob, route: Route, r: unknown): void {
     this.controllers.delete(job.id);
-    let answer: Answer;
     try {
-      answer = route.answer(job.id, r as never, job);
+      this.answers.add(route.answer(job.id, r as never, job), route.what, job.name);
     } catch (e) {
       this.answers.fail(job.id, message(e), route.what, job.name);
-      return;
     }
-    this.answers.add(answer, route.what, job.name);
   }
 
   /**
-   * Runs an event or panel handler and answers its job; returns the promise
-   * of a handler not done yet. A failure is logged by the engine (SDK-36).
+   * Runs the serial lane's jobs in order until one returns a promise, which
+   * resumes the lane once settled. Each job is answered once its handler is
+   * done; a failure is logged by the engine (SDK-36).
    */
-  private runSerial(job: SerialJob): PromiseLike<void> | undefined {
-    const { id, kind } = job;
-    let result: unknown;
-    try {
-      result = serialCall(job, this.reg, this.eventContext);
-    } catch (e) {
-      this.answers.fail(id, message(e), "handler", kind);
-      return undefined;
+  private runSerial(): void {
+    while (!this.serialBusy && this.serial.length > 0) {
+      const job = this.serial.shift() as SerialJob;
+      let result: unknown;
+      try {
+        result = serialCall(job, this.reg, this.eventContext);
+      } catch (e) {
+        this.answers.fail(job.id, message(e), "handler", job.kind);
+        continue;
+      }
+      if (!isThenable(result)) {
+        this.answers.add({ job: job.id }, "handler", job.kind);
+        continue;
+      }
+      this.serialBusy = true;
+      Promise.resolve(result)
+        .then(
+          () => this.answers.add({ job: job.id }, "handler", job.kind),
+          (e: unknown) => this.answers.fail(job.id, message(e), "handler", job.kind),
+        )
+        .then(() => {
+          this.serialBusy = false;
+          this.runSerial();
+        });
     }
-    if (!isThenable(result)) {
-      this.answers.add({ job: id }, "handler", kind);
-      return undefined;
-    }
-    return Promise.resolve(result).then(
-      () => this.answers.add({ job: id }, "handler", kind),
-      (e: unknown) => this.answers.fail(id, message(e), "handler", kind),
-    );
   }
 
-  /** Writes `[<name>] message` to stderr. */
-  log(msg: string): void {
-    this.reg.log(msg);
-  }
-
-  /** Shows a note (see `Context.notify`). */
-  note(first: string, second?: string): void {
-    this.reg.note(first, second);
-  }
-
+  /** Starts a `callTool` call; answers produced before it leave first. */
   startCall(parent: number | undefined, name: string, args: JsonObject, options: CallOptions): Promise<CallToolResult> {
-    this.answers.flush(); // answers produced before the call leave first
+    this.answers.flush();
     return this.calls.start(parent, name, args, options);
   }
 }
