@@ -1,7 +1,7 @@
 //! The Rust SDK's dispatcher: the same pull loop a binding runs, with Rust
 //! handlers.
 //!
-//! After the handshake (`handshake.rs`), commands, tools and interceptors
+//! After the session's start (`handshake.rs`), commands, tools and interceptors
 //! are spawned as tasks (concurrent; SDK-13, SDK-19, SDK-39) and the jobs
 //! the engine puts in the serial lane (events and panel input) go through
 //! `serial.rs` (SDK-35); `routes.rs` says which handler a job runs. Every
@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use super::builder::{Extension, Tables};
 use super::handle::ExtHandle;
-use super::handshake::handshake;
+use super::handshake::{ended, start, Started};
 use super::serial::SerialLane;
 use super::RunError;
 use crate::engine::{Engine, Job, Lane};
@@ -22,35 +22,22 @@ pub(crate) async fn serve(
     ext: Extension,
     transport: crate::engine::Transport,
 ) -> Result<(), RunError> {
-    let Extension {
-        mut handlers,
-        hello_hooks,
-        handle,
-        config,
-    } = ext;
-    if !handlers.errors.is_empty() {
-        return Err(RunError::Register(handlers.errors.join("; ")));
-    }
-    let engine = Engine::start(config, transport).map_err(RunError::Engine)?;
-    if handle.shared.engine.set(engine.clone()).is_err() {
-        return Err(RunError::AlreadyRunning);
-    }
-    handle.bind_panels(&engine);
-
-    let mut pending = match handshake(&engine, &mut handlers, hello_hooks, &handle).await {
-        Ok(pending) => pending,
-        Err(error) => return finish(error),
+    let Some(started) = start(ext, transport).await? else {
+        return Ok(()); // the host ended the session before `hello_ack`
     };
-
-    let tables = Arc::new(handlers.tables());
     let inline_first_poll = tokio::runtime::Handle::current().runtime_flavor()
         == tokio::runtime::RuntimeFlavor::CurrentThread;
-    let serial = SerialLane::start(&engine, tables.clone(), &handle, inline_first_poll);
-    let d = Dispatcher {
+    let Started {
         engine,
         tables,
         handle,
-        serial,
+        mut pending,
+    } = started;
+    let d = Dispatcher {
+        serial: SerialLane::start(&engine, tables.clone(), &handle, inline_first_poll),
+        engine,
+        tables,
+        handle,
         inline_first_poll,
     };
     loop {
@@ -60,13 +47,6 @@ pub(crate) async fn serve(
             }
         }
         pending.extend(d.engine.next_jobs().await);
-    }
-}
-
-fn finish(error: Option<String>) -> Result<(), RunError> {
-    match error {
-        None => Ok(()),
-        Some(e) => Err(RunError::Session(e)),
     }
 }
 
@@ -101,24 +81,23 @@ impl Dispatcher {
 
     /// Starts one job; `Some` when the session is over.
     fn dispatch(&self, job: Job) -> Option<Result<(), RunError>> {
-        if job.lane() == Some(Lane::Serial) {
-            self.serial.dispatch(job);
-            return None;
-        }
         match job {
-            Job::Command(c) => return self.run_command(c),
-            Job::Tool(t) => return self.run_tool(t),
-            Job::Intercept(i) => return self.run_interceptor(*i),
-            // In the serial lane (above).
+            job if job.lane() == Some(Lane::Serial) => self.serial.dispatch(job),
+            Job::Command(c) => self.run_command(c),
+            Job::Tool(t) => self.run_tool(t),
+            Job::Intercept(i) => self.run_interceptor(*i),
+            Job::Finished { error } => return Some(ended(error)),
+            // Event and panel jobs come in the serial lane (above); tokens
+            // were cancelled by the engine (handlers observe them); calls
+            // are awaited as futures.
             Job::Event { .. }
             | Job::PanelKey { .. }
             | Job::PanelClose { .. }
-            | Job::PanelResize { .. } => {}
-            // Tokens were cancelled by the engine; handlers observe them.
-            Job::Cancel { .. } | Job::Shutdown | Job::Hello(_) => {}
-            // The Rust SDK awaits its calls as futures.
-            Job::CallResult { .. } => {}
-            Job::Finished { error } => return Some(finish(error)),
+            | Job::PanelResize { .. }
+            | Job::Cancel { .. }
+            | Job::Shutdown
+            | Job::Hello(_)
+            | Job::CallResult { .. } => {}
         }
         None
     }

@@ -1,21 +1,66 @@
-//! The session's start: nothing but the host's `hello_ack` can arrive
-//! first; the on-hello hooks run (and may register more), then everything
-//! is registered with the engine and announced.
+//! The session's start: the engine starts; nothing but the host's
+//! `hello_ack` can arrive first; the on-hello hooks run (and may register
+//! more), then everything is registered with the engine and announced.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
 
-use super::builder::{Handlers, HelloFn, Registrar};
+use super::builder::{Extension, Handlers, HelloFn, Registrar, Tables};
 use super::handle::{ExtHandle, HostInfo};
+use super::RunError;
 use crate::engine::panic;
 use crate::engine::registration::Registrations;
-use crate::engine::{Engine, Job};
+use crate::engine::{Engine, Job, Transport};
+
+/// A session past its handshake.
+pub(super) struct Started {
+    pub(super) engine: Engine,
+    /// The handlers, as registered with the engine.
+    pub(super) tables: Arc<Tables>,
+    pub(super) handle: ExtHandle,
+    /// The jobs that came after `hello_ack` in its batch.
+    pub(super) pending: VecDeque<Job>,
+}
+
+/// Starts the engine on `transport` and completes the handshake; `None`
+/// when the session ended cleanly before it.
+pub(super) async fn start(
+    ext: Extension,
+    transport: Transport,
+) -> Result<Option<Started>, RunError> {
+    let (mut handlers, handle) = (ext.handlers, ext.handle);
+    if !handlers.errors.is_empty() {
+        return Err(RunError::Register(handlers.errors.join("; ")));
+    }
+    let engine = Engine::start(ext.config, transport).map_err(RunError::Engine)?;
+    if handle.shared.engine.set(engine.clone()).is_err() {
+        return Err(RunError::AlreadyRunning);
+    }
+    handle.bind_panels(&engine);
+    let pending = match handshake(&engine, &mut handlers, ext.hello_hooks, &handle).await {
+        Ok(pending) => pending,
+        Err(error) => return ended(error).map(|()| None),
+    };
+    let tables = Arc::new(handlers.tables());
+    Ok(Some(Started {
+        engine,
+        tables,
+        handle,
+        pending,
+    }))
+}
+
+/// How a session that ended went: the engine's error, if any.
+pub(super) fn ended(error: Option<String>) -> Result<(), RunError> {
+    error.map_or(Ok(()), |e| Err(RunError::Session(e)))
+}
 
 /// Waits for `hello_ack` and completes the handshake; returns the jobs that
 /// came after it in the same batch, or the session's end (its error) when
 /// it ended first.
-pub(super) async fn handshake(
+async fn handshake(
     engine: &Engine,
     handlers: &mut Handlers,
     hello_hooks: Vec<HelloFn>,

@@ -13,7 +13,6 @@ use super::builder::{BoxFut, Tables};
 use super::ctx::Ctx;
 use super::dispatch::Dispatcher;
 use super::handle::{ExtHandle, CURRENT_TOOL};
-use super::RunError;
 use crate::engine::panic::{self, CatchPanic};
 use crate::engine::{
     CancelToken, CommandJob, CompleteError, Completion, InterceptJob, Job, JobId, Outcome, ToolJob,
@@ -34,7 +33,7 @@ impl Dispatcher {
     /// registers exactly its tables, so this is a bug, not a protocol case
     /// (the engine itself answers requests with no handler, SDK-15/20/38):
     /// the job is failed, so it is still answered once, and logged.
-    fn unrouted(&self, id: JobId, what: &str, name: &str) -> Option<Result<(), RunError>> {
+    fn unrouted(&self, id: JobId, what: &str, name: &str) {
         let msg = format!("internal error: no {what} handler for {name:?} in the Rust SDK");
         self.handle.log(msg.clone());
         report(
@@ -43,7 +42,6 @@ impl Dispatcher {
             &name,
             self.engine.complete(id, Outcome::Failed(msg)),
         );
-        None
     }
 
     /// The future that runs a command, tool or interceptor handler and
@@ -74,7 +72,7 @@ impl Dispatcher {
         }
     }
 
-    pub(super) fn run_command(&self, c: CommandJob) -> Option<Result<(), RunError>> {
+    pub(super) fn run_command(&self, c: CommandJob) {
         let Some(f) = self.tables.commands.get(&c.name).cloned() else {
             return self.unrouted(c.id, "command", &c.name);
         };
@@ -87,11 +85,10 @@ impl Dispatcher {
             move |ctx| f(args, ctx),
             |r| Outcome::Command(r.into_outcome()),
         ));
-        None
     }
 
     /// A tool's call id is the parent of the `call_tool`s it makes (SDK-26).
-    pub(super) fn run_tool(&self, t: ToolJob) -> Option<Result<(), RunError>> {
+    pub(super) fn run_tool(&self, t: ToolJob) {
         let Some(f) = self.tables.tools.get(&t.name).cloned() else {
             return self.unrouted(t.id, "tool", &t.name);
         };
@@ -105,10 +102,9 @@ impl Dispatcher {
             |r| Outcome::Tool(r.into_outcome()),
         );
         self.run_or_spawn(CURRENT_TOOL.scope(t.id, run));
-        None
     }
 
-    pub(super) fn run_interceptor(&self, i: InterceptJob) -> Option<Result<(), RunError>> {
+    pub(super) fn run_interceptor(&self, i: InterceptJob) {
         let name = i.request.name();
         let idx = INTERCEPTABLE_EVENT_NAMES.iter().position(|e| *e == name);
         let Some(f) = idx.and_then(|i| self.tables.intercepts[i].clone()) else {
@@ -124,7 +120,6 @@ impl Dispatcher {
             move |ctx| f(request, ctx),
             Outcome::Intercept,
         ));
-        None
     }
 }
 

@@ -6,6 +6,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::task::Poll;
 
 use tokio::sync::mpsc;
 
@@ -20,56 +21,6 @@ pub(super) struct SerialLane {
     serial: Arc<Serial>,
     tx: mpsc::UnboundedSender<SerialWork>,
     inline_first_poll: bool,
-}
-
-impl SerialLane {
-    /// Starts the serial task on the engine's runtime.
-    pub(super) fn start(
-        engine: &Engine,
-        tables: Arc<Tables>,
-        handle: &ExtHandle,
-        inline_first_poll: bool,
-    ) -> Self {
-        let serial = Arc::new(Serial {
-            tables,
-            session: engine.session_token(),
-            engine: engine.clone(),
-            handle: handle.clone(),
-            queued: AtomicUsize::new(0),
-        });
-        let (tx, rx) = mpsc::unbounded_channel();
-        engine.spawn_serial_dispatcher(run_serial(rx, serial.clone()));
-        Self {
-            serial,
-            tx,
-            inline_first_poll,
-        }
-    }
-
-    /// Events and panel input, in arrival order, one at a time. While the
-    /// serial task has nothing queued (and on a current-thread runtime) a
-    /// job runs right here: usually it is done at once, before any job
-    /// dispatched after it, with no channel or task hop. A job that is not
-    /// done at once goes to the serial task, and so does everything after
-    /// it until that task catches up.
-    pub(super) fn dispatch(&self, job: Job) {
-        if !self.inline_first_poll || self.serial.queued.load(Ordering::Acquire) > 0 {
-            self.serial.queued.fetch_add(1, Ordering::AcqRel);
-            let _ = self.tx.send(SerialWork::Job(Box::new(job)));
-            return;
-        }
-        let Some((id, mut fut)) = self.serial.start(job) else {
-            return;
-        };
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        match fut.as_mut().poll(&mut cx) {
-            std::task::Poll::Ready(result) => self.serial.finish(id, result),
-            std::task::Poll::Pending => {
-                self.serial.queued.fetch_add(1, Ordering::AcqRel);
-                let _ = self.tx.send(SerialWork::Resume(id, fut));
-            }
-        }
-    }
 }
 
 /// What the serial task runs: a job, or one whose first poll (in the
@@ -91,6 +42,69 @@ struct Serial {
     queued: AtomicUsize,
 }
 
+impl SerialLane {
+    /// Starts the serial task on the engine's runtime: it runs the jobs it
+    /// is handed in order, one at a time.
+    pub(super) fn start(
+        engine: &Engine,
+        tables: Arc<Tables>,
+        handle: &ExtHandle,
+        inline_first_poll: bool,
+    ) -> Self {
+        let serial = Arc::new(Serial {
+            tables,
+            session: engine.session_token(),
+            engine: engine.clone(),
+            handle: handle.clone(),
+            queued: AtomicUsize::new(0),
+        });
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let task = serial.clone();
+        engine.spawn_serial_dispatcher(async move {
+            while let Some(work) = rx.recv().await {
+                let started = match work {
+                    SerialWork::Job(job) => task.start(*job),
+                    SerialWork::Resume(id, fut) => Some((id, fut)),
+                };
+                if let Some((id, fut)) = started {
+                    task.finish(id, fut.await);
+                }
+                task.queued.fetch_sub(1, Ordering::AcqRel);
+            }
+        });
+        Self {
+            serial,
+            tx,
+            inline_first_poll,
+        }
+    }
+
+    /// Events and panel input, in arrival order, one at a time. While the
+    /// serial task has nothing queued (and on a current-thread runtime) a
+    /// job runs right here: usually it is done at once, before any job
+    /// dispatched after it, with no channel or task hop. A job that is not
+    /// done at once goes to the serial task, and so does everything after
+    /// it until that task catches up.
+    pub(super) fn dispatch(&self, job: Job) {
+        if !self.inline_first_poll || self.serial.queued.load(Ordering::Acquire) > 0 {
+            return self.send(SerialWork::Job(Box::new(job)));
+        }
+        let Some((id, mut fut)) = self.serial.start(job) else {
+            return;
+        };
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match fut.as_mut().poll(&mut cx) {
+            Poll::Ready(result) => self.serial.finish(id, result),
+            Poll::Pending => self.send(SerialWork::Resume(id, fut)),
+        }
+    }
+
+    fn send(&self, work: SerialWork) {
+        self.serial.queued.fetch_add(1, Ordering::AcqRel);
+        let _ = self.tx.send(work);
+    }
+}
+
 impl Serial {
     /// The job's handler as a future (`None` for jobs that are not serial).
     fn start(&self, job: Job) -> Option<(JobId, BoxFut<()>)> {
@@ -99,27 +113,7 @@ impl Serial {
 
     /// Answers a finished job (the engine logs failures, SDK-36).
     fn finish(&self, id: JobId, result: Result<(), String>) {
-        let done = match result {
-            Ok(()) => self.engine.complete(id, Outcome::Done),
-            Err(msg) => self.engine.complete(id, Outcome::Failed(msg)),
-        };
-        report(&self.handle, "job", &id, done);
-    }
-}
-
-/// Events and panel input that could not run inline, in arrival order, one
-/// at a time; each is answered so that the shutdown grace knows when they
-/// are done.
-async fn run_serial(mut rx: mpsc::UnboundedReceiver<SerialWork>, serial: Arc<Serial>) {
-    while let Some(work) = rx.recv().await {
-        let started = match work {
-            SerialWork::Job(job) => serial.start(*job),
-            SerialWork::Resume(id, fut) => Some((id, fut)),
-        };
-        if let Some((id, fut)) = started {
-            let result = fut.await;
-            serial.finish(id, result);
-        }
-        serial.queued.fetch_sub(1, Ordering::AcqRel);
+        let outcome = result.map_or_else(Outcome::Failed, |()| Outcome::Done);
+        report(&self.handle, "job", &id, self.engine.complete(id, outcome));
     }
 }
