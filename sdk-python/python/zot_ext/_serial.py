@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import TYPE_CHECKING, Any, Awaitable, Deque, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Deque, List, Optional, Tuple
 
 from ._context import Ctx
 from ._errors import failure_message, log_failure
@@ -106,54 +106,33 @@ class SerialJobs:
         return run
 
     async def _run_in_thread(self, run: _Run, done: List[int]) -> None:
-        """Runs ``run`` in one worker thread, in order; the jobs that
-        succeed go to ``done`` (failures are answered here). A handler that
-        returns an awaitable is awaited on the loop, and the rest of the run
-        goes back to the front of the queue."""
-        ctx = self._ctx
+        """Runs ``run`` on one worker thread, in order; the jobs that
+        succeed go to ``done`` (failures are answered there). A handler
+        that returns an awaitable has it awaited on the loop before the
+        next one runs."""
+        ctx, bridge = self._ctx, self.session.bridge
+        ran: List[Optional[int]] = []  # a job's id, or None: it failed
 
-        def work() -> Tuple[List[Optional[Exception]], Any]:
-            ran: List[Optional[Exception]] = []
-            for _, handler, value in run:
+        def work() -> None:
+            for job, handler, value in run:
                 try:
                     result = handler.call_with(value, ctx)
+                    if is_awaitable(result):
+                        bridge.await_from_thread(result)
+                    ran.append(job["id"])
                 except Exception as e:
-                    ran.append(e)
-                    continue
-                if is_awaitable(result):
-                    return ran, result
-                ran.append(None)
-            return ran, None
+                    ran.append(None)
+                    self._failed(job, e)
 
         # The thread's name meanwhile: what the handler is, or the run's.
         what = serial_what(run[0][0]) if len(run) == 1 else "event handlers"
         try:
-            ran, pending = await self.session.bridge.in_thread(work, what)
+            await bridge.in_thread(work, what)
         except asyncio.CancelledError:
-            for job, _, _ in run:
+            for job, _, _ in run[len(ran) :]:
                 self.session.answers.fail(job["id"], "cancelled")
             raise
-        for (job, _, _), error in zip(run, ran):
-            if error is None:
-                done.append(job["id"])
-            else:
-                self._failed(job, error)
-        if pending is not None:
-            await self._settle(run[len(ran)][0], pending, done)
-            for later, _, _ in reversed(run[len(ran) + 1 :]):
-                self.jobs.appendleft(later)
-
-    async def _settle(self, job: SerialJob, pending: Awaitable[Any], done: List[int]) -> None:
-        """Awaits a handler's result: the job goes to ``done``, or its
-        failure is answered."""
-        try:
-            await pending
-            done.append(job["id"])
-        except asyncio.CancelledError:
-            self.session.answers.fail(job["id"], "cancelled")
-            raise
-        except Exception as e:
-            self._failed(job, e)
+        done.extend(i for i in ran if i is not None)
 
     def _failed(self, job: SerialJob, e: Exception) -> None:
         self.session.ext._ensure_logging()

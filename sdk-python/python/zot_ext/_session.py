@@ -184,16 +184,12 @@ class _Session:
 
     def _cancel(self, job_id: int) -> None:
         self.runner.cancel(job_id)
-        if job_id in self.tasks:
+        task = self.tasks.get(job_id)
+        if task is not None:
             # Scheduled, not immediate: a task cancelled in the batch that
             # started it still runs up to its first `await` and then gets
             # CancelledError, so its handler always sees the cancellation.
-            self.loop.call_soon(self._cancel_task, job_id)
-
-    def _cancel_task(self, job_id: int) -> None:
-        task = self.tasks.get(job_id)
-        if task is not None:
-            task.cancel()
+            self.loop.call_soon(task.cancel)
 
     async def _run_async(self, job_id: int, route: Route, raw: Any, ctx: Ctx) -> None:
         try:
