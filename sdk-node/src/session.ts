@@ -69,18 +69,14 @@ export class Session {
     // The one pull: the engine calls back (once per batch, on this thread)
     // when jobs wait, so batches are handled in the order taken.
     engine.onJobs(() => {
-      if (!this.over) {
-        this.deliver(JSON.parse(engine.takeJobs()) as Job[]);
-      }
+      if (!this.over) this.deliver(JSON.parse(engine.takeJobs()) as Job[]);
     });
   }
 
   /** Handles one batch, in the order taken. */
   private deliver(batch: Job[]): void {
     for (const job of batch) {
-      if (this.over) {
-        return;
-      }
+      if (this.over) return;
       switch (job.kind) {
         case "hello": {
           // The frame minus its `type`: what `HostInfo` promises.
