@@ -328,6 +328,57 @@ async fn panel_keys_are_routed_in_order_and_unknown_panels_ignored() {
     );
 }
 
+/// Panel input queued behind an event handler that is still running is
+/// checked against the panel's registration when it runs, not when it is
+/// queued: the event handler replaced the key handler meanwhile, so the
+/// keys that arrived for the old one are stale and dropped.
+#[tokio::test]
+async fn panel_input_queued_behind_a_running_event_is_checked_when_it_runs() {
+    let keys = Arc::new(Mutex::new(Vec::<String>::new()));
+    let keys_read = Arc::new(tokio::sync::Notify::new());
+    let (old, new) = (keys.clone(), keys.clone());
+    let probe = keys_read.clone();
+    let ext = Extension::new("x", "1")
+        .on_panel_key("p", move |k| {
+            old.lock().unwrap().push(format!("old {}", k.key))
+        })
+        .tool("probe", "", move |_a: serde_json::Value, _c| {
+            let probe = probe.clone();
+            async move {
+                probe.notify_one();
+                ToolOutput::text("read")
+            }
+        })
+        .on("turn_start", move |_e, ctx| {
+            let (keys_read, new) = (keys_read.clone(), new.clone());
+            async move {
+                // The keys sent after this event have been read (and bound
+                // to the old handler) once the probe sent after them ran.
+                keys_read.notified().await;
+                ctx.ext().on_panel_key("p", move |k| {
+                    new.lock().unwrap().push(format!("new {}", k.key))
+                });
+                ctx.notify("replaced", NotifyLevel::Info).unwrap();
+            }
+        });
+    let mut host = TestHost::start(ext).await.unwrap();
+    host.send_json(r#"{"type":"event","event":"turn_start","step":1}"#)
+        .await
+        .unwrap();
+    host.panel_key("p", "a", "").await.unwrap();
+    host.panel_key("p", "b", "").await.unwrap();
+    host.tool("probe", json!({})).await.unwrap();
+    host.wait_for(|f| match f {
+        ExtFrame::Notify(n) if n.message == "replaced" => Some(()),
+        _ => None,
+    })
+    .await
+    .unwrap();
+    host.panel_key("p", "c", "").await.unwrap();
+    host.shutdown().await.unwrap();
+    assert_eq!(*keys.lock().unwrap(), ["new c"]);
+}
+
 /// A panel handler registering handlers for its own panel used to wait for
 /// the lock it was running under. The session runs on a thread of its own,
 /// so that a regression fails the test instead of hanging the suite.

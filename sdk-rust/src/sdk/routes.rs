@@ -124,43 +124,53 @@ impl Dispatcher {
 }
 
 /// An event or panel job's handler as a future (`None` for jobs that are
-/// not serial). Event handlers share the session's token; panel input runs
-/// only while its registration is the panel's current one (`panels.rs`).
+/// not serial). Nothing runs before its first poll, so the lane decides
+/// when. Event handlers share the session's token; panel input runs only
+/// while its registration is the panel's current one (`panels.rs`).
 pub(super) fn serial_job(
     tables: &Tables,
     handle: &ExtHandle,
     session: &CancelToken,
     job: Job,
 ) -> Option<(JobId, BoxFut<()>)> {
-    let ready = |r: Result<(), String>| -> BoxFut<()> { Box::pin(std::future::ready(r)) };
+    let h = handle.clone();
     Some(match job {
         Job::Event { id, event, .. } => match tables.events.get(event.name()).cloned() {
             Some(f) => {
                 let ctx = Ctx {
-                    ext: handle.clone(),
+                    ext: h,
                     job: None,
                     invocation: String::new(),
                     token: session.clone(),
                 };
                 (id, Box::pin(run_handler(move || f(*event, ctx))))
             }
-            None => (id, ready(Ok(()))),
+            None => (id, Box::pin(std::future::ready(Ok(())))),
         },
         Job::PanelKey {
             id,
             key,
             registration,
-        } => (id, ready(handle.dispatch_key(registration, &key))),
+        } => (
+            id,
+            Box::pin(async move { h.dispatch_key(registration, &key) }),
+        ),
         Job::PanelClose {
             id,
             panel_id,
             registration,
-        } => (id, ready(handle.dispatch_close(registration, &panel_id))),
+        } => (
+            id,
+            Box::pin(async move { h.dispatch_close(registration, &panel_id) }),
+        ),
         Job::PanelResize {
             id,
             resize,
             registration,
-        } => (id, ready(handle.dispatch_resize(registration, &resize))),
+        } => (
+            id,
+            Box::pin(async move { h.dispatch_resize(registration, &resize) }),
+        ),
         _ => return None,
     })
 }

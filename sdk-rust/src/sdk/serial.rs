@@ -19,15 +19,9 @@ use crate::engine::{CancelToken, Engine, Job, JobId, Outcome};
 /// task is idle, or go to that task.
 pub(super) struct SerialLane {
     serial: Arc<Serial>,
-    tx: mpsc::UnboundedSender<SerialWork>,
+    /// Jobs whose handlers the serial task runs, after those before them.
+    tx: mpsc::UnboundedSender<(JobId, BoxFut<()>)>,
     inline_first_poll: bool,
-}
-
-/// What the serial task runs: a job, or one whose first poll (in the
-/// dispatcher) was pending.
-enum SerialWork {
-    Job(Box<Job>),
-    Resume(JobId, BoxFut<()>),
 }
 
 /// What event and panel jobs need, shared by the dispatcher (inline runs)
@@ -61,14 +55,8 @@ impl SerialLane {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let task = serial.clone();
         engine.spawn_serial_dispatcher(async move {
-            while let Some(work) = rx.recv().await {
-                let started = match work {
-                    SerialWork::Job(job) => task.start(*job),
-                    SerialWork::Resume(id, fut) => Some((id, fut)),
-                };
-                if let Some((id, fut)) = started {
-                    task.finish(id, fut.await);
-                }
+            while let Some((id, fut)) = rx.recv().await {
+                task.finish(id, fut.await);
                 task.queued.fetch_sub(1, Ordering::AcqRel);
             }
         });
@@ -81,36 +69,29 @@ impl SerialLane {
 
     /// Events and panel input, in arrival order, one at a time. While the
     /// serial task has nothing queued (and on a current-thread runtime) a
-    /// job runs right here: usually it is done at once, before any job
-    /// dispatched after it, with no channel or task hop. A job that is not
-    /// done at once goes to the serial task, and so does everything after
-    /// it until that task catches up.
+    /// job is first polled right here: usually it is done at once, before
+    /// any job dispatched after it, with no channel or task hop. A job not
+    /// done goes to the serial task (which polls it again with its own
+    /// waker), and so does everything after it until that task catches up:
+    /// a job's future does nothing before its first poll.
     pub(super) fn dispatch(&self, job: Job) {
-        if !self.inline_first_poll || self.serial.queued.load(Ordering::Acquire) > 0 {
-            return self.send(SerialWork::Job(Box::new(job)));
-        }
-        let Some((id, mut fut)) = self.serial.start(job) else {
+        let serial = &self.serial;
+        let Some((id, mut fut)) = serial_job(&serial.tables, &serial.handle, &serial.session, job)
+        else {
             return;
         };
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        match fut.as_mut().poll(&mut cx) {
-            Poll::Ready(result) => self.serial.finish(id, result),
-            Poll::Pending => self.send(SerialWork::Resume(id, fut)),
+        if self.inline_first_poll && serial.queued.load(Ordering::Acquire) == 0 {
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            if let Poll::Ready(result) = fut.as_mut().poll(&mut cx) {
+                return serial.finish(id, result);
+            }
         }
-    }
-
-    fn send(&self, work: SerialWork) {
-        self.serial.queued.fetch_add(1, Ordering::AcqRel);
-        let _ = self.tx.send(work);
+        serial.queued.fetch_add(1, Ordering::AcqRel);
+        let _ = self.tx.send((id, fut));
     }
 }
 
 impl Serial {
-    /// The job's handler as a future (`None` for jobs that are not serial).
-    fn start(&self, job: Job) -> Option<(JobId, BoxFut<()>)> {
-        serial_job(&self.tables, &self.handle, &self.session, job)
-    }
-
     /// Answers a finished job (the engine logs failures, SDK-36).
     fn finish(&self, id: JobId, result: Result<(), String>) {
         let outcome = result.map_or_else(Outcome::Failed, |()| Outcome::Done);
