@@ -1187,6 +1187,49 @@ def test_a_burst_of_threaded_event_handlers_runs_in_order_one_at_a_time(
     assert "event turn_end handler failed: three" in caplog.text
 
 
+def test_a_worker_awaiting_what_its_handler_returned_leaves_its_place() -> None:
+    # One worker thread. A plain `def` event handler and a plain `def` tool
+    # return awaitables that wait for gates a second tool opens: a thread
+    # waiting for what its handler returned must leave the bounded pool
+    # meanwhile, or that tool never gets a thread.
+    import concurrent.futures
+
+    ext = Extension("lend", "1.0.0", max_threads=1)
+    gates: Dict[str, concurrent.futures.Future[None]] = {
+        "event": concurrent.futures.Future(),
+        "tool": concurrent.futures.Future(),
+    }
+
+    @ext.on("turn_end")
+    def on_turn_end(event: zot_ext.TurnEndEvent, ctx: Ctx) -> object:
+        async def after_the_gate() -> None:
+            await asyncio.wrap_future(gates["event"])
+            ctx.notify("event handler done")
+
+        return after_the_gate()
+
+    @ext.tool("wait", "waits for its gate")
+    def wait() -> object:
+        async def after_the_gate() -> str:
+            await asyncio.wrap_future(gates["tool"])
+            return "released"
+
+        return after_the_gate()
+
+    @ext.tool("release", "opens a gate")
+    def release(gate: str) -> str:
+        gates[gate].set_result(None)
+        return "opened"
+
+    with TestHost(ext) as host:
+        host.event({"event": "turn_end", "sequence": 1})
+        waiting = host.start_tool("wait")
+        assert host.tool("release", {"gate": "tool"})["content"][0]["text"] == "opened"
+        assert host.tool_result(waiting)["content"][0]["text"] == "released"
+        assert host.tool("release", {"gate": "event"})["content"][0]["text"] == "opened"
+        assert host.next_frame() == {"type": "notify", "level": "info", "message": "event handler done"}
+
+
 def test_a_plain_def_call_reaches_its_thread_while_the_loop_is_busy(no_leftover_threads: None) -> None:
     # A plain `def` handler's job goes from the engine straight to a worker
     # thread: it runs even while the event loop is stuck in another handler

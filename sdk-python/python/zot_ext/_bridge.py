@@ -65,4 +65,7 @@ class LoopBridge:
         async def wait() -> Any:
             return await awaitable
 
-        return asyncio.run_coroutine_threadsafe(wait(), self.loop).result()
+        # Waiting, the thread leaves its place in the bounded pool (as
+        # `call_tool_sync` does): what it awaits may need a worker.
+        with self.workers.lend():
+            return asyncio.run_coroutine_threadsafe(wait(), self.loop).result()
