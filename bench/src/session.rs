@@ -107,8 +107,9 @@ impl Session {
             if r.is_result_for(id) {
                 let took = t.elapsed();
                 if r.is_error || r.first_text() != text {
+                    let got: String = r.first_text().chars().take(200).collect();
                     return Err(Error::new(format!(
-                        "echo {id}: unexpected result (is_error {}, {} bytes of text, {} expected)",
+                        "echo {id}: unexpected result (is_error {}, {} bytes of text, {} expected): {got:?}",
                         r.is_error,
                         r.first_text().len(),
                         text.len()

@@ -784,6 +784,91 @@ def test_a_plain_def_tool_answers_while_asyncio_loads(tmp_path: Path) -> None:
         c.kill()
 
 
+def test_a_plain_def_tool_answers_while_typing_is_half_imported(tmp_path: Path) -> None:
+    # The session's loop imports `typing` after `ready` while worker
+    # threads answer calls. Here that import stops halfway (the module is in
+    # `sys.modules`, not initialized) until the last tool runs: reading a
+    # tool's typed argument meanwhile must not use the half-made module
+    # ("partially initialized module 'typing' has no attribute ...").
+    path = script(
+        tmp_path,
+        """
+        import importlib.util, sys, threading
+        from zot_ext import Extension
+
+        assert "typing" not in sys.modules
+        held, release = threading.Event(), threading.Event()
+
+        class HeldLoader:
+            def __init__(self, real):
+                self.real = real
+
+            def create_module(self, spec):
+                return None
+
+            def exec_module(self, module):
+                held.set()
+                release.wait(10)
+                self.real.exec_module(module)
+
+        class HoldTyping:
+            def find_spec(self, name, path=None, target=None):
+                if name != "typing":
+                    return None
+                sys.meta_path.remove(self)
+                spec = importlib.util.find_spec("typing")
+                spec.loader = HeldLoader(spec.loader)
+                return spec
+
+        ext = Extension("half", "1.0.0")
+
+        @ext.tool()
+        def held_up() -> str:
+            \"\"\"Waits until the import of typing is held.\"\"\"
+            return f"held: {held.wait(10)}"
+
+        @ext.tool()
+        def echo(text: str) -> str:
+            \"\"\"Echoes text.\"\"\"
+            half = not hasattr(sys.modules["typing"], "Any")
+            return f"{text} (typing half imported: {half})"
+
+        @ext.tool()
+        def go_on() -> str:
+            \"\"\"Lets the import of typing finish.\"\"\"
+            release.set()
+            return "released"
+
+        @ext.command("later")
+        async def later(args: str) -> str:
+            return "the loop runs"
+
+        sys.meta_path.insert(0, HoldTyping())
+        ext.run()
+        """,
+    )
+    c = Child([sys.executable, str(path)])
+
+    def tool(name: str, args: str) -> object:
+        c.send(f'{{"type":"tool_call","id":"{name}","name":"{name}","args":{args}}}')
+        result = json.loads(c.read_until(lambda f: f["type"] == "tool_result")[-1])
+        return result["content"]
+
+    try:
+        c.handshake()
+        assert tool("held_up", "{}") == [{"type": "text", "text": "held: True"}]
+        text = "hi (typing half imported: True)"
+        assert tool("echo", '{"text":"hi"}') == [{"type": "text", "text": text}]
+        assert tool("go_on", "{}") == [{"type": "text", "text": "released"}]
+        c.send('{"type":"command_invoked","id":"c","name":"later","args":""}')
+        response = json.loads(c.read_until(lambda f: f["type"] == "command_response")[-1])
+        assert response["display"] == "the loop runs", response
+        c.close_stdin()
+        assert c.wait(10) == 0, c.stderr
+    finally:
+        c.kill()
+
+
 def test_an_event_read_with_the_handshake_runs_before_the_command_after_it(tmp_path: Path) -> None:
     # With the handshake done before the loop, the first jobs the loop takes
     # can hold an event and a command right behind it: the event's handler

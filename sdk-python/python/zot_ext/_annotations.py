@@ -35,8 +35,22 @@ NoneType = type(None)
 _UnionType: Any = getattr(types, "UnionType", None)
 
 
+# `typing` once it was seen imported (see `_typing`).
+_loaded: Any = None
+
+
 def _typing() -> Any:
-    return sys.modules.get("typing")
+    """:mod:`typing` if it is imported. A module another thread is still
+    importing (in ``sys.modules``, its spec ``_initializing``) counts as
+    absent: a worker thread answers calls while the session's loop starts,
+    which imports it. No hint can be made with it before it is loaded."""
+    global _loaded
+    if _loaded is None:
+        typing = sys.modules.get("typing")
+        if typing is None or getattr(typing.__spec__, "_initializing", False):
+            return None
+        _loaded = typing
+    return _loaded
 
 
 def get_origin(tp: Any) -> Any:
