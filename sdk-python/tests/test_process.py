@@ -719,6 +719,16 @@ def test_plain_hooks_shake_hands_before_asyncio_loads(tmp_path: Path) -> None:
         c.kill()
 
 
+def loop_runs_then_exits(c: Child) -> None:
+    """The child's `async def` command `later` answers (its event loop
+    runs), and the child exits 0 once stdin closes."""
+    c.send('{"type":"command_invoked","id":"c","name":"later","args":""}')
+    response = json.loads(c.read_until(lambda f: f["type"] == "command_response")[-1])
+    assert response["display"] == "the loop runs", response
+    c.close_stdin()
+    assert c.wait(10) == 0, c.stderr
+
+
 def test_a_plain_def_tool_answers_while_asyncio_loads(tmp_path: Path) -> None:
     # A plain `def` handler's job goes from the engine to a worker thread,
     # which needs no event loop: after `ready` it is answered without
@@ -775,11 +785,7 @@ def test_a_plain_def_tool_answers_while_asyncio_loads(tmp_path: Path) -> None:
         c.send('{"type":"tool_call","id":"a","name":"awaits","args":{}}')
         result = json.loads(c.read_until(lambda f: f["type"] == "tool_result")[-1])
         assert result["content"] == [{"type": "text", "text": "awaited on the loop"}], result
-        c.send('{"type":"command_invoked","id":"c","name":"later","args":""}')
-        response = json.loads(c.read_until(lambda f: f["type"] == "command_response")[-1])
-        assert response["display"] == "the loop runs", response
-        c.close_stdin()
-        assert c.wait(10) == 0, c.stderr
+        loop_runs_then_exits(c)
     finally:
         c.kill()
 
@@ -860,11 +866,7 @@ def test_a_plain_def_tool_answers_while_typing_is_half_imported(tmp_path: Path) 
         text = "hi (typing half imported: True)"
         assert tool("echo", '{"text":"hi"}') == [{"type": "text", "text": text}]
         assert tool("go_on", "{}") == [{"type": "text", "text": "released"}]
-        c.send('{"type":"command_invoked","id":"c","name":"later","args":""}')
-        response = json.loads(c.read_until(lambda f: f["type"] == "command_response")[-1])
-        assert response["display"] == "the loop runs", response
-        c.close_stdin()
-        assert c.wait(10) == 0, c.stderr
+        loop_runs_then_exits(c)
     finally:
         c.kill()
 
