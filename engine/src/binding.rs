@@ -79,6 +79,15 @@ pub enum WorkTaken {
         /// Start one more thread.
         spawn: bool,
     },
+    /// A run of event jobs for one thread (a JSON array of job messages,
+    /// as [`BindingEngine::take_jobs`] returns): run their handlers in
+    /// order, one at a time, and complete each.
+    Events {
+        /// The jobs.
+        jobs: String,
+        /// Start one more thread.
+        spawn: bool,
+    },
     /// The binding's own work, by the key it queued it with.
     Task {
         /// The key.
@@ -337,12 +346,12 @@ impl BindingEngine {
         self.engine.log(message);
     }
 
-    /// Routes (or stops routing) the jobs of a `command`, `tool` or
-    /// `intercept` handler to the worker lane (see [`Engine::route_to_workers`]).
+    /// Routes (or stops routing) the jobs of a `command`, `tool`,
+    /// `intercept` or `event` handler to the worker lane (see [`Engine::route_to_workers`]).
     pub fn route_to_workers(&self, kind: &str, name: &str, on: bool) -> Result<(), BindingError> {
         let kind = Routed::parse(kind).ok_or_else(|| {
             BindingError::Invalid(format!(
-                "route_to_workers: {kind:?} is not `command`, `tool` or `intercept`"
+                "route_to_workers: {kind:?} is not `command`, `tool`, `intercept` or `event`"
             ))
         })?;
         self.engine.route_to_workers(kind, name, on);
@@ -379,6 +388,13 @@ impl BindingEngine {
                 work: Work::Task(key),
                 spawn,
             } => WorkTaken::Task { key, spawn },
+            Taken::Work {
+                work: Work::Events(run),
+                spawn,
+            } => WorkTaken::Events {
+                jobs: Job::batch_to_json(&run),
+                spawn,
+            },
             Taken::Exit => WorkTaken::Exit,
         }
     }

@@ -20,6 +20,7 @@ use zot_protocol::{
 use super::wake::WakePipe;
 use crate::call_error::CallToolError;
 use crate::lock;
+use crate::serial_order::{Place, SerialOrder};
 use crate::workers::{Routed, Taken, WorkerLane};
 
 /// The engine's handle for one request it handed out (a command, a tool call
@@ -141,7 +142,10 @@ impl Serialize for EventData {
 ///   (SDK-35: a burst of keys is never reordered). They are answered too
 ///   (`Outcome::Done`, or `Outcome::Failed(message)`, which logs):
 ///   the shutdown grace waits for them, so a `session_end` queued just
-///   before `shutdown` is still handled.
+///   before `shutdown` is still handled. Events whose handler is routed
+///   to the worker lane come to a worker thread instead, in runs
+///   ([`crate::Work::Events`]); the engine hands a serial job to either
+///   place only once those handed to the other were completed.
 /// - Every job with an `id` is answered exactly once.
 /// - [`Job::Cancel`] asks the handler of a job handed out in an earlier
 ///   batch to stop: abort the task / set the signal. A job cancelled before
@@ -335,6 +339,8 @@ struct QueueState {
     held: bool,
     /// The jobs that worker threads take (`workers.rs`).
     lane: WorkerLane,
+    /// The order of serial jobs between the queue and the worker lane.
+    order: SerialOrder,
     /// Threads in `wait_workers_idle`.
     idle_waiters: usize,
 }
@@ -348,6 +354,28 @@ impl QueueState {
         let waker = self.waker.clone()?;
         self.signaled = true;
         Some(waker)
+    }
+
+    /// Hands a serial job out to its place (see `serial_order`).
+    fn hand_out(&mut self, job: Job, place: Place) {
+        match place {
+            Place::Loop => self.jobs.push_back(job),
+            Place::Workers => self.lane.push_event(job),
+        }
+    }
+
+    /// Queues a serial job, or keeps it until the ones before it are
+    /// completed (see `serial_order`).
+    fn push_serial(&mut self, job: Job, routed: bool) {
+        let place = if routed && self.lane.takes_event(&job) {
+            Place::Workers
+        } else {
+            Place::Loop
+        };
+        let run_open = self.lane.run_open();
+        if let Some(job) = self.order.admit(job, place, run_open) {
+            self.hand_out(job, place);
+        }
     }
 }
 
@@ -382,6 +410,7 @@ impl JobQueue {
                 Job::Finished { .. } => {
                     st.sealed = true;
                     st.lane.close();
+                    st.order.clear();
                     self.work_ready.notify_all();
                     self.work_idle.notify_all();
                     st.jobs.push_back(job);
@@ -393,6 +422,7 @@ impl JobQueue {
                     Some(false) => {}
                     None => st.jobs.push_back(job),
                 },
+                job if job.lane() == Some(Lane::Serial) => st.push_serial(job, routed),
                 job => match routed.then(|| st.lane.takes(&job)).flatten() {
                     Some(urgent) => st.lane.push_job(job, urgent),
                     None => st.jobs.push_back(job),
@@ -410,6 +440,28 @@ impl JobQueue {
         }
         if let Some(answer) = self.withdrawn.get() {
             withdrawn.into_iter().for_each(answer);
+        }
+    }
+
+    /// `n` serial jobs were completed: the ones waiting for them are handed
+    /// out (see `serial_order`).
+    pub(crate) fn serial_completed(&self, n: usize) {
+        let mut st = lock(&self.state);
+        st.order.completed(n);
+        if !st.order.holds() || st.sealed {
+            return;
+        }
+        let before = st.jobs.len();
+        loop {
+            let run_open = st.lane.run_open();
+            let Some((job, place)) = st.order.release(run_open) else {
+                break;
+            };
+            st.hand_out(job, place);
+        }
+        self.wake_workers(&mut st);
+        if st.jobs.len() != before {
+            self.wake(st);
         }
     }
 

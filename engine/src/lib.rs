@@ -137,6 +137,7 @@ mod reader;
 pub mod registration;
 mod reject;
 mod request_ids;
+mod serial_order;
 mod shutdown;
 pub mod signals;
 mod stdio;
@@ -845,10 +846,29 @@ impl Engine {
     /// reply over the frame limit is refused with
     /// [`CompleteError::TooLarge`] and an error reply is sent instead.
     pub fn complete(&self, job: JobId, outcome: Outcome) -> Result<Completion, CompleteError> {
+        let mut serial = 0;
+        let result = self.complete_counting(job, outcome, &mut serial);
+        if serial > 0 {
+            self.inner.queue.serial_completed(serial);
+        }
+        result
+    }
+
+    /// [`Engine::complete`], counting a serial job's completion in `serial`
+    /// (the serial jobs waiting for it are handed out by the caller).
+    fn complete_counting(
+        &self,
+        job: JobId,
+        outcome: Outcome,
+        serial: &mut usize,
+    ) -> Result<Completion, CompleteError> {
         let open = match self.open_for_answer(job)? {
             Ok(open) => open,
             Err(done) => return Ok(done),
         };
+        if matches!(open.kind, OpenKind::Serial(_)) {
+            *serial += 1;
+        }
         let expected = open.kind.name();
         match (open.kind, outcome) {
             (kind, Outcome::Failed(message)) => {
@@ -886,13 +906,17 @@ impl Engine {
     ) -> Vec<Result<Completion, CompleteError>> {
         let writer = &self.inner.writer;
         writer.hold();
+        let mut serial = 0;
         let results = answers
             .into_iter()
-            .map(|(job, outcome)| self.complete(job, outcome))
+            .map(|(job, outcome)| self.complete_counting(job, outcome, &mut serial))
             .collect();
         // A failed write ends the session (the writer reports it); the
         // answers it carried were accepted, as for any reply written.
         let _ = writer.release();
+        if serial > 0 {
+            self.inner.queue.serial_completed(serial);
+        }
         results
     }
 

@@ -9,7 +9,10 @@
 //!
 //! - Which handlers' jobs come here: the binding routes them by name
 //!   ([`crate::Engine::route_to_workers`]); every other job goes to the
-//!   job queue as before.
+//!   job queue as before. Events come as runs: the events queued one after
+//!   another go to one thread together, to be handled in order, and the
+//!   next run (or serial job for the loop) waits until they are completed
+//!   ([`crate::serial_order`]).
 //! - At most `max` threads count at once. A thread that takes work while no
 //!   other thread waits is told to start one more (while under the bound),
 //!   so a job that arrives finds a waiting thread, or the pool is full.
@@ -38,7 +41,13 @@ pub enum Work {
     Job(Job),
     /// Work the binding queued itself, by its key.
     Task(u64),
+    /// A run of event jobs routed to the workers: handle them in order, one
+    /// at a time, and complete each.
+    Events(Vec<Job>),
 }
+
+/// The most events one run holds: their answers keep the read-ahead moving.
+const MAX_RUN: usize = 256;
 
 /// What [`crate::Engine::take_work`] returns.
 #[derive(Debug)]
@@ -65,6 +74,9 @@ pub(crate) struct WorkerLane {
     commands: FastSet<String>,
     tools: FastSet<String>,
     intercepts: FastSet<String>,
+    events: FastSet<String>,
+    /// The events of the run queued and not taken yet (none: no such run).
+    run_len: usize,
     /// Threads blocked in `take` that were not promised work.
     pub(crate) waiting: usize,
     /// Work promised to woken threads and not taken yet.
@@ -89,6 +101,8 @@ pub enum Routed {
     Tool,
     /// An interceptor.
     Intercept,
+    /// An event handler.
+    Event,
 }
 
 impl Routed {
@@ -98,6 +112,7 @@ impl Routed {
             "command" => Some(Self::Command),
             "tool" => Some(Self::Tool),
             "intercept" => Some(Self::Intercept),
+            "event" => Some(Self::Event),
             _ => None,
         }
     }
@@ -109,6 +124,7 @@ impl WorkerLane {
             Routed::Command => &mut self.commands,
             Routed::Tool => &mut self.tools,
             Routed::Intercept => &mut self.intercepts,
+            Routed::Event => &mut self.events,
         };
         if on {
             set.insert(name.to_owned());
@@ -143,7 +159,40 @@ impl WorkerLane {
 
     /// Whether any handler is routed here (none: nothing to look up).
     pub(crate) fn is_routed(&self) -> bool {
-        !(self.commands.is_empty() && self.tools.is_empty() && self.intercepts.is_empty())
+        !(self.commands.is_empty()
+            && self.tools.is_empty()
+            && self.intercepts.is_empty()
+            && self.events.is_empty())
+    }
+
+    /// Whether a serial job is for the workers (an event routed here).
+    pub(crate) fn takes_event(&self, job: &Job) -> bool {
+        match job {
+            Job::Event { event, .. } => !self.closed && self.events.contains(event.name()),
+            _ => false,
+        }
+    }
+
+    /// Whether the queued run of events can take one more.
+    pub(crate) fn run_open(&self) -> bool {
+        self.run_len > 0 && self.run_len < MAX_RUN
+    }
+
+    /// Adds an event job to the queued run, or queues a new run with it.
+    pub(crate) fn push_event(&mut self, job: Job) {
+        if self.run_len > 0 {
+            let run = self.queued.iter_mut().rev().find_map(|w| match w {
+                Work::Events(run) => Some(run),
+                _ => None,
+            });
+            if let Some(run) = run {
+                run.push(job);
+                self.run_len += 1;
+                return;
+            }
+        }
+        self.queued.push_back(Work::Events(vec![job]));
+        self.run_len = 1;
     }
 
     /// Queues `job` if it is for a worker thread, else hands it back.
@@ -251,6 +300,9 @@ impl WorkerLane {
             .urgent
             .pop_front()
             .or_else(|| self.queued.pop_front())?;
+        if matches!(work, Work::Events(_)) {
+            self.run_len = 0;
+        }
         self.busy += 1;
         let spawn = self.free() == 0 && self.grow();
         Some(Taken::Work { work, spawn })
@@ -300,6 +352,7 @@ impl WorkerLane {
         self.closed = true;
         self.urgent.clear();
         self.queued.clear();
+        self.run_len = 0;
     }
 
     pub(crate) fn is_closed(&self) -> bool {

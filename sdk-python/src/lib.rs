@@ -566,7 +566,8 @@ impl NativeEngine {
     }
 
     /// A worker thread's next work, waiting for it with the GIL released:
-    /// `(spawn, job_json)` for a job, `(spawn, key)` for a task queued with
+    /// `(spawn, job_json)` for a job (a JSON object) or a run of event jobs
+    /// (a JSON array of them), `(spawn, key)` for a task queued with
     /// `queue_task`, or `None`: the thread exits. `spawn`: start one more
     /// thread first. `finished`: this thread ran work since its last call.
     fn take_work(
@@ -584,7 +585,7 @@ impl NativeEngine {
             None => detached(py, || Ok(self.core.take_work(idle, false)))?,
         };
         Ok(match taken {
-            WorkTaken::Job { job, spawn } => {
+            WorkTaken::Job { job, spawn } | WorkTaken::Events { jobs: job, spawn } => {
                 Some((spawn, PyString::new(py, &job).into_any().unbind()))
             }
             WorkTaken::Task { key, spawn } => {

@@ -1187,6 +1187,71 @@ def test_a_burst_of_threaded_event_handlers_runs_in_order_one_at_a_time(
     assert "event turn_end handler failed: three" in caplog.text
 
 
+def test_a_plain_def_event_handler_runs_while_the_loop_is_busy() -> None:
+    # A `thread=False` tool holds the loop's thread until an event's plain
+    # `def` handler has run: the engine hands such events to a worker
+    # thread itself, as it does calls, without a turn of the loop.
+    ext = Extension("busy-loop", "1.0.0")
+    seen = threading.Event()
+
+    @ext.on("turn_end")
+    def on_turn_end(event: zot_ext.TurnEndEvent, ctx: Ctx) -> None:
+        seen.set()
+
+    @ext.tool(name="hold", description="Holds the loop", thread=False)
+    def hold(ctx: Ctx) -> str:
+        return "seen" if seen.wait(10) else "not seen"
+
+    with TestHost(ext) as host:
+        tid = host.start_tool("hold")
+        host.event({"event": "turn_end", "sequence": 1})
+        assert host.tool_result(tid)["content"] == [{"type": "text", "text": "seen"}]
+
+
+def test_events_alternating_between_the_loop_and_threads_keep_their_order() -> None:
+    # `turn_start` has an `async def` handler (the loop), `turn_end` a plain
+    # `def` one (a worker thread): the engine hands each to its place only
+    # once the ones before it were handled, so the order holds across both.
+    ext = Extension("alternate", "1.0.0")
+    order: List[str] = []
+    running: List[str] = []
+    overlaps: List[str] = []
+
+    def enter(name: str) -> None:
+        if running:
+            overlaps.append(name)
+        running.append(name)
+        order.append(name)
+
+    @ext.on("turn_start")
+    async def on_turn_start(event: zot_ext.TurnStartEvent, ctx: Ctx) -> None:
+        enter(f"start {event['step']}")
+        await asyncio.sleep(0)
+        running.pop()
+
+    @ext.on("turn_end")
+    def on_turn_end(event: zot_ext.TurnEndEvent, ctx: Ctx) -> None:
+        enter(f"end {event['sequence']}")
+        running.pop()
+        if event["sequence"] == 9:
+            ctx.notify("done")
+
+    expected: List[str] = []
+    with TestHost(ext) as host:
+        for n in range(1, 10):
+            # Two of a kind now and then: a run of thread events, two loop ones.
+            kinds = ["start", "end"] if n % 3 else ["start", "start", "end", "end"]
+            for kind in kinds:
+                if kind == "start":
+                    host.event({"event": "turn_start", "step": n})
+                else:
+                    host.event({"event": "turn_end", "sequence": n})
+                expected.append(f"{kind} {n}")
+        assert host.next_frame() == {"type": "notify", "level": "info", "message": "done"}
+    assert overlaps == []
+    assert order == expected
+
+
 def test_a_worker_awaiting_what_its_handler_returned_leaves_its_place() -> None:
     # One worker thread. A plain `def` event handler and a plain `def` tool
     # return awaitables that wait for gates a second tool opens: a thread

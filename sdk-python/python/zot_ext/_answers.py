@@ -172,8 +172,10 @@ class Answers:
     def done(self, jobs: List[int], label: str) -> None:
         """Event and panel jobs whose handlers returned, handed over now
         (the engine's read-ahead waits for them), after the answers
-        collected before them. Written directly: no answer dict per job."""
-        self.flush()
+        collected before them (on the loop's thread; a worker thread's
+        run of events has none). Written directly: no answer dict per job."""
+        if threading.get_ident() == self._loop_thread:
+            self.flush()
         batch = "[" + ",".join([f'{{"job":{job}}}' for job in jobs]) + "]"
         try:
             result = self._native.complete(batch)

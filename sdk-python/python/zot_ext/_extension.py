@@ -162,13 +162,15 @@ class Extension(EventRegistration, PanelRegistration):
             raise RegistrationError(str(e)) from e
 
     def _worker_routes(self) -> List[Tuple[str, str]]:
-        """The ``(kind, name)`` of every command, tool and interceptor whose
-        handler runs on a worker thread (plain ``def``, ``thread=True``)."""
+        """The ``(kind, name)`` of every command, tool, interceptor and
+        event handler that runs on a worker thread (plain ``def``,
+        ``thread=True``)."""
         with self._lock:
             handlers = [
                 *(("command", c.name, c.handler) for c in self._commands.values()),
                 *(("tool", name, t.handler) for name, t in self._tools.items()),
                 *(("intercept", event, h) for event, h in self._intercepts.items()),
+                *(("event", event, h) for event, h in self._events.items()),
             ]
         return [(kind, name) for kind, name, h in handlers if h.thread and not h.is_async]
 
@@ -397,9 +399,15 @@ class Extension(EventRegistration, PanelRegistration):
         self._check(lambda: _native.check_event(event))
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            handler = _Handler.of(fn, thread)
             with self._lock:
-                self._events[event] = _Handler.of(fn, thread)
-            self._register_late(f"event {event!r}", lambda n: n.subscribe(event))
+                self._events[event] = handler
+
+            def late(n: _native.Engine) -> None:
+                self._route(n, "event", event, handler)
+                n.subscribe(event)
+
+            self._register_late(f"event {event!r}", late)
             return fn
 
         return register if handler is None else register(handler)

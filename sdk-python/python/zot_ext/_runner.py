@@ -1,7 +1,8 @@
 """The part of a session that needs no event loop: the concurrent jobs'
 contexts and cancellations, the answers, the pending ``call_tool`` calls,
 and the worker threads that run plain ``def`` handlers, which take their
-jobs from the engine directly (``_workers``).
+jobs from the engine directly (``_workers``): a command, tool or
+interceptor call, or a run of events to handle in order.
 
 It exists before asyncio loads: ``Extension.run`` starts the worker threads
 right after the handshake, so a plain ``def`` tool answers while the
@@ -21,7 +22,7 @@ from ._calls import PendingCalls
 from ._context import Cancellation, Ctx, HostInfo
 from ._errors import failure_message, log_failure
 from ._results import is_awaitable
-from ._routes import Route, Routes
+from ._routes import Route, Routes, serial_what
 from ._workers import Workers
 
 TYPE_CHECKING = False
@@ -31,8 +32,10 @@ if TYPE_CHECKING:
 
     from . import _native
     from ._bridge import LoopBridge
-    from ._contract import CommandJob, InterceptJob, Job, ToolJob
+    from ._contract import CommandJob, EventJob, InterceptJob, Job, ToolJob
     from ._extension import Extension
+    from ._registry import _Handler
+    from ._routes import SerialJob
 
 __all__ = ["JobRunner"]
 
@@ -63,6 +66,8 @@ class JobRunner:
         self.loop_thread = _thread.get_ident()
         # The token of event and panel handlers: set when the session ends.
         self.ending = Cancellation()
+        # The context of every event and panel handler: no job.
+        self.serial_ctx = Ctx(self, None, "", self.ending)
         self.loop: Optional[AbstractEventLoop] = None
         self._bridge: Optional[LoopBridge] = None
         self._deliver: Optional[Callable[[List[Job]], None]] = None
@@ -113,9 +118,10 @@ class JobRunner:
             early.pop(job_id, None)
 
     def _run_on_worker(self, thread: threading.Thread, text: str) -> None:
-        """Runs a job the engine handed to a worker thread (``thread``)."""
+        """Runs a job, or a run of events (a list), the engine handed to a
+        worker thread (``thread``)."""
         try:
-            job: Union[CommandJob, ToolJob, InterceptJob] = json.loads(text)
+            work: Union[CommandJob, ToolJob, InterceptJob, List[EventJob]] = json.loads(text)
         except Exception as e:
             from ._feed import undecodable
 
@@ -123,6 +129,11 @@ class JobRunner:
             assert self._deliver is not None
             bridge.on_loop(self._deliver, undecodable(self.native, text, e))
             return
+        if isinstance(work, list):
+            thread.name = "zot-ext event handlers"
+            self._run_events(work)
+            return
+        job = work
         job_id = job["id"]
         try:
             route, invocation, raw = self.routes.of(job)
@@ -140,6 +151,42 @@ class JobRunner:
         thread.name = route.thread_name
         # `context`, inline: once per call.
         self.run_sync(job_id, route, raw, Ctx(self, job_id, invocation, cancellation))
+
+    def _run_events(self, jobs: List[EventJob]) -> None:
+        """Runs the handlers of a run of events here, in order, one at a
+        time, and completes the jobs (each one, whatever happens)."""
+        events, done, ran = self.ext._events, [], 0
+        try:
+            for job in jobs:
+                ran += 1
+                handler = events.get(job["name"])
+                # None: unsubscribed since; nothing to run.
+                if handler is None or self.run_serial(job, handler, job["event"]):
+                    done.append(job["id"])
+        finally:
+            self.answers.done(done, "event handlers")
+            for job in jobs[ran:]:  # after a handler's SystemExit
+                self.answers.fail(job["id"], "not run: an earlier handler stopped its thread")
+
+    def run_serial(self, job: SerialJob, handler: _Handler, value: Any) -> bool:
+        """Runs an event or panel job's plain ``def`` handler here; whether
+        it returned (a failure is answered here)."""
+        try:
+            result = handler.call_with(value, self.serial_ctx)
+            if is_awaitable(result):
+                self.bridge.await_from_thread(result)
+            return True
+        except BaseException as e:
+            self.serial_failed(job, e)
+            if not isinstance(e, Exception):
+                raise
+            return False
+
+    def serial_failed(self, job: SerialJob, e: BaseException) -> None:
+        """Answers an event or panel job whose handler raised ``e``."""
+        self.ext._ensure_logging()
+        log_failure(self.ext.logger, f"{serial_what(job)} handler failed", e)
+        self.answers.fail(job["id"], failure_message(e))  # the engine logs it too (SDK-36)
 
     def run_sync(self, job_id: int, route: Route, raw: Any, ctx: Ctx) -> None:
         """Runs a plain ``def`` handler here and answers its job."""

@@ -2,26 +2,23 @@
 each answered once its handler returned. The engine hands them over with
 the other jobs; the order is kept here because only the facade knows when a
 handler that suspends is done (an engine that released them one at a time
-would cost a native call per event)."""
+would cost a native call per event). Events whose handler is a plain
+``def`` one running on a thread never come here: the engine hands them to a
+worker thread in runs (``_runner``), and keeps the order between the two."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import TYPE_CHECKING, Any, Deque, List, Optional, Tuple
+from functools import partial
+from typing import TYPE_CHECKING, Deque, List
 
-from ._context import Ctx
-from ._errors import failure_message, log_failure
-from ._registry import _Handler
 from ._results import is_awaitable
 from ._routes import serial_what
 
 if TYPE_CHECKING:
     from ._routes import SerialJob
     from ._session import _Session
-
-    # Jobs, each with its handler and the handler's input.
-    _Run = List[Tuple[SerialJob, _Handler, Any]]
 
 __all__ = ["SerialJobs"]
 
@@ -39,9 +36,6 @@ class SerialJobs:
         #: then calls :meth:`wake`.
         self.jobs: Deque[SerialJob] = deque()
         self._wake = asyncio.Event()
-        # The context of every event handler: no job, the session's
-        # cancellation.
-        self._ctx = Ctx(session.runner, None, "", session.runner.ending)
 
     def wake(self) -> None:
         """Jobs were added."""
@@ -53,7 +47,8 @@ class SerialJobs:
         # `_BATCH` jobs).
         done: List[int] = []
         # The registry's table (registering more changes it in place).
-        events, ctx = self.session.ext._events, self._ctx
+        events, runner = self.session.ext._events, self.session.runner
+        ctx, bridge = runner.serial_ctx, self.session.bridge
         try:
             while True:
                 while not self.jobs:
@@ -67,77 +62,32 @@ class SerialJobs:
                     handler, value = self.session.routes.panel(job)
                 if handler is None:
                     done.append(job["id"])
-                elif handler.thread and not handler.is_async:
-                    await self._run_in_thread(self._run_from(job, handler, value), done)
-                else:
-                    # Awaited here, not in a helper coroutine: one coroutine
-                    # fewer per event.
-                    try:
+                    continue
+                # Awaited here, not in a helper coroutine: one coroutine
+                # fewer per event.
+                try:
+                    if handler.thread and not handler.is_async:
+                        # Panel input, or an event whose handler became a
+                        # threaded one after the engine queued it.
+                        run = partial(runner.run_serial, job, handler, value)
+                        ran = await bridge.in_thread(run, serial_what(job))
+                    else:
                         result = handler.call_with(value, ctx)
                         if handler.is_async or is_awaitable(result):
                             await result
-                        done.append(job["id"])
-                    except asyncio.CancelledError:
-                        self.session.answers.fail(job["id"], "cancelled")
-                        raise
-                    except Exception as e:
-                        self._failed(job, e)
+                        ran = True
+                except asyncio.CancelledError:
+                    self.session.answers.fail(job["id"], "cancelled")
+                    raise
+                except Exception as e:
+                    runner.serial_failed(job, e)
+                    ran = False
+                if ran:
+                    done.append(job["id"])
                 if len(done) >= _BATCH:
                     self._done(done)
         finally:
             self._done(done)
-
-    def _run_from(self, job: SerialJob, handler: _Handler, value: Any) -> _Run:
-        """``job`` and the events queued right behind it whose plain ``def``
-        handlers also run in a thread (at most ``_BATCH``): they go to one
-        worker thread together, still in order and one at a time, instead of
-        one thread hand-off each."""
-        run: _Run = [(job, handler, value)]
-        events = self.session.ext._events
-        while self.jobs and len(run) < _BATCH:
-            nxt = self.jobs[0]
-            if nxt["kind"] != "event":
-                break
-            h = events.get(nxt["name"])
-            if h is None or h.is_async or not h.thread:
-                break
-            self.jobs.popleft()
-            run.append((nxt, h, nxt["event"]))
-        return run
-
-    async def _run_in_thread(self, run: _Run, done: List[int]) -> None:
-        """Runs ``run`` on one worker thread, in order; the jobs that
-        succeed go to ``done`` (failures are answered there). A handler
-        that returns an awaitable has it awaited on the loop before the
-        next one runs."""
-        ctx, bridge = self._ctx, self.session.bridge
-        ran: List[Optional[int]] = []  # a job's id, or None: it failed
-
-        def work() -> None:
-            for job, handler, value in run:
-                try:
-                    result = handler.call_with(value, ctx)
-                    if is_awaitable(result):
-                        bridge.await_from_thread(result)
-                    ran.append(job["id"])
-                except Exception as e:
-                    ran.append(None)
-                    self._failed(job, e)
-
-        # The thread's name meanwhile: what the handler is, or the run's.
-        what = serial_what(run[0][0]) if len(run) == 1 else "event handlers"
-        try:
-            await bridge.in_thread(work, what)
-        except asyncio.CancelledError:
-            for job, _, _ in run[len(ran) :]:
-                self.session.answers.fail(job["id"], "cancelled")
-            raise
-        done.extend(i for i in ran if i is not None)
-
-    def _failed(self, job: SerialJob, e: Exception) -> None:
-        self.session.ext._ensure_logging()
-        log_failure(self.session.ext.logger, f"{serial_what(job)} handler failed", e)
-        self.session.answers.fail(job["id"], failure_message(e))  # the engine logs it too (SDK-36)
 
     def _done(self, jobs: List[int]) -> None:
         if jobs:
