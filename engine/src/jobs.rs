@@ -20,7 +20,7 @@ use zot_protocol::{
 use super::wake::WakePipe;
 use crate::call_error::CallToolError;
 use crate::lock;
-use crate::serial_order::{Place, SerialOrder};
+use crate::serial_order::{Place, SerialCount, SerialOrder};
 use crate::workers::{Routed, Taken, WorkerLane};
 
 /// The engine's handle for one request it handed out (a command, a tool call
@@ -295,6 +295,8 @@ pub(crate) struct JobQueue {
     work_idle: Condvar,
     /// Answers a job withdrawn from the worker lane.
     withdrawn: OnceLock<Box<dyn Fn(JobId) + Send + Sync>>,
+    /// The serial jobs out (see `serial_order`), counted without the lock.
+    serial: SerialCount,
 }
 
 /// How a consumer that does not await the queue learns that jobs wait: a
@@ -357,6 +359,7 @@ impl QueueState {
     }
 
     /// Hands a serial job out to its place (see `serial_order`).
+    #[inline]
     fn hand_out(&mut self, job: Job, place: Place) {
         match place {
             Place::Loop => self.jobs.push_back(job),
@@ -366,14 +369,27 @@ impl QueueState {
 
     /// Queues a serial job, or keeps it until the ones before it are
     /// completed (see `serial_order`).
-    fn push_serial(&mut self, job: Job, routed: bool) {
+    fn push_serial(&mut self, count: &SerialCount, job: Job, routed: bool) {
         let place = if routed && self.lane.takes_event(&job) {
             Place::Workers
         } else {
             Place::Loop
         };
-        let run_open = self.lane.run_open();
-        if let Some(job) = self.order.admit(job, place, run_open) {
+        if self.order.admits(count, place, self.lane.run_open()) {
+            self.hand_out(job, place);
+        } else {
+            self.order.hold(count, job, place);
+            self.release_serial(count);
+        }
+    }
+
+    /// Hands out the serial jobs that may go now, in order.
+    fn release_serial(&mut self, count: &SerialCount) {
+        loop {
+            let run_open = self.lane.run_open();
+            let Some((job, place)) = self.order.release(count, run_open) else {
+                break;
+            };
             self.hand_out(job, place);
         }
     }
@@ -387,6 +403,7 @@ impl JobQueue {
             work_ready: Condvar::new(),
             work_idle: Condvar::new(),
             withdrawn: OnceLock::new(),
+            serial: SerialCount::default(),
         }
     }
 
@@ -410,7 +427,7 @@ impl JobQueue {
                 Job::Finished { .. } => {
                     st.sealed = true;
                     st.lane.close();
-                    st.order.clear();
+                    st.order.clear(&self.serial);
                     self.work_ready.notify_all();
                     self.work_idle.notify_all();
                     st.jobs.push_back(job);
@@ -422,7 +439,9 @@ impl JobQueue {
                     Some(false) => {}
                     None => st.jobs.push_back(job),
                 },
-                job if job.lane() == Some(Lane::Serial) => st.push_serial(job, routed),
+                job if job.lane() == Some(Lane::Serial) => {
+                    st.push_serial(&self.serial, job, routed)
+                }
                 job => match routed.then(|| st.lane.takes(&job)).flatten() {
                     Some(urgent) => st.lane.push_job(job, urgent),
                     None => st.jobs.push_back(job),
@@ -446,19 +465,15 @@ impl JobQueue {
     /// `n` serial jobs were completed: the ones waiting for them are handed
     /// out (see `serial_order`).
     pub(crate) fn serial_completed(&self, n: usize) {
+        if !self.serial.completed(n) {
+            return;
+        }
         let mut st = lock(&self.state);
-        st.order.completed(n);
-        if !st.order.holds() || st.sealed {
+        if st.sealed {
             return;
         }
         let before = st.jobs.len();
-        loop {
-            let run_open = st.lane.run_open();
-            let Some((job, place)) = st.order.release(run_open) else {
-                break;
-            };
-            st.hand_out(job, place);
-        }
+        st.release_serial(&self.serial);
         self.wake_workers(&mut st);
         if st.jobs.len() != before {
             self.wake(st);

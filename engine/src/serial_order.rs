@@ -14,9 +14,12 @@
 //!
 //! Every SDK completes its serial jobs (the read-ahead bound counts on it
 //! as well), so only a binding that routes events to its workers ever
-//! waits here; for the others this is one count per job.
+//! waits here. The count of jobs handed out is kept outside the job queue's
+//! lock ([`SerialCount`]): completing a job takes the lock only when it
+//! was the last one out and jobs wait.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 
 use crate::jobs::Job;
 
@@ -30,13 +33,32 @@ pub(crate) enum Place {
     Workers,
 }
 
-/// The serial jobs handed out and not completed yet, and those waiting.
+/// The serial jobs handed out and not completed yet, and whether any wait:
+/// read and changed without the queue's lock.
+#[derive(Default)]
+pub(crate) struct SerialCount {
+    out: AtomicUsize,
+    waiting: AtomicBool,
+}
+
+impl SerialCount {
+    /// `n` jobs handed out were completed: whether jobs wait that may now
+    /// be handed out (then release them under the queue's lock).
+    ///
+    /// A job is held under the lock before `waiting` is set, and the holder
+    /// looks at the count again after setting it, so of a completion that
+    /// brings the count to 0 and a job held meanwhile, one sees the other.
+    pub(crate) fn completed(&self, n: usize) -> bool {
+        self.out.fetch_sub(n, SeqCst) == n && self.waiting.load(SeqCst)
+    }
+}
+
+/// Where the jobs handed out are, and the jobs waiting for them (under the
+/// job queue's lock).
 #[derive(Default)]
 pub(crate) struct SerialOrder {
     /// Where the jobs handed out are.
     at: Place,
-    /// How many were handed out and are not completed yet.
-    out: usize,
     /// Jobs waiting for those, in arrival order, each with its place.
     held: VecDeque<(Job, Place)>,
 }
@@ -44,51 +66,55 @@ pub(crate) struct SerialOrder {
 impl SerialOrder {
     /// Whether a job for `place` could join those handed out;
     /// `run_open`: the worker lane's run can take one more.
-    fn fits(&self, place: Place, run_open: bool) -> bool {
-        self.out == 0 || (self.at == place && (place == Place::Loop || run_open))
+    fn fits(&self, count: &SerialCount, place: Place, run_open: bool) -> bool {
+        count.out.load(SeqCst) == 0 || (self.at == place && (place == Place::Loop || run_open))
     }
 
-    /// A new job for `place`: handed back to be handed out now (counted),
-    /// or kept until the jobs before it are completed.
-    pub(crate) fn admit(&mut self, job: Job, place: Place, run_open: bool) -> Option<Job> {
-        if !self.held.is_empty() || !self.fits(place, run_open) {
-            self.held.push_back((job, place));
-            return None;
+    /// Whether a new job for `place` goes out now (then it is counted);
+    /// else [`SerialOrder::hold`] it. `run_open`: the worker lane's run can
+    /// take one more. (The job itself is not passed: moving it through
+    /// here would cost more than the decision.)
+    pub(crate) fn admits(&mut self, count: &SerialCount, place: Place, run_open: bool) -> bool {
+        if self.held.is_empty() && self.fits(count, place, run_open) {
+            self.hand_out(count, place);
+            return true;
         }
-        self.hand_out(place);
-        Some(job)
+        false
     }
 
-    fn hand_out(&mut self, place: Place) {
-        self.out += 1;
+    /// Keeps a job until the jobs before it are completed. Then
+    /// [`SerialOrder::release`] what may go: the last job out may have been
+    /// completed just before `waiting` was set.
+    pub(crate) fn hold(&mut self, count: &SerialCount, job: Job, place: Place) {
+        self.held.push_back((job, place));
+        count.waiting.store(true, SeqCst);
+    }
+
+    fn hand_out(&mut self, count: &SerialCount, place: Place) {
+        count.out.fetch_add(1, SeqCst);
         self.at = place;
     }
 
-    /// `n` jobs handed out were completed.
-    pub(crate) fn completed(&mut self, n: usize) {
-        self.out = self.out.saturating_sub(n);
-    }
-
     /// The next waiting job that may be handed out now (counted), if any;
-    /// `run_open` as for [`SerialOrder::admit`].
-    pub(crate) fn release(&mut self, run_open: bool) -> Option<(Job, Place)> {
+    /// `run_open` as for [`SerialOrder::admits`].
+    pub(crate) fn release(&mut self, count: &SerialCount, run_open: bool) -> Option<(Job, Place)> {
         let &(_, place) = self.held.front()?;
-        if !self.fits(place, run_open) {
+        if !self.fits(count, place, run_open) {
             return None;
         }
-        self.hand_out(place);
-        self.held.pop_front()
-    }
-
-    /// Whether jobs wait here.
-    pub(crate) fn holds(&self) -> bool {
-        !self.held.is_empty()
+        self.hand_out(count, place);
+        let next = self.held.pop_front();
+        if self.held.is_empty() {
+            count.waiting.store(false, SeqCst);
+        }
+        next
     }
 
     /// The session is over: what waits is dropped (the engine answered it).
-    pub(crate) fn clear(&mut self) {
+    pub(crate) fn clear(&mut self, count: &SerialCount) {
         self.held.clear();
-        self.out = 0;
+        count.waiting.store(false, SeqCst);
+        count.out.store(0, SeqCst);
     }
 }
 
@@ -105,6 +131,21 @@ mod tests {
         }
     }
 
+    /// Admits job `id`, or holds it: whether it went out.
+    fn admit_or_hold(
+        order: &mut SerialOrder,
+        count: &SerialCount,
+        id: u64,
+        place: Place,
+        run_open: bool,
+    ) -> bool {
+        if order.admits(count, place, run_open) {
+            return true;
+        }
+        order.hold(count, panel(id), place);
+        false
+    }
+
     fn id(job: &Job) -> u64 {
         match job {
             Job::PanelClose { id, .. } => id.0,
@@ -114,39 +155,53 @@ mod tests {
 
     #[test]
     fn jobs_for_one_place_are_handed_out_as_they_come() {
-        let mut order = SerialOrder::default();
-        assert!(order.admit(panel(1), Place::Loop, false).is_some());
-        assert!(order.admit(panel(2), Place::Loop, false).is_some());
-        assert!(order.admit(panel(3), Place::Loop, true).is_some());
+        let (mut order, count) = (SerialOrder::default(), SerialCount::default());
+        assert!(order.admits(&count, Place::Loop, false));
+        assert!(order.admits(&count, Place::Loop, false));
+        assert!(order.admits(&count, Place::Loop, true));
+        assert!(!count.completed(2), "one is still out");
+        assert!(!count.completed(1), "the last one out, but none waits");
     }
 
     #[test]
     fn a_job_for_the_other_place_waits_for_those_before_it_and_keeps_the_rest_behind() {
-        let mut order = SerialOrder::default();
-        assert!(order.admit(panel(1), Place::Workers, true).is_some());
-        assert!(order.admit(panel(2), Place::Loop, true).is_none());
+        let (mut order, count) = (SerialOrder::default(), SerialCount::default());
+        assert!(admit_or_hold(&mut order, &count, 1, Place::Workers, true));
+        assert!(!admit_or_hold(&mut order, &count, 2, Place::Loop, true));
         // For the workers like the first, but behind a waiting job.
-        assert!(order.admit(panel(3), Place::Workers, true).is_none());
-        assert!(order.release(true).is_none());
-        order.completed(1);
-        let (job, place) = order.release(true).unwrap();
+        assert!(!admit_or_hold(&mut order, &count, 3, Place::Workers, true));
+        assert!(order.release(&count, true).is_none());
+        assert!(count.completed(1), "jobs wait for the one completed");
+        let (job, place) = order.release(&count, true).unwrap();
         assert_eq!((id(&job), place), (2, Place::Loop));
-        assert!(order.release(true).is_none());
-        order.completed(1);
-        let (job, place) = order.release(true).unwrap();
+        assert!(order.release(&count, true).is_none());
+        assert!(count.completed(1));
+        let (job, place) = order.release(&count, true).unwrap();
         assert_eq!((id(&job), place), (3, Place::Workers));
-        assert!(!order.holds());
+        assert!(!count.completed(1), "none waits any more");
     }
 
     #[test]
     fn a_job_for_the_workers_waits_once_their_run_was_taken() {
-        let mut order = SerialOrder::default();
-        assert!(order.admit(panel(1), Place::Workers, true).is_some());
-        assert!(order.admit(panel(2), Place::Workers, true).is_some());
+        let (mut order, count) = (SerialOrder::default(), SerialCount::default());
+        assert!(admit_or_hold(&mut order, &count, 1, Place::Workers, true));
+        assert!(admit_or_hold(&mut order, &count, 2, Place::Workers, true));
         // A thread took the run: the next one starts after it.
-        assert!(order.admit(panel(3), Place::Workers, false).is_none());
-        order.completed(2);
-        let (job, _) = order.release(false).unwrap();
+        assert!(!admit_or_hold(&mut order, &count, 3, Place::Workers, false));
+        assert!(count.completed(2));
+        let (job, _) = order.release(&count, false).unwrap();
         assert_eq!(id(&job), 3);
+    }
+
+    #[test]
+    fn a_job_held_after_the_last_one_out_was_completed_can_go_at_once() {
+        // The completion came between the decision to hold and `waiting`:
+        // it did not see the job, and the release after holding it does.
+        let (mut order, count) = (SerialOrder::default(), SerialCount::default());
+        assert!(admit_or_hold(&mut order, &count, 1, Place::Workers, true));
+        assert!(!order.admits(&count, Place::Loop, true));
+        assert!(!count.completed(1), "nothing waits yet");
+        order.hold(&count, panel(2), Place::Loop);
+        assert_eq!(order.release(&count, true).map(|(j, _)| id(&j)), Some(2));
     }
 }
