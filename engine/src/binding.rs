@@ -79,12 +79,13 @@ pub enum WorkTaken {
         /// Start one more thread.
         spawn: bool,
     },
-    /// A run of event jobs for one thread (a JSON array of job messages,
-    /// as [`BindingEngine::take_jobs`] returns): run their handlers in
-    /// order, one at a time, and complete each.
+    /// A run of event jobs for one thread: run their handlers in order, one
+    /// at a time, and complete each. Each comes as its id, name and frame
+    /// rather than a job message, so that a binding parses a frame only for
+    /// a handler that reads it.
     Events {
-        /// The jobs.
-        jobs: String,
+        /// The events, in order.
+        events: Vec<RunEvent>,
         /// Start one more thread.
         spawn: bool,
     },
@@ -97,6 +98,32 @@ pub enum WorkTaken {
     },
     /// The thread exits.
     Exit,
+}
+
+/// One event of a run for a worker thread ([`WorkTaken::Events`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunEvent {
+    /// Complete it with this id.
+    pub id: u64,
+    /// The event's name.
+    pub name: String,
+    /// The event's frame, `type` included (JSON; as the host wrote it with
+    /// [`crate::EngineConfig::event_frames`]).
+    pub frame: String,
+}
+
+impl RunEvent {
+    /// An event job as a run's event (a run holds only events).
+    fn of(job: Job) -> Option<Self> {
+        match job {
+            Job::Event { id, event, frame } => Some(Self {
+                id: id.0,
+                name: event.name().to_owned(),
+                frame: crate::contract::event_frame_json(&event, frame),
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// Why a call was refused.
@@ -392,7 +419,7 @@ impl BindingEngine {
                 work: Work::Events(run),
                 spawn,
             } => WorkTaken::Events {
-                jobs: Job::batch_to_json(&run),
+                events: run.into_iter().filter_map(RunEvent::of).collect(),
                 spawn,
             },
             Taken::Exit => WorkTaken::Exit,

@@ -477,6 +477,23 @@ fn write_event_json(id: u64, event: &EventData, frame: Option<&str>, out: &mut V
     out.extend_from_slice(br#","lane":"serial","name":"#);
     serde_json::to_writer(&mut *out, event.name()).expect("strings serialize");
     out.extend_from_slice(br#","event":"#);
+    write_event_frame(event, frame, out);
+    out.push(b'}');
+}
+
+/// An event job's frame alone, as [`Job::to_json`] writes it under
+/// `event`: what a worker thread's run of events carries
+/// ([`crate::binding::RunEvent`]).
+pub(crate) fn event_frame_json(event: &EventData, frame: Option<Box<str>>) -> String {
+    if let Some(text) = frame {
+        return text.into_string();
+    }
+    let mut out = Vec::new();
+    write_event_frame(event, None, &mut out);
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+fn write_event_frame(event: &EventData, frame: Option<&str>, out: &mut Vec<u8>) {
     match (frame, event) {
         // The host's frame as it came: no second encoding (see
         // `EngineConfig::event_frames`).
@@ -491,7 +508,6 @@ fn write_event_json(id: u64, event: &EventData, frame: Option<&str>, out: &mut V
         // The host's frame as it came, `type` and all.
         (None, EventData::Unknown(u)) => out.extend_from_slice(u.raw.get().as_bytes()),
     }
-    out.push(b'}');
 }
 
 impl CallToolError {

@@ -43,10 +43,10 @@ use std::time::Duration;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyList, PyString, PyTuple};
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
-use zot_ext_engine::binding::{BindingEngine, BindingError, Options, WorkTaken};
+use zot_ext_engine::binding::{BindingEngine, BindingError, Options, RunEvent, WorkTaken};
 use zot_ext_engine::testing::{default_hello_ack, HostHarness, StderrMode, TestError};
 use zot_ext_engine::Transport;
 use zot_protocol::{CallTool, ExtFrame, HelloAck, RawJson, RegisterTool};
@@ -566,8 +566,8 @@ impl NativeEngine {
     }
 
     /// A worker thread's next work, waiting for it with the GIL released:
-    /// `(spawn, job_json)` for a job (a JSON object) or a run of event jobs
-    /// (a JSON array of them), `(spawn, key)` for a task queued with
+    /// `(spawn, job_json)` for a job, `(spawn, [(id, name, frame_json),
+    /// ...])` for a run of events, `(spawn, key)` for a task queued with
     /// `queue_task`, or `None`: the thread exits. `spawn`: start one more
     /// thread first. `finished`: this thread ran work since its last call.
     fn take_work(
@@ -585,9 +585,10 @@ impl NativeEngine {
             None => detached(py, || Ok(self.core.take_work(idle, false)))?,
         };
         Ok(match taken {
-            WorkTaken::Job { job, spawn } | WorkTaken::Events { jobs: job, spawn } => {
+            WorkTaken::Job { job, spawn } => {
                 Some((spawn, PyString::new(py, &job).into_any().unbind()))
             }
+            WorkTaken::Events { events, spawn } => Some((spawn, run_of(py, &events)?)),
             WorkTaken::Task { key, spawn } => {
                 Some((spawn, key.into_pyobject(py)?.into_any().unbind()))
             }
@@ -1110,4 +1111,19 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_intercept, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+/// A run of events as a list of `(id, name, frame_json)` tuples: no job
+/// message to parse, and the frame parsed only by a handler that reads it.
+fn run_of(py: Python<'_>, events: &[RunEvent]) -> PyResult<Py<PyAny>> {
+    let items = events
+        .iter()
+        .map(|e| {
+            let id = e.id.into_pyobject(py)?.into_any();
+            let name = PyString::new(py, &e.name).into_any();
+            let frame = PyString::new(py, &e.frame).into_any();
+            PyTuple::new(py, [id, name, frame])
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(PyList::new(py, items)?.into_any().unbind())
 }

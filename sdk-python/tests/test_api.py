@@ -1208,6 +1208,31 @@ def test_a_plain_def_event_handler_runs_while_the_loop_is_busy() -> None:
         assert host.tool_result(tid)["content"] == [{"type": "text", "text": "seen"}]
 
 
+def test_plain_def_event_handlers_get_their_event_only_if_they_take_it() -> None:
+    # Three events in one write: one run for a worker thread. The first
+    # handler takes no argument (its event is never parsed) and replaces
+    # itself with one that takes the event, which the next two get.
+    ext = Extension("late-reader", "1.0.0")
+    seen: List[object] = []
+
+    def reader(event: zot_ext.TurnStartEvent, ctx: Ctx) -> None:
+        seen.append(event["step"])
+        if event["step"] == 3:
+            ctx.notify("done")
+
+    @ext.on("turn_start")
+    def first() -> None:
+        seen.append("first")
+        ext.on("turn_start", reader)
+
+    with TestHost(ext) as host:
+        host.send_json(
+            "\n".join(f'{{"type":"event","event":"turn_start","step":{step}}}' for step in (1, 2, 3))
+        )
+        assert host.next_frame() == {"type": "notify", "level": "info", "message": "done"}
+    assert seen == ["first", 2, 3]
+
+
 def test_events_alternating_between_the_loop_and_threads_keep_their_order() -> None:
     # `turn_start` has an `async def` handler (the loop), `turn_end` a plain
     # `def` one (a worker thread): the engine hands each to its place only

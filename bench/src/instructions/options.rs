@@ -17,6 +17,10 @@ pub const TARGETS: [&str; 7] = [
     "go-sdk",
 ];
 
+/// The targets that can be counted besides: the twins, each the raw script's
+/// (or the floor's) extension written with an SDK.
+pub const TWINS: [&str; 3] = ["rust-twin", "node-twin", "python-twin"];
+
 /// The scenarios that can be counted: the two throughput ones.
 pub const SCENARIOS: [ScenarioId; 2] = [ScenarioId::Pipelined, ScenarioId::Events];
 
@@ -58,7 +62,8 @@ callgrind (valgrind), so that the figures repeat on a busy machine
 usage: zot-bench instructions [options]
 
   --targets T1,T2       floor, rust-sdk, node-sdk, raw-node, python-sdk,
-                        raw-python, go-sdk (default all; go-sdk needs --go-sdk)
+                        raw-python, go-sdk (default all; go-sdk needs --go-sdk);
+                        also rust-twin, node-twin, python-twin
   --scenarios S1,S2     pipelined (echo calls), events (tool_call events);
                         default both
   --calls N1,N2         echo calls of the short and the long run
@@ -139,10 +144,13 @@ impl InstrOptions {
                 "-h" | "--help" => return Ok(None),
                 "--targets" => {
                     let targets = list(&value("--targets")?);
-                    if let Some(bad) = targets.iter().find(|t| !TARGETS.contains(&t.as_str())) {
+                    let known =
+                        |t: &&String| TARGETS.contains(&t.as_str()) || TWINS.contains(&t.as_str());
+                    if let Some(bad) = targets.iter().find(|t| !known(t)) {
                         bail!(
-                            "--targets: unknown target `{bad}` (one of {})",
-                            TARGETS.join(", ")
+                            "--targets: unknown target `{bad}` (one of {}, {})",
+                            TARGETS.join(", "),
+                            TWINS.join(", ")
                         );
                     }
                     o.base.only = targets;
@@ -215,6 +223,10 @@ mod tests {
         .unwrap();
         assert_eq!(o.keep.as_deref(), Some(std::path::Path::new("/tmp/cg")));
         assert_eq!(o.base.only, ["floor", "rust-sdk"]);
+        let twin = parse(&["--targets", "python-twin,raw-python"])
+            .unwrap()
+            .unwrap();
+        assert_eq!(twin.base.only, ["python-twin", "raw-python"]);
         assert_eq!(o.scenarios, [ScenarioId::Events]);
         assert_eq!(o.frames(ScenarioId::Events), (100, 300));
         assert_eq!(o.frames(ScenarioId::Pipelined), (2_000, 22_000));

@@ -28,14 +28,17 @@ from ._workers import Workers
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
-    from typing import Any, Callable, Dict, List, Optional, Union
+    from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
     from . import _native
     from ._bridge import LoopBridge
-    from ._contract import CommandJob, EventJob, InterceptJob, Job, ToolJob
+    from ._contract import CommandJob, InterceptJob, Job, ToolJob
     from ._extension import Extension
     from ._registry import _Handler
     from ._routes import SerialJob
+
+    #: A run of events for a worker thread: ``(id, name, frame_json)`` each.
+    EventRun = List[Tuple[int, str, str]]
 
 __all__ = ["JobRunner"]
 
@@ -117,11 +120,16 @@ class JobRunner:
             ev.set()
             early.pop(job_id, None)
 
-    def _run_on_worker(self, thread: threading.Thread, text: str) -> None:
-        """Runs a job, or a run of events (a list), the engine handed to a
+    def _run_on_worker(self, thread: threading.Thread, work: Union[str, EventRun]) -> None:
+        """Runs a job (its JSON), or a run of events, the engine handed to a
         worker thread (``thread``)."""
+        if isinstance(work, list):
+            thread.name = "zot-ext event handlers"
+            self._run_events(work)
+            return
+        text = work
         try:
-            work: Union[CommandJob, ToolJob, InterceptJob, List[EventJob]] = json.loads(text)
+            job: Union[CommandJob, ToolJob, InterceptJob] = json.loads(text)
         except Exception as e:
             from ._feed import undecodable
 
@@ -129,11 +137,6 @@ class JobRunner:
             assert self._deliver is not None
             bridge.on_loop(self._deliver, undecodable(self.native, text, e))
             return
-        if isinstance(work, list):
-            thread.name = "zot-ext event handlers"
-            self._run_events(work)
-            return
-        job = work
         job_id = job["id"]
         try:
             route, invocation, raw = self.routes.of(job)
@@ -152,41 +155,54 @@ class JobRunner:
         # `context`, inline: once per call.
         self.run_sync(job_id, route, raw, Ctx(self, job_id, invocation, cancellation))
 
-    def _run_events(self, jobs: List[EventJob]) -> None:
+    def _run_events(self, run: EventRun) -> None:
         """Runs the handlers of a run of events here, in order, one at a
-        time, and completes the jobs (each one, whatever happens)."""
+        time, and completes the jobs (each one, whatever happens). The
+        frames are parsed only when a handler takes its event, all in one
+        ``json.loads`` (their keys made once for the run)."""
         events, done, ran = self.ext._events, [], 0
+        takes = any(h is not None and h.arity for h in map(events.get, {name for _, name, _ in run}))
+        values = json.loads("[" + ",".join([frame for _, _, frame in run]) + "]") if takes else None
         try:
-            for job in jobs:
+            for job_id, name, frame in run:
+                handler = events.get(name)
                 ran += 1
-                handler = events.get(job["name"])
                 # None: unsubscribed since; nothing to run.
-                if handler is None or self.run_serial(job, handler, job["event"]):
-                    done.append(job["id"])
+                if handler is not None:
+                    if values is not None:
+                        value = values[ran - 1]
+                    else:  # a handler that takes it, registered meanwhile
+                        value = json.loads(frame) if handler.arity else None
+                    if not self.run_serial(job_id, handler, value, name):
+                        continue
+                done.append(job_id)
         finally:
             self.answers.done(done, "event handlers")
-            for job in jobs[ran:]:  # after a handler's SystemExit
-                self.answers.fail(job["id"], "not run: an earlier handler stopped its thread")
+            for job_id, _, _ in run[ran:]:  # after a handler's SystemExit
+                self.answers.fail(job_id, "not run: an earlier handler stopped its thread")
 
-    def run_serial(self, job: SerialJob, handler: _Handler, value: Any) -> bool:
+    def run_serial(self, job_id: int, handler: _Handler, value: Any, job: Union[SerialJob, str]) -> bool:
         """Runs an event or panel job's plain ``def`` handler here; whether
-        it returned (a failure is answered here)."""
+        it returned (a failure is answered here). ``job``: the job, or an
+        event's name."""
         try:
             result = handler.call_with(value, self.serial_ctx)
             if is_awaitable(result):
                 self.bridge.await_from_thread(result)
             return True
         except BaseException as e:
-            self.serial_failed(job, e)
+            self.serial_failed(job_id, job, e)
             if not isinstance(e, Exception):
                 raise
             return False
 
-    def serial_failed(self, job: SerialJob, e: BaseException) -> None:
-        """Answers an event or panel job whose handler raised ``e``."""
+    def serial_failed(self, job_id: int, job: Union[SerialJob, str], e: BaseException) -> None:
+        """Answers an event or panel job whose handler raised ``e``
+        (``job``: the job, or an event's name)."""
         self.ext._ensure_logging()
-        log_failure(self.ext.logger, f"{serial_what(job)} handler failed", e)
-        self.answers.fail(job["id"], failure_message(e))  # the engine logs it too (SDK-36)
+        what = f"event {job}" if isinstance(job, str) else serial_what(job)
+        log_failure(self.ext.logger, f"{what} handler failed", e)
+        self.answers.fail(job_id, failure_message(e))  # the engine logs it too (SDK-36)
 
     def run_sync(self, job_id: int, route: Route, raw: Any, ctx: Ctx) -> None:
         """Runs a plain ``def`` handler here and answers its job."""

@@ -69,7 +69,7 @@ class SerialJobs:
                     if handler.thread and not handler.is_async:
                         # Panel input, or an event whose handler became a
                         # threaded one after the engine queued it.
-                        run = partial(runner.run_serial, job, handler, value)
+                        run = partial(runner.run_serial, job["id"], handler, value, job)
                         ran = await bridge.in_thread(run, serial_what(job))
                     else:
                         result = handler.call_with(value, ctx)
@@ -80,7 +80,7 @@ class SerialJobs:
                     self.session.answers.fail(job["id"], "cancelled")
                     raise
                 except Exception as e:
-                    runner.serial_failed(job, e)
+                    runner.serial_failed(job["id"], job, e)
                     ran = False
                 if ran:
                     done.append(job["id"])

@@ -20,7 +20,9 @@ from . import _native
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
-    from typing import Any, Callable, Dict, Set, Tuple
+    from typing import Any, Callable, Dict, Set, Tuple, Union
+
+    from ._runner import EventRun
 
 __all__ = ["Workers"]
 
@@ -34,8 +36,9 @@ class Workers:
     """Daemon threads for plain ``def`` handlers, at most ``max_threads``
     running at once (the engine counts them).
 
-    - ``run_job(thread, job_json)`` runs a job the engine routed to the
-      threads (:meth:`_native.Engine.route_to_workers`).
+    - ``run_job(thread, work)`` runs a job the engine routed to the
+      threads (:meth:`_native.Engine.route_to_workers`; its JSON), or a run
+      of events (a list of ``(id, name, frame_json)``).
     - :meth:`submit` queues a function of the SDK's own (a run of event
       handlers) for the same threads, under the same bound.
     - Threads are daemons, so a handler that ignores cancellation cannot
@@ -48,7 +51,7 @@ class Workers:
         max_threads: int,
         idle_timeout: float,
         logger: Callable[[], logging.Logger],
-        run_job: Callable[[threading.Thread, str], None],
+        run_job: Callable[[threading.Thread, Union[str, EventRun]], None],
     ) -> None:
         self._native = native
         self._max = max_threads
@@ -125,12 +128,12 @@ class Workers:
                     self._spawn()
                 finished = True
                 try:
-                    if isinstance(work, str):
-                        self._run_job(me, work)
-                    else:
+                    if isinstance(work, int):
                         name, fn, args = self._tasks.pop(work)
                         me.name = name
                         fn(*args)
+                    else:
+                        self._run_job(me, work)
                 except BaseException:  # pragma: no cover - handlers answer first
                     self._logger().exception("%s: handler thread failed", me.name)
         finally:
