@@ -71,11 +71,11 @@ pub const RUNTIME: &[(&str, &[&str])] = &[
 /// What a worker thread takes ([`BindingEngine::take_work`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WorkTaken {
-    /// A job (the contract's job message, JSON); `spawn`: start one more
-    /// thread first.
-    Job {
-        /// The job message.
-        job: String,
+    /// A command, tool or interceptor job; `spawn`: start one more thread
+    /// first.
+    Call {
+        /// The job.
+        call: WorkerCall,
         /// Start one more thread.
         spawn: bool,
     },
@@ -98,6 +98,59 @@ pub enum WorkTaken {
     },
     /// The thread exits.
     Exit,
+}
+
+/// A command, tool or interceptor job for a worker thread
+/// ([`WorkTaken::Call`]): its fields rather than a job message, so that a
+/// binding parses only the handler's input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerCall {
+    /// `command`, `tool` or `intercept`.
+    pub kind: &'static str,
+    /// Answer with this id.
+    pub id: u64,
+    /// The command's or tool's registered name, or the intercepted event's.
+    pub name: String,
+    /// The host's request id.
+    pub invocation: String,
+    /// The handler's input: a command's argument text, a tool's arguments
+    /// (a JSON object), an interception's request frame (JSON).
+    pub input: String,
+    /// Cancelled before it was handed out.
+    pub cancelled: bool,
+}
+
+impl WorkerCall {
+    /// A job of the worker lane (which takes only these three kinds).
+    fn of(job: Job) -> Self {
+        match job {
+            Job::Command(c) => Self {
+                kind: "command",
+                id: c.id.0,
+                name: c.name,
+                invocation: c.invocation,
+                input: c.args,
+                cancelled: c.cancelled,
+            },
+            Job::Tool(t) => Self {
+                kind: "tool",
+                id: t.id.0,
+                name: t.name,
+                invocation: t.invocation,
+                input: t.args.get().to_owned(),
+                cancelled: t.cancelled,
+            },
+            Job::Intercept(i) => Self {
+                kind: "intercept",
+                id: i.id.0,
+                name: i.request.name().to_owned(),
+                invocation: i.request.id().to_owned(),
+                input: crate::contract::intercept_request_json(&i.request),
+                cancelled: i.cancelled,
+            },
+            other => unreachable!("the worker lane takes no {:?} job", other.lane()),
+        }
+    }
 }
 
 /// One event of a run for a worker thread ([`WorkTaken::Events`]).
@@ -407,8 +460,8 @@ impl BindingEngine {
             Taken::Work {
                 work: Work::Job(job),
                 spawn,
-            } => WorkTaken::Job {
-                job: job.to_json(),
+            } => WorkTaken::Call {
+                call: WorkerCall::of(job),
                 spawn,
             },
             Taken::Work {

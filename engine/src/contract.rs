@@ -481,6 +481,12 @@ fn write_event_json(id: u64, event: &EventData, frame: Option<&str>, out: &mut V
     out.push(b'}');
 }
 
+/// An interception job's request frame alone, as [`Job::to_json`] writes
+/// it under `request` ([`crate::binding::WorkerCall`]).
+pub(crate) fn intercept_request_json(request: &InterceptRequest) -> String {
+    serde_json::to_string(&Framed(request)).expect("interception requests serialize")
+}
+
 /// An event job's frame alone, as [`Job::to_json`] writes it under
 /// `event`: what a worker thread's run of events carries
 /// ([`crate::binding::RunEvent`]).

@@ -46,7 +46,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
-use zot_ext_engine::binding::{BindingEngine, BindingError, Options, RunEvent, WorkTaken};
+use zot_ext_engine::binding::{
+    BindingEngine, BindingError, Options, RunEvent, WorkTaken, WorkerCall,
+};
 use zot_ext_engine::testing::{default_hello_ack, HostHarness, StderrMode, TestError};
 use zot_ext_engine::Transport;
 use zot_protocol::{CallTool, ExtFrame, HelloAck, RawJson, RegisterTool};
@@ -566,7 +568,8 @@ impl NativeEngine {
     }
 
     /// A worker thread's next work, waiting for it with the GIL released:
-    /// `(spawn, job_json)` for a job, `(spawn, [(id, name, frame_json),
+    /// `(spawn, (kind, id, name, invocation, input, cancelled))` for a
+    /// command, tool or interceptor job, `(spawn, [(id, name, frame_json),
     /// ...])` for a run of events, `(spawn, key)` for a task queued with
     /// `queue_task`, or `None`: the thread exits. `spawn`: start one more
     /// thread first. `finished`: this thread ran work since its last call.
@@ -585,9 +588,7 @@ impl NativeEngine {
             None => detached(py, || Ok(self.core.take_work(idle, false)))?,
         };
         Ok(match taken {
-            WorkTaken::Job { job, spawn } => {
-                Some((spawn, PyString::new(py, &job).into_any().unbind()))
-            }
+            WorkTaken::Call { call, spawn } => Some((spawn, call_of(py, &call)?)),
             WorkTaken::Events { events, spawn } => Some((spawn, run_of(py, &events)?)),
             WorkTaken::Task { key, spawn } => {
                 Some((spawn, key.into_pyobject(py)?.into_any().unbind()))
@@ -1111,6 +1112,22 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_intercept, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+/// A worker's job as `(kind, id, name, invocation, input, cancelled)`: no
+/// job message to parse, only the handler's input (see [`WorkerCall`]).
+fn call_of(py: Python<'_>, call: &WorkerCall) -> PyResult<Py<PyAny>> {
+    let items = [
+        PyString::new(py, call.kind).into_any(),
+        call.id.into_pyobject(py)?.into_any(),
+        PyString::new(py, &call.name).into_any(),
+        PyString::new(py, &call.invocation).into_any(),
+        PyString::new(py, &call.input).into_any(),
+        pyo3::types::PyBool::new(py, call.cancelled)
+            .to_owned()
+            .into_any(),
+    ];
+    Ok(PyTuple::new(py, items)?.into_any().unbind())
 }
 
 /// A run of events as a list of `(id, name, frame_json)` tuples: no job

@@ -122,7 +122,43 @@ def test_a_flood_of_malformed_lines_is_logged_a_few_times_then_counted() -> None
 def test_a_batch_that_cannot_be_decoded_ends_the_session_loudly(tmp_path: Path) -> None:
     # With the recursion limit far below the default, even a frame within
     # the engine's depth limit cannot be decoded by Python's json: the
-    # session must not go on as if the call never came.
+    # session must not go on as if the call never came. (An `async def`
+    # tool: its job comes to the loop in a batch.)
+    path = script(
+        tmp_path,
+        """
+        import sys
+        from zot_ext import Extension
+
+        ext = Extension("shallow", "1.0.0")
+
+        @ext.tool("echo")
+        async def echo(args: dict) -> str:
+            return "echoed"
+
+        @ext.on_hello
+        def lower_the_limit(host: object) -> None:
+            sys.setrecursionlimit(120)
+
+        ext.run()
+        """,
+    )
+    c = Child([sys.executable, str(path)])
+    try:
+        c.handshake()
+        c.send(deep_call("deep", 120))
+        assert c.read_all() == []
+        assert c.wait(5) == 1
+        err = "\n".join(c.stderr)
+        assert "jobs from the engine could not be decoded (RecursionError" in err, err
+        assert "ending the session" in err, err
+    finally:
+        c.kill()
+
+
+def test_a_worker_call_whose_arguments_cannot_be_decoded_is_answered_with_why(tmp_path: Path) -> None:
+    # A plain `def` tool's job comes to a worker thread alone, so only its
+    # own call fails, with the reason; the extension goes on.
     path = script(
         tmp_path,
         """
@@ -146,11 +182,12 @@ def test_a_batch_that_cannot_be_decoded_ends_the_session_loudly(tmp_path: Path) 
     try:
         c.handshake()
         c.send(deep_call("deep", 120))
-        assert c.read_all() == []
-        assert c.wait(5) == 1
-        err = "\n".join(c.stderr)
-        assert "jobs from the engine could not be decoded (RecursionError" in err, err
-        assert "ending the session" in err, err
+        c.send('{"type":"tool_call","id":"flat","name":"echo","args":{"text":"x"}}')
+        got = results_by_id(c, ["deep", "flat"])
+        assert got["deep"]["is_error"] is True
+        assert "maximum recursion depth exceeded" in got["deep"]["content"][0]["text"], got["deep"]
+        assert got["flat"]["content"] == [{"type": "text", "text": "echoed"}]
+        c.wait_stderr("tool echo: a job the engine routed to a thread could not start")
     finally:
         c.kill()
 

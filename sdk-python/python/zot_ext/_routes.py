@@ -135,13 +135,21 @@ class Routes:
     def of(self, job: Union[CommandJob, ToolJob, InterceptJob]) -> Tuple[Route, str, Any]:
         """The route of a command, tool or interceptor job, the invocation
         id its context carries, and the handler's input."""
-        # `job["kind"]` each time: mypy narrows the job's type only so.
-        if job["kind"] == "command":
-            return self.command(job["name"]), job["invocation"], job["args"]
-        if job["kind"] == "tool":
-            return self.tool(job["name"]), job["invocation"], job["args"]
-        request = job["request"]
-        return self.interceptor(job["name"]), request["id"], request
+        route = self.route(job["kind"], job["name"])
+        # `job["kind"]` again: mypy narrows the job's type only so.
+        if job["kind"] == "intercept":
+            request = job["request"]
+            return route, request["id"], request
+        return route, job["invocation"], job["args"]
+
+    def route(self, kind: str, name: str) -> Route:
+        """The route of a ``command``, ``tool`` or ``intercept`` job by its
+        registration's name (an interception's: its event's)."""
+        if kind == "tool":
+            return self.tool(name)
+        if kind == "command":
+            return self.command(name)
+        return self.interceptor(name)
 
     def command(self, name: str) -> Route:
         cmd: _Command = self._ext._commands[name.lower()]

@@ -6,9 +6,8 @@ interceptor call, or a run of events to handle in order.
 
 It exists before asyncio loads: ``Extension.run`` starts the worker threads
 right after the handshake, so a plain ``def`` tool answers while the
-session's loop (``_session``) is still being set up. The few things a worker
-needs the loop for (awaiting what a handler returned, a batch of jobs that
-did not decode) wait until it runs.
+session's loop (``_session``) is still being set up. What a worker needs
+the loop for (awaiting what a handler returned) waits until it runs.
 """
 
 from __future__ import annotations
@@ -28,17 +27,20 @@ from ._workers import Workers
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
-    from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+    from typing import Any, Dict, List, Optional, Tuple, Union
 
     from . import _native
     from ._bridge import LoopBridge
-    from ._contract import CommandJob, InterceptJob, Job, ToolJob
     from ._extension import Extension
     from ._registry import _Handler
     from ._routes import SerialJob
 
     #: A run of events for a worker thread: ``(id, name, frame_json)`` each.
     EventRun = List[Tuple[int, str, str]]
+    #: A command, tool or interceptor job for a worker thread: ``(kind, id,
+    #: name, invocation, input, cancelled)``; the input is a command's text,
+    #: a tool's arguments or an interception's request (JSON).
+    WorkerCall = Tuple[str, int, str, str, str, bool]
 
 __all__ = ["JobRunner"]
 
@@ -73,7 +75,6 @@ class JobRunner:
         self.serial_ctx = Ctx(self, None, "", self.ending)
         self.loop: Optional[AbstractEventLoop] = None
         self._bridge: Optional[LoopBridge] = None
-        self._deliver: Optional[Callable[[List[Job]], None]] = None
         self._attached = threading.Event()
 
     @property
@@ -81,11 +82,9 @@ class JobRunner:
         """The host's ``hello_ack``, once received."""
         return self.ext._host
 
-    def attach(
-        self, loop: AbstractEventLoop, bridge: LoopBridge, deliver: Callable[[List[Job]], None]
-    ) -> None:
-        """The session's loop runs: ``deliver`` handles a batch of jobs on it."""
-        self.loop, self._bridge, self._deliver = loop, bridge, deliver
+    def attach(self, loop: AbstractEventLoop, bridge: LoopBridge) -> None:
+        """The session's loop runs."""
+        self.loop, self._bridge = loop, bridge
         self.answers.attach(loop)
         self._attached.set()
 
@@ -120,36 +119,30 @@ class JobRunner:
             ev.set()
             early.pop(job_id, None)
 
-    def _run_on_worker(self, thread: threading.Thread, work: Union[str, EventRun]) -> None:
-        """Runs a job (its JSON), or a run of events, the engine handed to a
-        worker thread (``thread``)."""
+    def _run_on_worker(self, thread: threading.Thread, work: Union[WorkerCall, EventRun]) -> None:
+        """Runs a command, tool or interceptor job, or a run of events, the
+        engine handed to a worker thread (``thread``)."""
         if isinstance(work, list):
             thread.name = "zot-ext event handlers"
             self._run_events(work)
             return
-        text = work
+        kind, job_id, name, invocation, text, cancelled = work
         try:
-            job: Union[CommandJob, ToolJob, InterceptJob] = json.loads(text)
-        except Exception as e:
-            from ._feed import undecodable
-
-            bridge = self.bridge
-            assert self._deliver is not None
-            bridge.on_loop(self._deliver, undecodable(self.native, text, e))
-            return
-        job_id = job["id"]
-        try:
-            route, invocation, raw = self.routes.of(job)
+            route = self.routes.route(kind, name)
+            # Only the handler's input is JSON (a command's is its text).
+            raw = text if kind == "command" else json.loads(text)
         except Exception as e:  # a bug of ours: the job is still answered once
             self.ext._ensure_logging()
-            self.ext.logger.exception("no handler for a job the engine routed to a thread")
+            self.ext.logger.exception(
+                "%s %s: a job the engine routed to a thread could not start", kind, name
+            )
             self.answers.fail(job_id, failure_message(e))
             return
         # A cancel that came after the engine handed the job over and before
         # this registration found nothing to signal (see `cancel`).
         cancellation = Cancellation()
         self.cancels[job_id] = cancellation
-        if job.get("cancelled", False) or self._early_cancels.pop(job_id, False):
+        if cancelled or self._early_cancels.pop(job_id, False):
             cancellation.set()
         thread.name = route.thread_name
         # `context`, inline: once per call.

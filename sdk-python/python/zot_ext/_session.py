@@ -68,7 +68,7 @@ class _Session:
         self._over: asyncio.Future[Optional[str]] = self.loop.create_future()
         self.serial = SerialJobs(self)
         self.feed = JobFeed(self.native, self.loop, self._deliver)
-        runner.attach(self.loop, self.bridge, self._deliver)
+        runner.attach(self.loop, self.bridge)
 
     def _deliver(self, batch: List[Job]) -> None:
         """Handles one batch, in the order taken. ``hello`` comes alone: the

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import logging
     from typing import Any, Callable, Dict, Set, Tuple, Union
 
-    from ._runner import EventRun
+    from ._runner import EventRun, WorkerCall
 
 __all__ = ["Workers"]
 
@@ -37,8 +37,8 @@ class Workers:
     running at once (the engine counts them).
 
     - ``run_job(thread, work)`` runs a job the engine routed to the
-      threads (:meth:`_native.Engine.route_to_workers`; its JSON), or a run
-      of events (a list of ``(id, name, frame_json)``).
+      threads (:meth:`_native.Engine.route_to_workers`; a tuple of its
+      fields), or a run of events (a list of ``(id, name, frame_json)``).
     - :meth:`submit` queues a function of the SDK's own (a run of event
       handlers) for the same threads, under the same bound.
     - Threads are daemons, so a handler that ignores cancellation cannot
@@ -51,7 +51,7 @@ class Workers:
         max_threads: int,
         idle_timeout: float,
         logger: Callable[[], logging.Logger],
-        run_job: Callable[[threading.Thread, Union[str, EventRun]], None],
+        run_job: Callable[[threading.Thread, Union[WorkerCall, EventRun]], None],
     ) -> None:
         self._native = native
         self._max = max_threads
