@@ -116,24 +116,26 @@ def test_a_flood_of_malformed_lines_is_logged_a_few_times_then_counted() -> None
         child.kill()
 
 
-@pytest.mark.skipif(
+#: The two tests below lower the recursion limit so that Python's json
+#: cannot decode a frame the engine accepts.
+shallow_json = pytest.mark.skipif(
     sys.version_info >= (3, 12), reason="from 3.12 on the recursion limit no longer bounds the json parser"
 )
-def test_a_batch_that_cannot_be_decoded_ends_the_session_loudly(tmp_path: Path) -> None:
-    # With the recursion limit far below the default, even a frame within
-    # the engine's depth limit cannot be decoded by Python's json: the
-    # session must not go on as if the call never came. (An `async def`
-    # tool: its job comes to the loop in a batch.)
+
+
+def shallow_child(tmp_path: Path, handler: str) -> Child:
+    """An extension whose tool ``echo`` is ``handler`` (``def`` or ``async
+    def``), run with the recursion limit lowered once the handshake is done."""
     path = script(
         tmp_path,
-        """
+        f"""
         import sys
         from zot_ext import Extension
 
         ext = Extension("shallow", "1.0.0")
 
         @ext.tool("echo")
-        async def echo(args: dict) -> str:
+        {handler} echo(args: dict) -> str:
             return "echoed"
 
         @ext.on_hello
@@ -144,8 +146,16 @@ def test_a_batch_that_cannot_be_decoded_ends_the_session_loudly(tmp_path: Path) 
         """,
     )
     c = Child([sys.executable, str(path)])
+    c.handshake()
+    return c
+
+
+@shallow_json
+def test_a_batch_that_cannot_be_decoded_ends_the_session_loudly(tmp_path: Path) -> None:
+    # The session must not go on as if the call never came. (An `async def`
+    # tool: its job comes to the loop in a batch.)
+    c = shallow_child(tmp_path, "async def")
     try:
-        c.handshake()
         c.send(deep_call("deep", 120))
         assert c.read_all() == []
         assert c.wait(5) == 1
@@ -156,31 +166,12 @@ def test_a_batch_that_cannot_be_decoded_ends_the_session_loudly(tmp_path: Path) 
         c.kill()
 
 
+@shallow_json
 def test_a_worker_call_whose_arguments_cannot_be_decoded_is_answered_with_why(tmp_path: Path) -> None:
     # A plain `def` tool's job comes to a worker thread alone, so only its
     # own call fails, with the reason; the extension goes on.
-    path = script(
-        tmp_path,
-        """
-        import sys
-        from zot_ext import Extension
-
-        ext = Extension("shallow", "1.0.0")
-
-        @ext.tool("echo")
-        def echo(args: dict) -> str:
-            return "echoed"
-
-        @ext.on_hello
-        def lower_the_limit(host: object) -> None:
-            sys.setrecursionlimit(120)
-
-        ext.run()
-        """,
-    )
-    c = Child([sys.executable, str(path)])
+    c = shallow_child(tmp_path, "def")
     try:
-        c.handshake()
         c.send(deep_call("deep", 120))
         c.send('{"type":"tool_call","id":"flat","name":"echo","args":{"text":"x"}}')
         got = results_by_id(c, ["deep", "flat"])
