@@ -85,6 +85,10 @@ _ERROR = 40
 # per call).
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
+# Done event and panel jobs handed over together at most: the engine's
+# read-ahead bound keeps moving during a burst.
+_DONE_BATCH = 256
+
 
 def _json(value: object) -> str:
     return _ENCODER.encode(value)
@@ -113,6 +117,9 @@ class Answers:
         self._loop_thread = threading.get_ident()
         self._log = log
         self._pending: List[_Pending] = []
+        # Event and panel jobs done on the loop's thread: ids, no answer
+        # dict per job.
+        self._done: List[int] = []
         self._scheduled = False
         # Answers of worker threads, and the lock of the thread handing them
         # over: a thread that finds it taken leaves its answer to the holder.
@@ -154,8 +161,20 @@ class Answers:
             self._combine()
             return
         self._pending.append((answer, label))
-        if self._scheduled:
-            return
+        if not self._scheduled:
+            self._schedule()
+
+    def done_one(self, job: int) -> None:
+        """An event or panel job whose handler returned, on the loop's
+        thread: handed over with this turn's answers, or at once after
+        `_DONE_BATCH` of them (the engine's read-ahead waits for them)."""
+        self._done.append(job)
+        if len(self._done) >= _DONE_BATCH:
+            self.flush()
+        elif not self._scheduled:
+            self._schedule()
+
+    def _schedule(self) -> None:
         self._scheduled = True
         loop = self._loop
         if loop is not None:
@@ -169,20 +188,16 @@ class Answers:
     def fail(self, job: int, message: str) -> None:
         self.add(failure_answer(job, message), None)
 
-    def done(self, jobs: List[int], label: str) -> None:
-        """Event and panel jobs whose handlers returned, handed over now
-        (the engine's read-ahead waits for them), after the answers
-        collected before them (on the loop's thread; a worker thread's
-        run of events has none). Written directly: no answer dict per job."""
-        if threading.get_ident() == self._loop_thread:
-            self.flush()
+    def done(self, jobs: List[int]) -> None:
+        """Event jobs a worker thread ran, handed over now. Written
+        directly: no answer dict per job."""
         batch = "[" + ",".join([f'{{"job":{job}}}' for job in jobs]) + "]"
         try:
             result = self._native.complete(batch)
         except RuntimeError:  # the runtime is gone (interpreter exiting)
             return
         if '"error"' in result:
-            self._refused([(done_answer(job), label) for job in jobs], result)
+            self._refused([(done_answer(job), "event handlers") for job in jobs], result)
 
     def flush(self) -> None:
         """Hands over what the loop's thread collected (loop thread only)."""
@@ -190,6 +205,9 @@ class Answers:
         if self._pending:
             pending, self._pending = self._pending, []
             self._complete(pending)
+        if self._done:
+            done, self._done = self._done, []
+            self.done(done)
 
     def _complete(self, answers: List[_Pending]) -> None:
         try:

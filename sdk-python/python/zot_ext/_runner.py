@@ -119,6 +119,21 @@ class JobRunner:
             ev.set()
             early.pop(job_id, None)
 
+    def cancel_all(self) -> None:
+        """The session ended: every handler's cancellation is signalled."""
+        self.ending.set()
+        for cancellation in list(self.cancels.values()):
+            cancellation.set()
+
+    def close(self, grace: float) -> None:
+        """After :meth:`cancel_all` and the loop's tasks: pending
+        ``call_tool`` calls fail, and the worker threads get ``grace`` seconds
+        to finish. Handlers that ignore cancellation keep running in daemon
+        threads; they cannot keep the process alive."""
+        self.calls.close_all()
+        self.workers.wait_idle(grace)
+        self.workers.close(grace)
+
     def _run_on_worker(self, thread: threading.Thread, work: Union[WorkerCall, EventRun]) -> None:
         """Runs a command, tool or interceptor job, or a run of events, the
         engine handed to a worker thread (``thread``)."""
@@ -170,7 +185,7 @@ class JobRunner:
                         continue
                 done.append(job_id)
         finally:
-            self.answers.done(done, "event handlers")
+            self.answers.done(done)
             for job_id, _, _ in run[ran:]:  # after a handler's SystemExit
                 self.answers.fail(job_id, "not run: an earlier handler stopped its thread")
 

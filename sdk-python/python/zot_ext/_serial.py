@@ -11,85 +11,74 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from functools import partial
-from typing import TYPE_CHECKING, Deque, List
+from typing import TYPE_CHECKING, Deque, Optional
 
 from ._results import is_awaitable
 from ._routes import serial_what
 
 if TYPE_CHECKING:
+    from ._contract import Job
     from ._routes import SerialJob
     from ._session import _Session
 
-__all__ = ["SerialJobs"]
-
-# Jobs answered together at most: the engine's read-ahead bound keeps moving.
-_BATCH = 256
+__all__ = ["SerialLane"]
 
 
-class SerialJobs:
+class SerialLane:
     """The session's events and panel input, in order; panel input carries
     the registration the engine bound it to when it arrived."""
 
     def __init__(self, session: _Session) -> None:
         self.session = session
-        #: The jobs to run, in arrival order: the session appends to it and
-        #: then calls :meth:`wake`.
-        self.jobs: Deque[SerialJob] = deque()
-        self._wake = asyncio.Event()
+        self._jobs: Deque[SerialJob] = deque()
+        # Set while the lane's task waits for jobs.
+        self._waiting: Optional[asyncio.Future[None]] = None
 
-    def wake(self) -> None:
-        """Jobs were added."""
-        self._wake.set()
+    def add(self, job: Job) -> None:
+        """Queues a job (the engine puts only event and panel jobs on this
+        lane). The lane's task wakes at the first of a batch, before a
+        handler task a later job of the batch starts, which then sees the
+        events that came before it handled."""
+        self._jobs.append(job)  # type: ignore[arg-type]
+        if self._waiting is not None:
+            self._waiting.set_result(None)
+            self._waiting = None
 
     async def run(self) -> None:
-        # Jobs whose handlers returned are answered together, in one native
-        # call per run of them (before waiting for more, and at most every
-        # `_BATCH` jobs).
-        done: List[int] = []
+        session, jobs = self.session, self._jobs
+        routes, runner, answers = session.routes, session.runner, session.answers
+        ctx, bridge = runner.serial_ctx, session.bridge
         # The registry's table (registering more changes it in place).
-        events, runner = self.session.ext._events, self.session.runner
-        ctx, bridge = runner.serial_ctx, self.session.bridge
-        try:
-            while True:
-                while not self.jobs:
-                    self._done(done)
-                    await self._wake.wait()
-                    self._wake.clear()
-                job = self.jobs.popleft()
-                if job["kind"] == "event":
-                    handler, value = events.get(job["name"]), job["event"]
-                else:
-                    handler, value = self.session.routes.panel(job)
+        events = session.ext._events
+        while True:
+            while not jobs:
+                self._waiting = session.loop.create_future()
+                await self._waiting
+            job = jobs.popleft()
+            if job["kind"] == "event":
+                handler, value = events.get(job["name"]), job["event"]
+            else:
+                handler, value = routes.panel(job)
+            # Awaited here, not in a helper coroutine: one coroutine fewer
+            # per event.
+            try:
                 if handler is None:
-                    done.append(job["id"])
-                    continue
-                # Awaited here, not in a helper coroutine: one coroutine
-                # fewer per event.
-                try:
-                    if handler.thread and not handler.is_async:
-                        # Panel input, or an event whose handler became a
-                        # threaded one after the engine queued it.
-                        run = partial(runner.run_serial, job["id"], handler, value, job)
-                        ran = await bridge.in_thread(run, serial_what(job))
-                    else:
-                        result = handler.call_with(value, ctx)
-                        if handler.is_async or is_awaitable(result):
-                            await result
-                        ran = True
-                except asyncio.CancelledError:
-                    self.session.answers.fail(job["id"], "cancelled")
-                    raise
-                except Exception as e:
-                    runner.serial_failed(job["id"], job, e)
-                    ran = False
-                if ran:
-                    done.append(job["id"])
-                if len(done) >= _BATCH:
-                    self._done(done)
-        finally:
-            self._done(done)
-
-    def _done(self, jobs: List[int]) -> None:
-        if jobs:
-            self.session.answers.done(jobs, "event handlers")
-            jobs.clear()
+                    ran = True
+                elif handler.thread and not handler.is_async:
+                    # Panel input, or an event whose handler became a
+                    # threaded one after the engine queued it.
+                    run = partial(runner.run_serial, job["id"], handler, value, job)
+                    ran = await bridge.in_thread(run, serial_what(job))
+                else:
+                    result = handler.call_with(value, ctx)
+                    if handler.is_async or is_awaitable(result):
+                        await result
+                    ran = True
+            except asyncio.CancelledError:
+                answers.fail(job["id"], "cancelled")
+                raise
+            except Exception as e:
+                runner.serial_failed(job["id"], job, e)
+                ran = False
+            if ran:
+                answers.done_one(job["id"])

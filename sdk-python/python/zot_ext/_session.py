@@ -3,15 +3,15 @@ one engine session: the Python half of the engine's pull model.
 
 It takes batches of jobs from the native engine (``_feed``), handles each
 batch on the turn of the loop that took it, and answers in batches
-(``_answers``). It
-makes no protocol decision: ids, deadlines, cancellation, what a late or
+(``_answers``). It makes no protocol decision: ids, deadlines, cancellation, what a late or
 cancelled answer means, ``call_tool`` matching and writing all happen in
 the engine.
 
 Concurrency, as the engine's job contract asks:
 
 - commands, tools and interceptors run concurrently: ``async def`` handlers
-  as tasks on the SDK's event loop (cancelled with ``task.cancel()``), plain
+  as tasks on the SDK's event loop (``_tasks``, cancelled with
+  ``task.cancel()``), plain
   ``def`` handlers on a bounded set of reusable worker threads, which take
   their jobs from the engine directly (``_runner``, which exists before the
   loop; or on the loop thread with ``thread=False``), with
@@ -24,22 +24,15 @@ Concurrency, as the engine's job contract asks:
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union, cast
+from typing import TYPE_CHECKING, List, Optional, Union
 
 from ._bridge import LoopBridge
-from ._context import Ctx
-from ._contract import (
-    CommandJob,
-    InterceptJob,
-    Job,
-    ToolJob,
-)
+from ._contract import CommandJob, InterceptJob, Job, ToolJob
 from ._feed import JobFeed
 from ._handshake import hello_on_loop
-from ._results import is_awaitable
-from ._routes import Route
 from ._runner import JobRunner
-from ._serial import SerialJobs
+from ._serial import SerialLane
+from ._tasks import HandlerTasks
 
 if TYPE_CHECKING:
     from ._extension import Extension
@@ -61,12 +54,12 @@ class _Session:
         # Jobs taken before the loop ran (`_handshake`), handled first.
         self._early = early
         self.loop = asyncio.get_running_loop()
-        self.tasks: Dict[int, asyncio.Task[None]] = {}
+        self.tasks = HandlerTasks(runner, self.loop)
         self.routes, self.answers, self.workers = runner.routes, runner.answers, runner.workers
         self.bridge = LoopBridge(self.loop, self.workers)
         # The end of the session: the engine's error, if any.
         self._over: asyncio.Future[Optional[str]] = self.loop.create_future()
-        self.serial = SerialJobs(self)
+        self.serial = SerialLane(self)
         self.feed = JobFeed(self.native, self.loop, self._deliver)
         runner.attach(self.loop, self.bridge)
 
@@ -74,7 +67,27 @@ class _Session:
         """Handles one batch, in the order taken. ``hello`` comes alone: the
         engine hands out nothing else until the on-hello hooks are done."""
         try:
-            self._handle(batch)
+            for job in batch:
+                if self._over.done():
+                    return
+                if job.get("lane") == "serial":
+                    # Events and panel input (bound by the engine, on
+                    # arrival, to the registration it is for).
+                    self.serial.add(job)
+                elif job["kind"] == "command" or job["kind"] == "tool" or job["kind"] == "intercept":
+                    self._start(job)
+                elif job["kind"] == "cancel":
+                    self.runner.cancel(job["id"])
+                    self.tasks.cancel(job["id"])
+                elif job["kind"] == "call_result":
+                    self.runner.calls.settle(job)
+                elif job["kind"] == "shutdown":
+                    self.runner.ending.set()
+                elif job["kind"] == "finished":
+                    self._over.set_result(job.get("error") or None)
+                elif job["kind"] == "hello":
+                    hello = self.loop.create_task(hello_on_loop(self.ext, self.native, job))
+                    hello.add_done_callback(self._hello_done)
         except Exception as e:  # a bug of ours: end the session with it
             if not self._over.done():
                 self._over.set_exception(e)
@@ -82,37 +95,6 @@ class _Session:
         # Answers of handlers that ran inline leave with this batch, not a
         # turn of the loop later.
         self.answers.flush()
-
-    def _handle(self, batch: List[Job]) -> None:
-        # Events and panel input (panel input bound by the engine, on
-        # arrival, to the registration it is for) join the serial lane's
-        # queue. Its task is woken once per batch, at the first: before a
-        # handler task started by a later job of the batch, which then sees
-        # the events that came before it handled.
-        to_serial = cast("Callable[[Job], None]", self.serial.jobs.append)
-        woken = False
-        for job in batch:
-            if self._over.done():
-                return
-            if job.get("lane") == "serial":
-                to_serial(job)
-                if not woken:
-                    self.serial.wake()
-                    woken = True
-            elif job["kind"] == "command" or job["kind"] == "tool" or job["kind"] == "intercept":
-                self._start(job)
-            elif job["kind"] == "cancel":
-                self._cancel(job["id"])
-            elif job["kind"] == "call_result":
-                self.runner.calls.settle(job)
-            elif job["kind"] == "shutdown":
-                self.runner.ending.set()
-            elif job["kind"] == "finished":
-                self._over.set_result(job.get("error") or None)
-            elif job["kind"] == "hello":
-                self.loop.create_task(hello_on_loop(self.ext, self.native, job)).add_done_callback(
-                    self._hello_done
-                )
 
     def _hello_done(self, task: asyncio.Task[None]) -> None:
         error = None if task.cancelled() else task.exception()
@@ -147,19 +129,9 @@ class _Session:
     async def _wind_down(self, serial: asyncio.Task[None]) -> None:
         """After the end: stop what is left (every job was answered or
         abandoned by the engine's grace), without leaving threads behind."""
-        self.runner.ending.set()
-        for ev in list(self.runner.cancels.values()):
-            ev.set()
-        serial.cancel()
-        pending: List[asyncio.Task[None]] = [serial, *self.tasks.values()]
-        for t in pending:
-            t.cancel()
-        await asyncio.wait(pending, timeout=_WIND_DOWN)
-        self.runner.calls.close_all()
-        # Handlers that ignore cancellation keep running in daemon threads;
-        # they cannot keep the process alive.
-        self.workers.wait_idle(_WIND_DOWN)
-        self.workers.close(_WIND_DOWN)
+        self.runner.cancel_all()
+        await self.tasks.wind_down([serial], _WIND_DOWN)
+        self.runner.close(_WIND_DOWN)
 
     # -- dispatching ------------------------------------------------------
 
@@ -172,7 +144,7 @@ class _Session:
         ctx = self.runner.context(job_id, invocation, cancelled)
         handler = route.handler
         if handler.is_async:
-            self.tasks[job_id] = self.loop.create_task(self._run_async(job_id, route, raw, ctx))
+            self.tasks.start(job_id, route, raw, ctx)
         elif handler.thread:
             # Routed to the threads after the job was queued (a replaced
             # interceptor): it joins them here.
@@ -180,29 +152,4 @@ class _Session:
         else:
             self.runner.run_sync(job_id, route, raw, ctx)
         if cancelled:
-            self._cancel(job_id)
-
-    def _cancel(self, job_id: int) -> None:
-        self.runner.cancel(job_id)
-        task = self.tasks.get(job_id)
-        if task is not None:
-            # Scheduled, not immediate: a task cancelled in the batch that
-            # started it still runs up to its first `await` and then gets
-            # CancelledError, so its handler always sees the cancellation.
-            self.loop.call_soon(task.cancel)
-
-    async def _run_async(self, job_id: int, route: Route, raw: Any, ctx: Ctx) -> None:
-        try:
-            result = route.handler.call_with(route.convert(raw), ctx)
-            if is_awaitable(result):
-                result = await result
-            answer = route.answer(job_id, result)
-        except asyncio.CancelledError:
-            self.answers.fail(job_id, "cancelled")
-        except BaseException as e:
-            self.runner.failed(job_id, route, e, ctx)
-        else:
-            self.answers.add(answer, route.what)
-        finally:
-            self.tasks.pop(job_id, None)
-            self.runner.cancels.pop(job_id, None)
+            self.tasks.cancel(job_id)
