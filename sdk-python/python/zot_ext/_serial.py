@@ -40,9 +40,11 @@ class SerialLane:
         handler task a later job of the batch starts, which then sees the
         events that came before it handled."""
         self._jobs.append(job)  # type: ignore[arg-type]
-        if self._waiting is not None:
-            self._waiting.set_result(None)
+        waiting = self._waiting
+        if waiting is not None:
             self._waiting = None
+            if not waiting.done():  # not cancelled with the lane's task
+                waiting.set_result(None)
 
     async def run(self) -> None:
         session, jobs = self.session, self._jobs
