@@ -106,9 +106,9 @@ class _Session:
         # The serial lane's task first: with the handshake done before the
         # loop, the first pull may already hold an event and a command
         # after it, whose task must not start before the event's handler.
+        # The worker threads are up already: started with the runner, or by
+        # the first registration routed to them.
         serial = self.loop.create_task(self.serial.run())
-        if self.ext._routes_to_workers():
-            self.workers.start()
         if self._early:
             self._deliver(self._early)
         self.feed.attach()
