@@ -189,8 +189,9 @@ class Answers:
         self.add(failure_answer(job, message), None)
 
     def done(self, jobs: List[int]) -> None:
-        """Event jobs a worker thread ran, handed over now. Written
-        directly: no answer dict per job."""
+        """Event and panel jobs whose handlers returned, handed over now: a
+        worker thread's run of events, or the ids the loop's thread
+        collected (`flush`). Written directly: no answer dict per job."""
         batch = "[" + ",".join([f'{{"job":{job}}}' for job in jobs]) + "]"
         try:
             result = self._native.complete(batch)

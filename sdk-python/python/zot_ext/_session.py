@@ -3,19 +3,18 @@ one engine session: the Python half of the engine's pull model.
 
 It takes batches of jobs from the native engine (``_feed``), handles each
 batch on the turn of the loop that took it, and answers in batches
-(``_answers``). It makes no protocol decision: ids, deadlines, cancellation, what a late or
-cancelled answer means, ``call_tool`` matching and writing all happen in
-the engine.
+(``_answers``). It makes no protocol decision: ids, deadlines,
+cancellation, what a late or cancelled answer means, ``call_tool``
+matching and writing all happen in the engine.
 
 Concurrency, as the engine's job contract asks:
 
 - commands, tools and interceptors run concurrently: ``async def`` handlers
   as tasks on the SDK's event loop (``_tasks``, cancelled with
-  ``task.cancel()``), plain
-  ``def`` handlers on a bounded set of reusable worker threads, which take
-  their jobs from the engine directly (``_runner``, which exists before the
-  loop; or on the loop thread with ``thread=False``), with
-  ``ctx.cancelled`` set on cancellation;
+  ``task.cancel()``), plain ``def`` handlers on a bounded set of reusable
+  worker threads, which take their jobs from the engine directly
+  (``_runner``, which exists before the loop; or on the loop thread with
+  ``thread=False``), with ``ctx.cancelled`` set on cancellation;
 - jobs whose ``lane`` the engine set to ``serial`` (events and panel input)
   run in arrival order, one at a time, each answered once its handler
   returned (``_serial``).
