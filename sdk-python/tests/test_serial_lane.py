@@ -18,10 +18,9 @@ def test_a_job_queued_after_the_lanes_task_was_cancelled_is_kept() -> None:
         session: Any = SimpleNamespace(
             loop=loop,
             routes=None,
-            runner=SimpleNamespace(serial_ctx=None),
+            runner=SimpleNamespace(serial_ctx=None, ext=SimpleNamespace(_events={})),
             answers=None,
             bridge=None,
-            ext=SimpleNamespace(_events={}),
         )
         lane = SerialLane(session)
         task = loop.create_task(lane.run())

@@ -40,18 +40,16 @@ class SerialLane:
         handler task a later job of the batch starts, which then sees the
         events that came before it handled."""
         self._jobs.append(job)  # type: ignore[arg-type]
-        waiting = self._waiting
-        if waiting is not None:
-            self._waiting = None
-            if not waiting.done():  # not cancelled with the lane's task
-                waiting.set_result(None)
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None and not waiting.done():  # not cancelled with the lane's task
+            waiting.set_result(None)
 
     async def run(self) -> None:
         session, jobs = self.session, self._jobs
         routes, runner, answers = session.routes, session.runner, session.answers
         ctx, bridge = runner.serial_ctx, session.bridge
         # The registry's table (registering more changes it in place).
-        events = session.ext._events
+        events = runner.ext._events
         while True:
             while not jobs:
                 self._waiting = session.loop.create_future()

@@ -23,7 +23,8 @@ Concurrency, as the engine's job contract asks:
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, List, Optional, Union
+from contextlib import suppress
+from typing import List, Optional, Union
 
 from ._bridge import LoopBridge
 from ._contract import CommandJob, InterceptJob, Job, ToolJob
@@ -32,9 +33,6 @@ from ._handshake import hello_on_loop
 from ._runner import JobRunner
 from ._serial import SerialLane
 from ._tasks import HandlerTasks
-
-if TYPE_CHECKING:
-    from ._extension import Extension
 
 __all__ = ["_Session"]
 
@@ -48,7 +46,6 @@ class _Session:
 
     def __init__(self, runner: JobRunner, early: Optional[List[Job]] = None) -> None:
         self.runner = runner
-        self.ext: Extension = runner.ext
         self.native = runner.native
         # Jobs taken before the loop ran (`_handshake`), handled first.
         self._early = early
@@ -85,8 +82,8 @@ class _Session:
                 elif job["kind"] == "finished":
                     self._over.set_result(job.get("error") or None)
                 elif job["kind"] == "hello":
-                    hello = self.loop.create_task(hello_on_loop(self.ext, self.native, job))
-                    hello.add_done_callback(self._hello_done)
+                    hello = hello_on_loop(self.runner.ext, self.native, job)
+                    self.loop.create_task(hello).add_done_callback(self._hello_done)
         except Exception as e:  # a bug of ours: end the session with it
             if not self._over.done():
                 self._over.set_exception(e)
@@ -116,35 +113,28 @@ class _Session:
         except asyncio.CancelledError:
             # Ctrl-C or the application cancelled serve(): end the session
             # from our side (the engine cancels every job).
-            try:
+            with suppress(RuntimeError):
                 self.native.close()
-            except RuntimeError:
-                pass
             raise
         finally:
+            # Stop what is left (every job was answered or abandoned by the
+            # engine's grace), without leaving threads behind.
             self.feed.detach()
-            await self._wind_down(serial)
-
-    async def _wind_down(self, serial: asyncio.Task[None]) -> None:
-        """After the end: stop what is left (every job was answered or
-        abandoned by the engine's grace), without leaving threads behind."""
-        self.runner.cancel_all()
-        await self.tasks.wind_down([serial], _WIND_DOWN)
-        self.runner.close(_WIND_DOWN)
+            self.runner.cancel_all()
+            await self.tasks.wind_down([serial], _WIND_DOWN)
+            self.runner.close(_WIND_DOWN)
 
     # -- dispatching ------------------------------------------------------
 
     def _start(self, job: Union[CommandJob, ToolJob, InterceptJob]) -> None:
         route, invocation, raw = self.routes.of(job)
-        job_id = job["id"]
         # Cancelled before it was handed out: the handler starts with its
         # cancellation signalled.
-        cancelled = job.get("cancelled", False)
+        job_id, cancelled = job["id"], job.get("cancelled", False)
         ctx = self.runner.context(job_id, invocation, cancelled)
-        handler = route.handler
-        if handler.is_async:
+        if route.handler.is_async:
             self.tasks.start(job_id, route, raw, ctx)
-        elif handler.thread:
+        elif route.handler.thread:
             # Routed to the threads after the job was queued (a replaced
             # interceptor): it joins them here.
             self.workers.submit(route.thread_name, self.runner.run_sync, (job_id, route, raw, ctx))
