@@ -462,6 +462,34 @@ def test_a_handler_ignoring_cancellation_does_not_hold_the_session() -> None:
         release.set()
 
 
+async def test_no_handler_task_outlives_the_session() -> None:
+    """A handler that swallows its cancellation is cancelled again when the
+    session ends: its task is over by the time ``serve`` returns, not left
+    running on the application's loop."""
+    ext = Extension("stubborn_async")
+    started = asyncio.Event()
+    seen: List[str] = []
+
+    @ext.tool("stubborn")
+    async def stubborn(args: Dict[str, Any]) -> str:
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            seen.append("cancelled")  # and carries on
+        try:
+            await asyncio.sleep(30)
+        finally:
+            seen.append("ended")
+        return "late"
+
+    async with AsyncTestHost(ext) as host:
+        await host.start_tool("stubborn")
+        await asyncio.wait_for(started.wait(), 5)
+        assert await host.shutdown() == [{"type": "shutdown_ack"}]
+    assert seen == ["cancelled", "ended"]
+
+
 # -- duplicate ids (issue 13) -----------------------------------------------------
 
 
