@@ -9,7 +9,7 @@
 //! - the Python wire types (`sdk-python/python/zot_ext/_protocol.py`) and the
 //!   typed `Extension.on` overloads (`sdk-python/python/zot_ext/_events.py`);
 //! - the field tables and the numbers of the docs (`docs/reference/`);
-//! - from `zot-ext-engine`'s contract ([`zot_ext_engine::contract`]), the
+//! - from `zot-ext-engine`'s contract ([`zot_ext_engine::binding::contract`]), the
 //!   messages between the engine and the Node and Python bindings: their
 //!   JSON Schema (`engine/schema/contract.json`) and their TypeScript
 //!   (`sdk-node/src/generated/contract.ts`) and Python
@@ -126,7 +126,7 @@ pub fn module() -> Result<ir::Module, Error> {
 /// too (a content block, a panel spec, a value set) is the protocol's type:
 /// it is dropped and referred to, never declared twice.
 pub fn contract_module(protocol: &ir::Module) -> Result<(ir::Module, Vec<String>), Error> {
-    let mut schema = zot_ext_engine::contract::schema().to_value();
+    let mut schema = zot_ext_engine::binding::contract::schema().to_value();
     let shared: Vec<String> = schema
         .get("definitions")
         .and_then(|d| d.as_object())
@@ -250,7 +250,7 @@ pub fn generate() -> Result<Vec<GeneratedFile>, Error> {
         path: limits_md::LIMITS_PATH.to_owned(),
         contents: limits_md::markdown(),
     });
-    let (path, contents) = zot_ext_engine::contract::file();
+    let (path, contents) = zot_ext_engine::binding::contract::file();
     files.push(GeneratedFile {
         path: format!("engine/{path}"),
         contents,

@@ -115,38 +115,14 @@
 
 #![warn(missing_docs)]
 
-mod args;
 pub mod binding;
-mod call_error;
 mod call_tool;
-mod cancel;
-mod close_reason;
-pub mod contract;
-mod diagnostics;
-pub mod fast_hash;
-#[cfg(unix)]
-mod fd;
-mod handshake;
-mod intercept;
 mod jobs;
-pub mod log;
-mod outcome;
-mod panels;
-pub mod panic;
-mod reader;
-pub mod registration;
-mod reject;
-mod request_ids;
-mod serial_order;
-mod shutdown;
-pub mod signals;
-mod stdio;
-mod task;
+mod requests;
+pub mod runtime;
+pub mod session;
 pub mod testing;
-mod transport;
-mod wake;
-mod workers;
-mod writer;
+mod wire;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -163,28 +139,28 @@ use zot_protocol::{
     Frame, Hello, HelloAck, NotifyLevel, PanelClose, PanelRender, PanelSpec, Submit, ToolResult,
 };
 
-pub use args::MAX_EXACT_INTEGER;
-pub use call_error::CallToolError;
+pub use call_tool::error::CallToolError;
 pub use call_tool::{CallRequest, CallToolFuture};
-pub use cancel::CancelToken;
-pub use diagnostics::RepeatLimit;
-pub use handshake::RegisterError;
-use intercept::InterceptKind;
-pub use jobs::{CallId, CommandJob, EventData, InterceptJob, Job, JobId, Lane, ToolJob};
-pub use outcome::{
+pub use jobs::cancel::CancelToken;
+pub use jobs::outcome::{
     CommandOutcome, CompleteError, Completion, DropReason, InterceptOutcome, Outcome, ToolOutcome,
 };
-pub use reader::PARKED_READ_AHEAD_BYTES;
-pub use registration::SchemaOrigin;
-pub use transport::{MemoryHost, Transport};
-pub use workers::{Routed, Taken, Work};
-pub use writer::{FrameSink, WriteError, WriteWait};
+pub use jobs::workers::{Routed, Taken, Work};
+pub use jobs::{CallId, CommandJob, EventData, InterceptJob, Job, JobId, Lane, ToolJob};
+pub use requests::args::MAX_EXACT_INTEGER;
+pub use session::handshake::RegisterError;
+pub use session::registration::SchemaOrigin;
+pub use wire::diagnostics::RepeatLimit;
+pub use wire::reader::PARKED_READ_AHEAD_BYTES;
+pub use wire::transport::{MemoryHost, Transport};
+pub use wire::writer::{FrameSink, WriteError, WriteWait};
 
-use crate::fast_hash::{FastMap, FastSet};
-use close_reason::CloseReason;
-use handshake::Registry;
 use jobs::JobQueue;
-use writer::{WriteLane, Writer};
+use requests::intercept::InterceptKind;
+use runtime::fast_hash::{FastMap, FastSet};
+use session::close_reason::CloseReason;
+use session::handshake::Registry;
+use wire::writer::{WriteLane, Writer};
 
 /// At most this many event and panel jobs are read ahead of their handlers.
 ///
@@ -384,11 +360,11 @@ pub(crate) struct State {
     pub(crate) announced: bool,
     pub(crate) registry: Registry,
     /// Which registration of each panel's handlers input goes to.
-    pub(crate) panels: panels::PanelBindings,
+    pub(crate) panels: requests::panels::PanelBindings,
     pub(crate) jobs: FastMap<u64, OpenJob>,
     /// The host's ids of the requests in flight → job (for `tool_cancel`,
     /// and to refuse duplicates).
-    pub(crate) ids: request_ids::RequestIds,
+    pub(crate) ids: requests::request_ids::RequestIds,
     /// Interceptions whose deadline passed while their handler still runs.
     pub(crate) expired: FastSet<u64>,
     /// Jobs the engine answered itself when the session began closing
@@ -425,9 +401,9 @@ pub(crate) struct Inner {
     pub(crate) rt: Handle,
     pub(crate) stdio: bool,
     /// A fault injected for tests (see `task::Fault`).
-    pub(crate) fault: Option<task::Fault>,
+    pub(crate) fault: Option<runtime::task::Fault>,
     /// Rate-limits what the host can make the engine say over and over.
-    diags: Arc<diagnostics::Diagnostics>,
+    diags: Arc<wire::diagnostics::Diagnostics>,
     next_job: AtomicU64,
     next_call: AtomicU64,
 }
@@ -443,12 +419,16 @@ impl Inner {
 
     /// A diagnostic line on stderr, prefixed with the extension name.
     pub(crate) fn diag(&self, msg: &str) {
-        crate::log::diag(&self.config.name, msg);
+        crate::runtime::log::diag(&self.config.name, msg);
     }
 
     /// A diagnostic of a kind the host can repeat at will: written
     /// verbatim a few times, then counted ([`RepeatLimit`]).
-    pub(crate) fn diag_repeated(&self, kind: diagnostics::Repeated, msg: impl FnOnce() -> String) {
+    pub(crate) fn diag_repeated(
+        &self,
+        kind: wire::diagnostics::Repeated,
+        msg: impl FnOnce() -> String,
+    ) {
         self.diags.say(&self.rt, kind, msg);
     }
 
@@ -496,7 +476,7 @@ impl Inner {
         if let Some(t) = &job.timer {
             t.abort();
         }
-        match request_ids::IdKind::of(&job.kind) {
+        match requests::request_ids::IdKind::of(&job.kind) {
             Some(kind) => st.ids.remove(kind, &job.invocation, id),
             None => {
                 st.serial_open -= 1;
@@ -633,16 +613,16 @@ impl Engine {
                 config.close_flush_timeout,
                 config.deferred_flush.then(|| rt.clone()),
             ),
-            diags: diagnostics::Diagnostics::new(&config.name, config.repeat_limit),
+            diags: wire::diagnostics::Diagnostics::new(&config.name, config.repeat_limit),
             config,
             queue: JobQueue::new(),
             state: Mutex::new(State {
                 phase: Phase::AwaitingAck,
                 announced: false,
                 registry: Registry::default(),
-                panels: panels::PanelBindings::default(),
+                panels: requests::panels::PanelBindings::default(),
                 jobs: FastMap::default(),
-                ids: request_ids::RequestIds::default(),
+                ids: requests::request_ids::RequestIds::default(),
                 expired: FastSet::default(),
                 answered_at_close: FastSet::default(),
                 calls: FastMap::default(),
@@ -658,7 +638,7 @@ impl Engine {
             read_room: Notify::new(),
             rt: rt.clone(),
             stdio: transport.stdio,
-            fault: task::Fault::from_env(),
+            fault: runtime::task::Fault::from_env(),
             next_job: AtomicU64::new(1),
             next_call: AtomicU64::new(1),
         });
@@ -689,13 +669,13 @@ impl Engine {
             let weak = Arc::downgrade(&inner);
             inner.writer.on_panic(Box::new(move |payload| {
                 if let Some(inner) = weak.upgrade() {
-                    inner.task_panicked(task::Task::Flusher, payload);
+                    inner.task_panicked(runtime::task::Task::Flusher, payload);
                 }
             }));
         }
         inner.spawn(
-            task::Task::Reader,
-            reader::run(inner.clone(), transport.source),
+            runtime::task::Task::Reader,
+            wire::reader::run(inner.clone(), transport.source),
         );
         Ok(Engine { inner })
     }
@@ -955,8 +935,9 @@ impl Engine {
                 },
             ),
             OpenKind::Intercept(k) => {
-                let reason = intercept::failed_reason(&self.inner.config.name, k, message);
-                let resp = intercept::failure(invocation, k, &reason);
+                let reason =
+                    requests::intercept::failed_reason(&self.inner.config.name, k, message);
+                let resp = requests::intercept::failure(invocation, k, &reason);
                 self.send_reply(&ExtFrame::EventInterceptResponse(resp))
             }
             OpenKind::Serial(what) => {
@@ -1057,7 +1038,7 @@ impl Engine {
         kind: &InterceptKind,
         out: InterceptOutcome,
     ) -> Result<Completion, CompleteError> {
-        let (resp, diag) = intercept::respond(invocation, kind, out);
+        let (resp, diag) = requests::intercept::respond(invocation, kind, out);
         if let Some(d) = diag {
             self.inner.diag(&d);
         }
@@ -1065,7 +1046,7 @@ impl Engine {
             Err(CompleteError::TooLarge(e)) => {
                 let msg = format!("interceptor answer not sent: {e}");
                 self.inner.diag(&msg);
-                let resp = intercept::failure(invocation, kind, &msg);
+                let resp = requests::intercept::failure(invocation, kind, &msg);
                 self.send_reply(&ExtFrame::EventInterceptResponse(resp))?;
                 Err(CompleteError::TooLarge(e))
             }
@@ -1145,7 +1126,7 @@ impl Engine {
     /// Writes a line to stderr prefixed with `[<name>] ` (stdout is the
     /// wire).
     pub fn log(&self, message: &str) {
-        crate::log::line(&self.inner.config.name, message);
+        crate::runtime::log::line(&self.inner.config.name, message);
     }
 }
 

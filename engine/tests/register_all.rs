@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use zot_ext_engine::registration::Registrations;
+use zot_ext_engine::session::registration::Registrations;
 use zot_ext_engine::testing::default_hello_ack;
 use zot_ext_engine::SchemaOrigin;
 use zot_protocol::{RawJson, RegisterCommand, RegisterTool};

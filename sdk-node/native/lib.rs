@@ -18,7 +18,7 @@
 //!   process can exit on its own.
 //! - Jobs are answered in batches with [`NativeEngine::complete`] (a JSON
 //!   array of the contract's answers, see
-//!   [`zot_ext_engine::contract::complete_json`]; a failure is one of them).
+//!   [`zot_ext_engine::binding::contract::complete_json`]; a failure is one of them).
 //! - `call_tool` uses the job form ([`zot_ext_engine::Engine::start_call`]): the result comes
 //!   back as a `call_result` job, so the readiness callback is the only
 //!   JavaScript function Rust ever calls.
@@ -39,7 +39,7 @@ use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 use zot_ext_engine::binding::{schema_origin, BindingEngine, BindingError, Options};
-use zot_ext_engine::registration;
+use zot_ext_engine::session::registration;
 use zot_ext_engine::testing::{default_hello_ack, HostHarness, StderrMode, TestError};
 use zot_ext_engine::{JobId, MemoryHost, Transport};
 use zot_protocol::{ExtFrame, Frame, HelloAck, RawJson, RegisterTool};

@@ -134,7 +134,7 @@ fn runtime() -> PyResult<Handle> {
                 .max_blocking_threads(4)
                 .thread_name("zot-ext-rt")
                 // Ctrl-C and the like must reach CPython's main thread.
-                .on_thread_start(zot_ext_engine::signals::block_in_this_thread)
+                .on_thread_start(zot_ext_engine::runtime::signals::block_in_this_thread)
                 .enable_all()
                 .build()
                 .map_err(|e| PyRuntimeError::new_err(format!("cannot start the runtime: {e}")))?;
@@ -188,7 +188,7 @@ fn protect_stdout() -> PyResult<()> {
 /// `EngineError` if invalid), before any session exists.
 #[pyfunction]
 fn check_command(name: &str) -> PyResult<()> {
-    guard(|| zot_ext_engine::registration::check_command(name).map_err(register_err))
+    guard(|| zot_ext_engine::session::registration::check_command(name).map_err(register_err))
 }
 
 /// Checks a tool registration given as the JSON of a `register_tool` frame:
@@ -201,20 +201,20 @@ fn check_tool(tool_json: &str, derived: bool) -> PyResult<()> {
         let tool: RegisterTool = serde_json::from_str(tool_json)
             .map_err(|e| PyValueError::new_err(format!("register_tool: {e}")))?;
         let origin = zot_ext_engine::binding::schema_origin(derived);
-        zot_ext_engine::registration::check_tool(&tool, origin).map_err(register_err)
+        zot_ext_engine::session::registration::check_tool(&tool, origin).map_err(register_err)
     })
 }
 
 /// Checks that `event` is a lifecycle event (raises, listing them, if not).
 #[pyfunction]
 fn check_event(event: &str) -> PyResult<()> {
-    guard(|| zot_ext_engine::registration::check_event(event).map_err(register_err))
+    guard(|| zot_ext_engine::session::registration::check_event(event).map_err(register_err))
 }
 
 /// Checks that `event` can be intercepted (raises if not).
 #[pyfunction]
 fn check_intercept(event: &str) -> PyResult<()> {
-    guard(|| zot_ext_engine::registration::check_intercept(event).map_err(register_err))
+    guard(|| zot_ext_engine::session::registration::check_intercept(event).map_err(register_err))
 }
 
 /// Whether the runtime is running (started and not shut down).
@@ -509,7 +509,7 @@ impl NativeEngine {
     /// `CallStarted` (JSON) at once: `{"call": n}` (the result arrives as
     /// one `call_result` job) or `{"error", "error_kind"}` when nothing was
     /// sent (the same answer as the Node binding's; see
-    /// `zot_ext_engine::contract`). Raises `ValueError` only when `request`
+    /// `zot_ext_engine::binding::contract`). Raises `ValueError` only when `request`
     /// is not a `CallStart`.
     fn start_call(&self, py: Python<'_>, request: &str) -> PyResult<String> {
         detached(py, || {

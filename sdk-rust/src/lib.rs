@@ -77,7 +77,7 @@
 //!
 //! **Binding-friendly.** Jobs and outcomes are plain data ([`engine::Job`]
 //! also converts to JSON with [`engine::Job::to_json`], a batch of answers
-//! can be given as JSON with [`engine::contract::complete_json`]); handles are
+//! can be given as JSON with [`engine::binding::contract::complete_json`]); handles are
 //! integers ([`engine::JobId`], [`engine::CallId`]). No global runtime is
 //! assumed ([`engine::Engine::start_on`] takes a runtime handle). Non-tokio
 //! event loops are woken through [`engine::Engine::wake_fd`] (Unix).

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::json;
-use zot_ext::engine::contract::complete_json;
+use zot_ext::engine::binding::contract::complete_json;
 use zot_ext::engine::SchemaOrigin;
 use zot_ext::engine::{CommandOutcome, CompleteError, Completion, Job, Outcome, ToolOutcome};
 use zot_ext::testing::{default_hello_ack, TestHost};

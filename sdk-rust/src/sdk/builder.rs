@@ -12,9 +12,9 @@ use super::ctx::Ctx;
 use super::handle::{ExtHandle, HostInfo};
 use super::results::{HandlerResult, Response, ToolOutput};
 use super::tool_spec::ToolSpec;
-use crate::engine::fast_hash::FastMap;
-use crate::engine::panic::{self, CatchPanic};
-use crate::engine::registration;
+use crate::engine::runtime::fast_hash::FastMap;
+use crate::engine::runtime::panic::{self, CatchPanic};
+use crate::engine::session::registration;
 use crate::engine::{EngineConfig, EventData, InterceptOutcome};
 
 /// A lifecycle event as an event handler receives it.

@@ -213,7 +213,7 @@ impl ExtHandle {
 
     /// Writes `[<name>] message` to stderr (stdout is the wire).
     pub fn log(&self, message: impl AsRef<str>) {
-        crate::engine::log::line(&self.shared.name, message.as_ref());
+        crate::engine::runtime::log::line(&self.shared.name, message.as_ref());
     }
 
     /// Calls a host tool. Inside a tool handler's task the call's

@@ -10,8 +10,8 @@ use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
 use super::builder::{Extension, Handlers, HelloFn, Registrar, Tables};
 use super::handle::{ExtHandle, HostInfo};
 use super::RunError;
-use crate::engine::panic;
-use crate::engine::registration::Registrations;
+use crate::engine::runtime::panic;
+use crate::engine::session::registration::Registrations;
 use crate::engine::{Engine, Job, Transport};
 
 /// A session past its handshake.

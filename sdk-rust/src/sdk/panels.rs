@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use zot_protocol::{PanelKey, PanelResize};
 
 use super::handle::ExtHandle;
-use crate::engine::{panic, Engine};
+use crate::engine::{runtime::panic, Engine};
 use crate::lock;
 
 type KeyFn = Box<dyn FnMut(&PanelKey) + Send>;

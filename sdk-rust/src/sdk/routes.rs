@@ -13,7 +13,7 @@ use super::builder::{BoxFut, Tables};
 use super::ctx::Ctx;
 use super::dispatch::Dispatcher;
 use super::handle::{ExtHandle, CURRENT_TOOL};
-use crate::engine::panic::{self, CatchPanic};
+use crate::engine::runtime::panic::{self, CatchPanic};
 use crate::engine::{
     CancelToken, CommandJob, CompleteError, Completion, InterceptJob, Job, JobId, Outcome, ToolJob,
 };

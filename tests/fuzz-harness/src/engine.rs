@@ -34,7 +34,7 @@
 //!   a `shutdown` was read (the session then ends without waiting for
 //!   handlers). A *malformed* request whose
 //!   type and id can still be read is owed its reply too (an error, or the
-//!   fail-closed verdict: `engine/src/reject.rs`); only a line without a
+//!   fail-closed verdict: `engine/src/wire/reject.rs`); only a line without a
 //!   readable id may be skipped (SDK-50).
 
 use std::collections::BTreeSet;
@@ -471,7 +471,7 @@ fn requests(wire: &[u8]) -> Option<Requests> {
 }
 
 /// A request that does not decode is still owed its reply when its type
-/// and id can be read (the engine's one-reply rule, `engine/src/reject.rs`).
+/// and id can be read (the engine's one-reply rule, `engine/src/wire/reject.rs`).
 fn owed_for_malformed(line: &[u8], out: &mut Requests) {
     let Ok(FrameTags {
         frame_type,

@@ -4,7 +4,7 @@
 use zot_protocol::limits::MAX_SYSTEM_PROMPT_BYTES;
 use zot_protocol::{EventInterceptResponse, InterceptRequest};
 
-use super::outcome::InterceptOutcome;
+use crate::jobs::outcome::InterceptOutcome;
 
 /// What the engine remembers of a request until it is answered.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ pub(crate) enum CloseReason {
     Broken(String),
     /// The first host frame was not a `hello_ack` (SDK-4).
     Handshake(String),
-    /// [`super::Engine::close`].
+    /// [`crate::Engine::close`].
     Local,
     /// An engine task panicked (see `task`).
     Internal(String),

@@ -5,15 +5,51 @@
 
 use std::io;
 
-use crate::transport::Transport;
+use crate::wire::transport::Transport;
+
+impl Transport {
+    /// The process's stdin and stdout, with stdout protected.
+    ///
+    /// stdout is the wire, so on Unix this keeps private duplicates of
+    /// descriptors 0 and 1 for the engine, points descriptor 1 at stderr and
+    /// descriptor 0 at `/dev/null`. A stray `println!`, `print()`,
+    /// `console.log` or a native library's `printf` then lands in the
+    /// extension's log instead of corrupting the stream, and nothing else in
+    /// the process can steal host frames by reading stdin. On Windows it
+    /// keeps duplicates of the standard input and output handles and makes
+    /// the process's standard output handle its standard error handle and
+    /// its standard input `NUL` (`SetStdHandle`): Rust's print macros and
+    /// whatever asks Windows for the standard handles follow, while a C
+    /// runtime's descriptors 0 and 1 keep the handles they were opened with
+    /// (a native library's `printf` still reaches the wire there). Writes
+    /// to the wire block without the deadline they have on Unix.
+    ///
+    /// Can be taken once per process (a second call fails: descriptor 1
+    /// would already be stderr).
+    pub fn stdio() -> io::Result<Self> {
+        take()
+    }
+
+    /// Protects stdout now, before the session starts: sets the wire's
+    /// descriptors aside exactly as [`Transport::stdio`] does (which then
+    /// uses them) and points descriptor 1 at stderr and 0 at `/dev/null`.
+    ///
+    /// For extensions that print while they load, before their SDK runs:
+    /// call it first thing (the SDKs expose it as `protect_stdout`). Safe to
+    /// call more than once; a no-op once the stdio transport is taken, and
+    /// on platforms other than Unix and Windows.
+    pub fn protect_stdio() -> io::Result<()> {
+        protect()
+    }
+}
 
 /// The stdio transport (see [`Transport::stdio`]).
-pub(crate) fn take() -> io::Result<Transport> {
+fn take() -> io::Result<Transport> {
     imp::take()
 }
 
 /// Sets the wire aside now (see [`Transport::protect_stdio`]).
-pub(crate) fn protect() -> io::Result<()> {
+fn protect() -> io::Result<()> {
     imp::protect()
 }
 
@@ -74,9 +110,9 @@ mod imp {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
     use super::Wire;
-    use crate::fd::cvt;
-    use crate::transport::{Source, Transport};
-    use crate::writer::FdSink;
+    use crate::wire::fd::cvt;
+    use crate::wire::transport::{Source, Transport};
+    use crate::wire::writer::FdSink;
 
     static WIRE: Wire<OwnedFd> = Wire::new();
 
@@ -127,8 +163,8 @@ mod imp {
     };
 
     use super::Wire;
-    use crate::transport::Transport;
-    use crate::writer::HandleSink;
+    use crate::wire::transport::Transport;
+    use crate::wire::writer::HandleSink;
 
     static WIRE: Wire<OwnedHandle> = Wire::new();
 
@@ -176,8 +212,8 @@ mod imp {
 mod imp {
     use std::io;
 
-    use crate::transport::Transport;
-    use crate::writer::StdoutSink;
+    use crate::wire::transport::Transport;
+    use crate::wire::writer::StdoutSink;
 
     pub(super) fn take() -> io::Result<Transport> {
         Ok(Transport::new(tokio::io::stdin(), StdoutSink))

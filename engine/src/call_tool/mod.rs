@@ -17,6 +17,8 @@
 //! the call, cancelling the parent job cancels its calls, unmatched host
 //! results are ignored, and shutdown/EOF fail every outstanding call (OP-29).
 
+pub(crate) mod error;
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Weak};
@@ -29,11 +31,11 @@ use zot_protocol::limits::CALL_TOOL_TIMEOUT;
 use zot_protocol::validate::validate_call_key;
 use zot_protocol::{CallTool, CallToolCancel, Capability, ExtFrame, HostToolResult, RawJson};
 
-use super::jobs::{CallId, Job, JobId};
-use super::writer::WriteLane;
-use super::{Engine, Inner, OpenKind, Phase};
-use crate::call_error::CallToolError;
+use crate::call_tool::error::CallToolError;
+use crate::jobs::{CallId, Job, JobId};
 use crate::lock;
+use crate::wire::writer::WriteLane;
+use crate::{Engine, Inner, OpenKind, Phase};
 
 /// One `call_tool` request.
 ///
@@ -181,14 +183,14 @@ impl Inner {
             Ok(l) => l,
             Err(e) => {
                 self.unlink_child(&mut st, parent, &wire);
-                return Err(CallToolError::Write(super::codec_to_write(e)));
+                return Err(CallToolError::Write(crate::codec_to_write(e)));
             }
         };
         let weak = Arc::downgrade(self);
         let timer_wire = wire.clone();
         let name = req.name;
         let timer = self
-            .spawn(super::task::Task::CallDeadline, async move {
+            .spawn(crate::runtime::task::Task::CallDeadline, async move {
                 tokio::time::sleep(timeout).await;
                 if let Some(inner) = weak.upgrade() {
                     inner.time_out_call(&timer_wire, timeout);
@@ -224,7 +226,7 @@ impl Inner {
         Ok(wire)
     }
 
-    fn unlink_child(&self, st: &mut super::State, parent: Option<u64>, wire: &str) {
+    fn unlink_child(&self, st: &mut crate::State, parent: Option<u64>, wire: &str) {
         if let Some(job) = parent.and_then(|p| st.jobs.get_mut(&p)) {
             job.children.retain(|c| c != wire);
         }
@@ -232,7 +234,7 @@ impl Inner {
 
     /// Removes a pending call (if still pending) and unlinks it from its
     /// parent.
-    pub(crate) fn take_call(&self, st: &mut super::State, wire: &str) -> Option<PendingCall> {
+    pub(crate) fn take_call(&self, st: &mut crate::State, wire: &str) -> Option<PendingCall> {
         let call = st.calls.remove(wire)?;
         self.unlink_child(st, call.parent, wire);
         Some(call)
@@ -290,7 +292,7 @@ impl Inner {
     }
 
     /// Fails every outstanding call with [`CallToolError::Closed`] (OP-29).
-    pub(crate) fn fail_all_calls(&self, st: &mut super::State) -> Vec<PendingCall> {
+    pub(crate) fn fail_all_calls(&self, st: &mut crate::State) -> Vec<PendingCall> {
         let calls: Vec<PendingCall> = st.calls.drain().map(|(_, c)| c).collect();
         for job in st.jobs.values_mut() {
             job.children.clear();

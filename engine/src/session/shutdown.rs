@@ -21,11 +21,11 @@ use std::time::Duration;
 
 use zot_protocol::ExtFrame;
 
-use super::close_reason::CloseReason;
-use super::jobs::{Job, JobId};
-use super::writer::WriteLane;
-use super::{Inner, OpenKind, Phase};
+use crate::jobs::{Job, JobId};
 use crate::lock;
+use crate::session::close_reason::CloseReason;
+use crate::wire::writer::WriteLane;
+use crate::{Inner, OpenKind, Phase};
 
 impl Inner {
     /// Starts closing (once): cancels every job and call and queues `jobs`
@@ -73,7 +73,7 @@ impl Inner {
     /// `call_tool`: the call can no longer be answered, so the engine
     /// answers them itself (below) and drops what their handlers answer
     /// later (a tool job sends nothing once cancelled anyway, SDK-23).
-    fn take_waiting_on_calls(&self, st: &mut super::State) -> Vec<super::OpenJob> {
+    fn take_waiting_on_calls(&self, st: &mut crate::State) -> Vec<crate::OpenJob> {
         let mut ids: Vec<u64> = st
             .jobs
             .iter()
@@ -97,7 +97,7 @@ impl Inner {
     /// report the failed call, Python's would be cancelled and Node's might
     /// be cut off by the exit. A command gets `noop` with an error, an
     /// interception the verdict of a failed interceptor.
-    fn answer_waiting_on_calls(&self, reason: &CloseReason, jobs: Vec<super::OpenJob>) {
+    fn answer_waiting_on_calls(&self, reason: &CloseReason, jobs: Vec<crate::OpenJob>) {
         let why = match reason {
             CloseReason::Shutdown => "the host shut down",
             CloseReason::Eof => "the host closed stdin",
@@ -115,7 +115,7 @@ impl Inner {
                     ExtFrame::CommandResponse(r)
                 }
                 OpenKind::Intercept(k) => ExtFrame::EventInterceptResponse(
-                    super::intercept::failure(&job.invocation, k, &message),
+                    crate::requests::intercept::failure(&job.invocation, k, &message),
                 ),
                 _ => continue,
             };
@@ -182,9 +182,9 @@ fn start_watchdog(name: String, after: Duration) {
     let spawned = std::thread::Builder::new()
         .name("zot-ext-watchdog".into())
         .spawn(move || {
-            crate::signals::block_in_this_thread();
+            crate::runtime::signals::block_in_this_thread();
             std::thread::sleep(after);
-            crate::log::line(&name, "still running after shutdown; exiting (watchdog)");
+            crate::runtime::log::line(&name, "still running after shutdown; exiting (watchdog)");
             #[allow(
                 clippy::exit,
                 reason = "the watchdog exists to end a process whose shutdown hangs"

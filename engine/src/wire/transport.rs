@@ -14,9 +14,9 @@ use tokio::io::{AsyncRead, AsyncWriteExt, DuplexStream};
 use tokio::sync::mpsc;
 use zot_protocol::{encode_frame, DecodeError, ExtFrame, Frame, HostFrame};
 
-use super::writer::{ChannelSink, FrameSink};
 #[cfg(unix)]
-use crate::fd::{is_pipe_or_socket, set_nonblocking};
+use crate::wire::fd::{is_pipe_or_socket, set_nonblocking};
+use crate::wire::writer::{ChannelSink, FrameSink};
 
 /// The host→extension byte stream.
 pub(crate) enum Source {
@@ -57,40 +57,6 @@ impl Transport {
         }
     }
 
-    /// The process's stdin and stdout, with stdout protected.
-    ///
-    /// stdout is the wire, so on Unix this keeps private duplicates of
-    /// descriptors 0 and 1 for the engine, points descriptor 1 at stderr and
-    /// descriptor 0 at `/dev/null`. A stray `println!`, `print()`,
-    /// `console.log` or a native library's `printf` then lands in the
-    /// extension's log instead of corrupting the stream, and nothing else in
-    /// the process can steal host frames by reading stdin. On Windows it
-    /// keeps duplicates of the standard input and output handles and makes
-    /// the process's standard output handle its standard error handle and
-    /// its standard input `NUL` (`SetStdHandle`): Rust's print macros and
-    /// whatever asks Windows for the standard handles follow, while a C
-    /// runtime's descriptors 0 and 1 keep the handles they were opened with
-    /// (a native library's `printf` still reaches the wire there). Writes
-    /// to the wire block without the deadline they have on Unix.
-    ///
-    /// Can be taken once per process (a second call fails: descriptor 1
-    /// would already be stderr).
-    pub fn stdio() -> io::Result<Self> {
-        crate::stdio::take()
-    }
-
-    /// Protects stdout now, before the session starts: sets the wire's
-    /// descriptors aside exactly as [`Transport::stdio`] does (which then
-    /// uses them) and points descriptor 1 at stderr and 0 at `/dev/null`.
-    ///
-    /// For extensions that print while they load, before their SDK runs:
-    /// call it first thing (the SDKs expose it as `protect_stdout`). Safe to
-    /// call more than once; a no-op once the stdio transport is taken, and
-    /// on platforms other than Unix and Windows.
-    pub fn protect_stdio() -> io::Result<()> {
-        crate::stdio::protect()
-    }
-
     /// Reads host frames from a pipe or socket descriptor (non-blocking,
     /// through the runtime's reactor; any other descriptor on the blocking
     /// pool) and writes extension frames to `sink`.
@@ -109,7 +75,7 @@ impl Transport {
     /// pipe stays open.
     #[cfg(unix)]
     pub fn pipes(read: std::os::fd::OwnedFd, write: std::os::fd::OwnedFd) -> io::Result<Self> {
-        Ok(Self::fd(read, super::writer::FdSink::new(write)?))
+        Ok(Self::fd(read, crate::wire::writer::FdSink::new(write)?))
     }
 
     /// An in-memory duplex: the engine side as a [`Transport`], and the host

@@ -12,7 +12,7 @@
 //! the panel's current registration (handlers replaced or forgotten since
 //! make it stale): a comparison, the one rule left to each SDK.
 
-use crate::fast_hash::FastMap;
+use crate::runtime::fast_hash::FastMap;
 use crate::{lock, Engine};
 
 /// The panels that have handlers, by id.

@@ -21,12 +21,12 @@ use zot_protocol::{encode_frame, ExtFrame, RegisterCommand, RegisterTool, Subscr
 
 use std::sync::Arc;
 
-use super::args::ArgsCheck;
-use super::writer::WriteLane;
-use super::{Engine, EngineError, Phase};
-use crate::fast_hash::FastMap;
 use crate::lock;
-use crate::registration::SchemaOrigin;
+use crate::requests::args::ArgsCheck;
+use crate::runtime::fast_hash::FastMap;
+use crate::session::registration::SchemaOrigin;
+use crate::wire::writer::WriteLane;
+use crate::{Engine, EngineError, Phase};
 
 /// Why a registration was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -172,10 +172,10 @@ impl Engine {
     /// Registers a slash command; a name registered before (compared
     /// case-insensitively) is refused.
     pub fn register_command(&self, cmd: RegisterCommand) -> Result<(), RegisterError> {
-        crate::registration::check_command(&cmd.name)?;
+        crate::session::registration::check_command(&cmd.name)?;
         self.register(|r| {
             let names = r.commands.iter().map(|c| c.name.as_str());
-            crate::registration::check_new_command(&cmd.name, names)?;
+            crate::session::registration::check_new_command(&cmd.name, names)?;
             r.commands.push(cmd.clone());
             Ok(Some(ExtFrame::RegisterCommand(cmd)))
         })
@@ -190,10 +190,10 @@ impl Engine {
         tool: RegisterTool,
         origin: SchemaOrigin,
     ) -> Result<(), RegisterError> {
-        let check = crate::registration::compile_tool(&tool, origin)?;
+        let check = crate::session::registration::compile_tool(&tool, origin)?;
         self.register(|r| {
             let names = r.tools.iter().map(|t| t.name.as_str());
-            crate::registration::check_new_tool(&tool.name, names)?;
+            crate::session::registration::check_new_tool(&tool.name, names)?;
             r.checks.insert(tool.name.clone(), check);
             r.tools.push(tool.clone());
             Ok(Some(ExtFrame::RegisterTool(tool)))
@@ -201,7 +201,7 @@ impl Engine {
     }
 
     /// Subscribes to a lifecycle event by name (any name; unknown ones
-    /// simply never fire). Events arrive as [`super::Job::Event`].
+    /// simply never fire). Events arrive as [`crate::Job::Event`].
     pub fn subscribe(&self, event: &str) -> Result<(), RegisterError> {
         if event.is_empty() {
             return Err(RegisterError::EmptyEvent);
@@ -219,7 +219,7 @@ impl Engine {
     }
 
     /// Registers an interceptor for one of the four interceptable events.
-    /// Requests arrive as [`super::Job::Intercept`]; requests for events
+    /// Requests arrive as [`crate::Job::Intercept`]; requests for events
     /// without an interceptor are allowed by the engine (SDK-40).
     pub fn intercept(&self, event: &str) -> Result<(), RegisterError> {
         let i = INTERCEPTABLE_EVENT_NAMES
@@ -240,7 +240,7 @@ impl Engine {
 
     /// Ends the on-hello phase: writes every registration, one `subscribe`
     /// and `ready`, then any spontaneous frame that was sent meanwhile.
-    /// Call it once after handling [`super::Job::Hello`]; later calls do
+    /// Call it once after handling [`crate::Job::Hello`]; later calls do
     /// nothing. The jobs that waited behind `Hello` are handed out after
     /// the announcement.
     pub fn hello_done(&self) -> Result<(), EngineError> {

@@ -10,13 +10,16 @@
 //! descriptor or a waiting call for Python's event loops), and for Python
 //! the worker lane its plain `def` handlers' threads take jobs from.
 
+pub mod contract;
+pub(crate) mod wake;
+
 use std::time::Duration;
 
 use tokio::runtime::Handle;
 use zot_protocol::{HostFrame, RawJson, RegisterCommand, RegisterTool};
 
-use crate::contract::{complete_json, CallStart, CallStarted};
-use crate::registration::{Registrations, SchemaOrigin};
+use crate::binding::contract::{complete_json, CallStart, CallStarted};
+use crate::session::registration::{Registrations, SchemaOrigin};
 use crate::{
     CallId, CallRequest, Engine, EngineConfig, Job, JobId, Routed, Taken, Transport, Work,
 };
@@ -48,7 +51,7 @@ pub const METHODS: &[&str] = &[
 
 /// What each binding adds for its runtime: `(binding, methods)`. Node's
 /// thread-safe callback; Python's readiness signals, and the worker lane
-/// (`engine/src/workers.rs`) its plain `def` handlers run from, on threads
+/// (`engine/src/jobs/workers.rs`) its plain `def` handlers run from, on threads
 /// (Node runs every handler on its one thread).
 pub const RUNTIME: &[(&str, &[&str])] = &[
     ("node", &["on_jobs"]),
@@ -145,7 +148,7 @@ impl WorkerCall {
                 id: i.id.0,
                 name: i.request.name().to_owned(),
                 invocation: i.request.id().to_owned(),
-                input: crate::contract::intercept_request_json(&i.request),
+                input: crate::binding::contract::intercept_request_json(&i.request),
                 cancelled: i.cancelled,
             },
             other => unreachable!("the worker lane takes no {:?} job", other.lane()),
@@ -172,7 +175,7 @@ impl RunEvent {
             Job::Event { id, event, frame } => Some(Self {
                 id: id.0,
                 name: event.name().to_owned(),
-                frame: crate::contract::event_frame_json(&event, frame),
+                frame: crate::binding::contract::event_frame_json(&event, frame),
             }),
             _ => None,
         }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use zot_protocol::validate::ValueError;
 
-use crate::writer::WriteError;
+use crate::wire::writer::WriteError;
 
 /// Why a `call_tool` failed as a call (as opposed to a tool that ran and
 /// reported `is_error`, which is an `Ok` result; SDK-32).

@@ -31,10 +31,10 @@ use zot_protocol::{
     FrameTags, HostToolResult, InterceptRequest, ToolResult,
 };
 
-use super::diagnostics::Repeated;
-use super::intercept::{self, InterceptKind};
-use super::Inner;
 use crate::lock;
+use crate::requests::intercept::{self, InterceptKind};
+use crate::wire::diagnostics::Repeated;
+use crate::Inner;
 
 /// What is wrong with a frame nested too deeply.
 pub(crate) fn too_deep_message() -> String {

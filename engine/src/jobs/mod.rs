@@ -5,6 +5,11 @@
 //! the time the dispatcher wakes up comes back from one call, in arrival
 //! order, so a burst of frames costs one wake-up, not one per frame.
 
+pub(crate) mod cancel;
+pub(crate) mod outcome;
+pub(crate) mod serial_order;
+pub(crate) mod workers;
+
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
@@ -17,11 +22,11 @@ use zot_protocol::{
 };
 
 #[cfg(unix)]
-use super::wake::WakePipe;
-use crate::call_error::CallToolError;
+use crate::binding::wake::WakePipe;
+use crate::call_tool::error::CallToolError;
+use crate::jobs::serial_order::{Place, SerialCount, SerialOrder};
+use crate::jobs::workers::{Routed, Taken, WorkerLane};
 use crate::lock;
-use crate::serial_order::{Place, SerialCount, SerialOrder};
-use crate::workers::{Routed, Taken, WorkerLane};
 
 /// The engine's handle for one request it handed out (a command, a tool call
 /// or an interception). Answer it with [`crate::Engine::complete`].

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use zot_protocol::{CommandAction, ContentBlock, PanelSpec, RawJson};
 
-use super::writer::WriteError;
+use crate::wire::writer::WriteError;
 
 /// The answer to a [`crate::Job::Command`]: the fields of
 /// `command_response` (§4.3.6) without `id`.

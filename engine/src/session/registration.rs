@@ -14,7 +14,7 @@ use zot_protocol::validate::{
 use zot_protocol::values::{INTERCEPTABLE_EVENT_NAMES, LIFECYCLE_EVENT_NAMES};
 use zot_protocol::{RegisterCommand, RegisterTool};
 
-use crate::args::ArgsCheck;
+use crate::requests::args::ArgsCheck;
 use crate::{Engine, RegisterError};
 
 /// Checks a slash command's name (docs/protocol.md §6.1).

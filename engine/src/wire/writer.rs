@@ -448,7 +448,8 @@ impl Writer {
 /// closed or gone.
 /// The flush task, its panic reported to [`Writer::on_panic`].
 async fn supervised_flusher(writer: std::sync::Weak<Writer>, wake: Arc<tokio::sync::Notify>) {
-    let Err(payload) = crate::panic::CatchPanic::new(flusher(writer.clone(), wake)).await else {
+    let Err(payload) = crate::runtime::panic::CatchPanic::new(flusher(writer.clone(), wake)).await
+    else {
         return;
     };
     match writer.upgrade().as_ref().and_then(|w| w.on_panic.get()) {
@@ -491,8 +492,8 @@ impl FdSink {
     /// is left as it is, so the mode does not leak into the shell.
     pub(crate) fn new(fd: std::os::fd::OwnedFd) -> io::Result<Self> {
         use std::os::fd::AsRawFd;
-        if crate::fd::is_pipe_or_socket(fd.as_raw_fd()) {
-            crate::fd::set_nonblocking(fd.as_raw_fd())?;
+        if crate::wire::fd::is_pipe_or_socket(fd.as_raw_fd()) {
+            crate::wire::fd::set_nonblocking(fd.as_raw_fd())?;
         }
         Ok(Self { fd })
     }

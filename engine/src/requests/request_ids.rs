@@ -11,8 +11,8 @@
 //! nothing more is sent for it, so a new request with that id is unambiguous
 //! and runs.
 
-use super::{OpenJob, OpenKind};
-use crate::fast_hash::FastMap;
+use crate::runtime::fast_hash::FastMap;
+use crate::{OpenJob, OpenKind};
 
 /// The requests that carry an id the extension answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //!
 //! Events and panel input are handled in arrival order, one at a time
 //! (SDK-35). A binding that runs some event handlers on threads of its own
-//! (Python's plain `def` ones: [`crate::workers`]) and every other handler
+//! (Python's plain `def` ones: [`crate::jobs::workers`]) and every other handler
 //! on its event loop sends each such job to its handler's place, and the
 //! order between the two places is kept here: a job is handed out only
 //! while every serial job handed out before it and not completed yet is at

@@ -12,7 +12,7 @@
 //!   [`PANIC_EXIT_STATUS`];
 //! - with any other transport (in-process tests, an application that
 //!   embeds the engine and owns the process), ends the session as failed:
-//!   [`super::Job::Finished`] carries the error, so `run` returns it.
+//!   [`crate::Job::Finished`] carries the error, so `run` returns it.
 //!
 //! User handlers are not engine tasks: the SDKs turn their panics into
 //! error results.
@@ -21,10 +21,10 @@ use std::any::Any;
 use std::future::Future;
 use std::sync::{Arc, Weak};
 
-use super::close_reason::CloseReason;
-use super::{Engine, Inner, Phase};
 use crate::lock;
-use crate::panic::{self, CatchPanic};
+use crate::runtime::panic::{self, CatchPanic};
+use crate::session::close_reason::CloseReason;
+use crate::{Engine, Inner, Phase};
 
 /// The exit status after a panic in an engine task (`EX_SOFTWARE`, an
 /// internal software error, in `sysexits.h`).
@@ -76,14 +76,14 @@ impl Inner {
         let what = panic_line(task, payload);
         let name = &self.config.name;
         if self.stdio {
-            crate::log::line(
+            crate::runtime::log::line(
                 name,
                 &format!("internal error: {what}; exiting with status {PANIC_EXIT_STATUS}"),
             );
             self.writer.close();
             std::process::exit(PANIC_EXIT_STATUS);
         }
-        crate::log::line(name, &format!("internal error: {what}; ending the session"));
+        crate::runtime::log::line(name, &format!("internal error: {what}; ending the session"));
         self.begin_close(CloseReason::Internal(what), Vec::new());
         self.stop.cancel();
     }
@@ -104,7 +104,7 @@ async fn supervised(inner: Weak<Inner>, task: Task, fut: impl Future<Output = ()
     };
     let Some(inner) = inner.upgrade() else {
         // The session is over; only the line is left to write.
-        crate::log::line(
+        crate::runtime::log::line(
             "zot-ext",
             &format!("internal error: {}", panic_line(task, &*payload)),
         );

@@ -4,7 +4,7 @@
 //! form, `type` first; see `zot_protocol::Frame`). Jobs produced while more
 //! complete lines are already buffered are collected and queued together,
 //! so a burst costs the dispatcher a single wake-up; event and panel jobs
-//! are read at most [`super::SERIAL_READ_AHEAD`] ahead of their handlers.
+//! are read at most [`crate::SERIAL_READ_AHEAD`] ahead of their handlers.
 
 use std::borrow::Cow;
 use std::io;
@@ -22,16 +22,16 @@ use zot_protocol::{
     LineReader,
 };
 
-use super::close_reason::CloseReason;
-use super::diagnostics::Repeated;
-use super::intercept::InterceptKind;
-use super::jobs::{CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
-use super::reject::refuse_tool;
-use super::request_ids::IdKind;
-use super::task::{Fault, Task};
-use super::transport::{into_reader, Source};
-use super::{CancelToken, Inner, OpenJob, OpenKind, Phase, SerialWhat, SERIAL_READ_AHEAD};
+use crate::jobs::{CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
 use crate::lock;
+use crate::requests::intercept::InterceptKind;
+use crate::requests::request_ids::IdKind;
+use crate::runtime::task::{Fault, Task};
+use crate::session::close_reason::CloseReason;
+use crate::wire::diagnostics::Repeated;
+use crate::wire::reject::refuse_tool;
+use crate::wire::transport::{into_reader, Source};
+use crate::{CancelToken, Inner, OpenJob, OpenKind, Phase, SerialWhat, SERIAL_READ_AHEAD};
 
 /// A buffered reader that tells whether another complete line is already
 /// buffered after each `consume` (the line codec consumes line by line).
@@ -144,7 +144,7 @@ pub(crate) async fn end(inner: Arc<Inner>, reason: Option<CloseReason>, batch: V
     inner.finish_close(reason).await;
 }
 
-/// Whether the serial backlog is full (see [`super::SERIAL_READ_AHEAD`]).
+/// Whether the serial backlog is full (see [`crate::SERIAL_READ_AHEAD`]).
 pub(crate) fn backlog_full(inner: &Inner) -> bool {
     lock(&inner.state).serial_open >= SERIAL_READ_AHEAD
 }
@@ -385,17 +385,17 @@ impl Lines {
                 if !self.handshaken {
                     return Flow::End(CloseReason::Handshake(format!(
                         "first host line: {}",
-                        super::reject::too_deep_message()
+                        crate::wire::reject::too_deep_message()
                     )));
                 }
-                super::reject::too_deep(inner, line);
+                crate::wire::reject::too_deep(inner, line);
                 return Flow::Continue;
             }
             Ok(line) => match HostFrame::decode(line) {
                 // SDK-50: logged and skipped, but a request whose id can be
                 // read still gets its one reply (see `reject`).
                 Err(e) if self.handshaken => {
-                    super::reject::undecodable(inner, line, &e);
+                    crate::wire::reject::undecodable(inner, line, &e);
                     return Flow::Continue;
                 }
                 other => other,
@@ -451,7 +451,7 @@ impl Lines {
 }
 
 /// `line` is the frame's text (kept for events, see
-/// [`super::EngineConfig::event_frames`]).
+/// [`crate::EngineConfig::event_frames`]).
 fn handle(inner: &Arc<Inner>, frame: HostFrame, line: &[u8], batch: &mut Vec<Job>) -> Flow {
     match frame {
         // SDK-5.
@@ -676,13 +676,13 @@ fn on_intercept(inner: &Arc<Inner>, req: zot_protocol::InterceptRequest, batch: 
         // As for a failed handler: the host may apply this answer to the
         // running request, so a guard must not open the gate (SDK-45).
         let msg = duplicate(inner, "event_intercept", req.id());
-        let resp = super::intercept::failure(req.id(), &InterceptKind::of(&req), &msg);
+        let resp = crate::requests::intercept::failure(req.id(), &InterceptKind::of(&req), &msg);
         return inner.reply(ExtFrame::EventInterceptResponse(resp));
     }
-    if let Some(problem) = super::reject::bad_intercept_field(&req) {
+    if let Some(problem) = crate::wire::reject::bad_intercept_field(&req) {
         let guarded = st.registry.intercepts(req.name());
         drop(st);
-        return super::reject::refuse_intercept(inner, &req, guarded, &problem);
+        return crate::wire::reject::refuse_intercept(inner, &req, guarded, &problem);
     }
     if !st.registry.intercepts(req.name()) {
         drop(st);

@@ -17,7 +17,7 @@ use tokio::runtime::Handle;
 use crate::lock;
 
 /// How often a repeated diagnostic is shown verbatim
-/// ([`super::EngineConfig::repeat_limit`]).
+/// ([`crate::EngineConfig::repeat_limit`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RepeatLimit {
     /// Lines of one kind shown verbatim per interval (10 by default).
@@ -138,7 +138,7 @@ impl Diagnostics {
             });
         }
         if show {
-            crate::log::diag(&self.name, &message());
+            crate::runtime::log::diag(&self.name, &message());
         }
     }
 
@@ -168,7 +168,7 @@ impl Diagnostics {
                 self.limit.verbatim, self.limit.interval
             )
         };
-        crate::log::diag(
+        crate::runtime::log::diag(
             &self.name,
             &format!(
                 "suppressed {} more {:?} diagnostics ({shown})",

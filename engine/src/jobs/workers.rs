@@ -12,7 +12,7 @@
 //!   job queue as before. Events come as runs: the events queued one after
 //!   another go to one thread together, to be handled in order, and the
 //!   next run (or serial job for the loop) waits until they are completed
-//!   ([`crate::serial_order`]).
+//!   ([`crate::jobs::serial_order`]).
 //! - At most `max` threads count at once. A thread that takes work while no
 //!   other thread waits is told to start one more (while under the bound),
 //!   so a job that arrives finds a waiting thread, or the pool is full.
@@ -31,8 +31,8 @@
 
 use std::collections::VecDeque;
 
-use crate::fast_hash::FastSet;
 use crate::jobs::{Job, JobId};
+use crate::runtime::fast_hash::FastSet;
 
 /// Something for a worker thread to run.
 #[derive(Debug)]
