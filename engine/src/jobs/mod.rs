@@ -6,6 +6,7 @@
 //! order, so a burst of frames costs one wake-up, not one per frame.
 
 pub(crate) mod cancel;
+mod complete;
 pub(crate) mod outcome;
 pub(crate) mod serial_order;
 pub(crate) mod workers;

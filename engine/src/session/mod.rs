@@ -5,3 +5,4 @@ pub(crate) mod close_reason;
 pub(crate) mod handshake;
 pub mod registration;
 pub(crate) mod shutdown;
+mod spontaneous;
