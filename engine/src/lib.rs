@@ -43,6 +43,19 @@
 //! current-thread tokio runtime (the Rust SDK), one into the JavaScript or
 //! Python thread for bindings.
 //!
+//! # Layout
+//!
+//! The crate's folders are its parts. Public: [`binding`] (the surface the
+//! Node and Python bindings wrap, and the JSON contract they exchange),
+//! [`session`] (the handshake, the registration rules, the end of a
+//! session), [`runtime`] (supervised tasks, panics, signals, logging) and
+//! [`testing`] (driving an extension as its host). Inside: `wire` (the
+//! transport, the read loop, the single writer, refused lines), `jobs`
+//! (the queue, the serial order, the worker lane, cancellation, completing
+//! a job), `requests` (tool arguments, ids in flight, panel input,
+//! interception answers) and `call_tool`. This file holds the [`Engine`]
+//! and its state.
+//!
 //! # When something goes wrong
 //!
 //! A request with the id of a request of its kind still running
