@@ -577,6 +577,80 @@ pub(crate) fn codec_to_write(e: CodecError) -> WriteError {
     }
 }
 
+impl Inner {
+    /// The engine's state for a session that has not started yet.
+    fn new(rt: &Handle, config: EngineConfig, sink: Box<dyn FrameSink>, stdio: bool) -> Arc<Inner> {
+        Arc::new(Inner {
+            writer: Writer::new(
+                sink,
+                config.close_flush_timeout,
+                config.deferred_flush.then(|| rt.clone()),
+            ),
+            diags: wire::diagnostics::Diagnostics::new(&config.name, config.repeat_limit),
+            config,
+            queue: JobQueue::new(),
+            state: Mutex::new(State {
+                phase: Phase::AwaitingAck,
+                announced: false,
+                registry: Registry::default(),
+                panels: requests::panels::PanelBindings::default(),
+                jobs: FastMap::default(),
+                ids: requests::request_ids::RequestIds::default(),
+                expired: FastSet::default(),
+                answered_at_close: FastSet::default(),
+                calls: FastMap::default(),
+                close_reason: None,
+                serial_open: 0,
+            }),
+            hello_ack: OnceLock::new(),
+            session: CancelToken::new(),
+            stop: CancelToken::new(),
+            done: CancelToken::new(),
+            announced: CancelToken::new(),
+            idle: Notify::new(),
+            read_room: Notify::new(),
+            rt: rt.clone(),
+            stdio,
+            fault: runtime::task::Fault::from_env(),
+            next_job: AtomicU64::new(1),
+            next_call: AtomicU64::new(1),
+        })
+    }
+
+    /// A deferred flush that fails reports here, as a failed write would to
+    /// its caller.
+    fn report_broken_flushes(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        self.writer.on_broken(Box::new(move |e| {
+            if let Some(inner) = weak.upgrade() {
+                inner.on_write_error(e);
+            }
+        }));
+    }
+
+    /// A worker-lane job cancelled before a thread took it never starts:
+    /// answered here, as its handler would answer it.
+    fn answer_withdrawn_jobs(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        self.queue.on_withdrawn(Box::new(move |id| {
+            if let Some(inner) = weak.upgrade() {
+                let _ = Engine { inner }.complete(id, Outcome::Failed("cancelled".into()));
+            }
+        }));
+    }
+
+    /// A panic in the writer's flush task is reported like one in any
+    /// other engine task.
+    fn report_flusher_panics(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        self.writer.on_panic(Box::new(move |payload| {
+            if let Some(inner) = weak.upgrade() {
+                inner.task_panicked(runtime::task::Task::Flusher, payload);
+            }
+        }));
+    }
+}
+
 /// A running engine. Cheap to clone; every clone drives the same session.
 #[derive(Clone)]
 pub struct Engine {
@@ -616,72 +690,13 @@ impl Engine {
             version: config.version.clone(),
             capabilities: config.capabilities.clone(),
         });
-        let inner = Arc::new(Inner {
-            writer: Writer::new(
-                transport.sink,
-                config.close_flush_timeout,
-                config.deferred_flush.then(|| rt.clone()),
-            ),
-            diags: wire::diagnostics::Diagnostics::new(&config.name, config.repeat_limit),
-            config,
-            queue: JobQueue::new(),
-            state: Mutex::new(State {
-                phase: Phase::AwaitingAck,
-                announced: false,
-                registry: Registry::default(),
-                panels: requests::panels::PanelBindings::default(),
-                jobs: FastMap::default(),
-                ids: requests::request_ids::RequestIds::default(),
-                expired: FastSet::default(),
-                answered_at_close: FastSet::default(),
-                calls: FastMap::default(),
-                close_reason: None,
-                serial_open: 0,
-            }),
-            hello_ack: OnceLock::new(),
-            session: CancelToken::new(),
-            stop: CancelToken::new(),
-            done: CancelToken::new(),
-            announced: CancelToken::new(),
-            idle: Notify::new(),
-            read_room: Notify::new(),
-            rt: rt.clone(),
-            stdio: transport.stdio,
-            fault: runtime::task::Fault::from_env(),
-            next_job: AtomicU64::new(1),
-            next_call: AtomicU64::new(1),
-        });
-        {
-            // A deferred flush that fails reports here, as a failed write
-            // would to its caller.
-            let weak = Arc::downgrade(&inner);
-            inner.writer.on_broken(Box::new(move |e| {
-                if let Some(inner) = weak.upgrade() {
-                    inner.on_write_error(e);
-                }
-            }));
-        }
-        {
-            // A worker-lane job cancelled before a thread took it never
-            // starts: answered here, as its handler would answer it.
-            let weak = Arc::downgrade(&inner);
-            inner.queue.on_withdrawn(Box::new(move |id| {
-                if let Some(inner) = weak.upgrade() {
-                    let _ = Engine { inner }.complete(id, Outcome::Failed("cancelled".into()));
-                }
-            }));
-        }
+        let inner = Inner::new(rt, config, transport.sink, transport.stdio);
+        inner.report_broken_flushes();
+        inner.answer_withdrawn_jobs();
         inner
             .write_frame(&hello, WriteLane::Direct)
             .map_err(|e| EngineError::Write(e.to_string()))?;
-        {
-            let weak = Arc::downgrade(&inner);
-            inner.writer.on_panic(Box::new(move |payload| {
-                if let Some(inner) = weak.upgrade() {
-                    inner.task_panicked(runtime::task::Task::Flusher, payload);
-                }
-            }));
-        }
+        inner.report_flusher_panics();
         inner.spawn(
             runtime::task::Task::Reader,
             wire::reader::run(inner.clone(), transport.source),
