@@ -18,8 +18,8 @@ use zot_protocol::depth::exceeds_depth;
 use zot_protocol::events::UnknownEvent;
 use zot_protocol::limits::{MAX_FRAME_DEPTH, PROTOCOL_VERSION};
 use zot_protocol::{
-    CodecError, CommandAction, CommandResponse, EventInterceptResponse, ExtFrame, Frame, HostFrame,
-    LineReader,
+    CodecError, CommandAction, CommandResponse, DecodeError, EventInterceptResponse, ExtFrame,
+    Frame, HostFrame, LineReader,
 };
 
 use crate::jobs::{CommandJob, EventData, InterceptJob, Job, JobId, ToolJob};
@@ -419,33 +419,41 @@ impl Lines {
             }
         };
         if !self.handshaken {
-            // SDK-4: the first host line must be hello_ack.
-            return match frame {
-                Ok(HostFrame::HelloAck(ack)) => {
-                    if ack.protocol_version != PROTOCOL_VERSION {
-                        inner.diag(&format!(
-                            "the host speaks protocol_version {}, this SDK {PROTOCOL_VERSION}; going on, but frames may be misread",
-                            ack.protocol_version
-                        ));
-                    }
-                    let ack = Arc::new(ack);
-                    let _ = inner.hello_ack.set(ack.clone());
-                    lock(&inner.state).phase = Phase::Hello;
-                    inner.queue.push(Job::Hello(ack));
-                    self.handshaken = true;
-                    Flow::Continue
-                }
-                Ok(other) => Flow::End(CloseReason::Handshake(format!(
-                    "expected hello_ack as the first host frame, got {:?}",
-                    other.type_name()
-                ))),
-                Err(e) => Flow::End(CloseReason::Handshake(format!("first host line: {e}"))),
-            };
+            return self.on_first_frame(inner, frame);
         }
         match frame {
             Ok(frame) => handle(inner, frame, text, batch),
             // Answered above.
             Err(_) => Flow::Continue,
+        }
+    }
+
+    /// The first host frame, which must be `hello_ack` (SDK-4).
+    fn on_first_frame(
+        &mut self,
+        inner: &Arc<Inner>,
+        frame: Result<HostFrame, DecodeError>,
+    ) -> Flow {
+        match frame {
+            Ok(HostFrame::HelloAck(ack)) => {
+                if ack.protocol_version != PROTOCOL_VERSION {
+                    inner.diag(&format!(
+                        "the host speaks protocol_version {}, this SDK {PROTOCOL_VERSION}; going on, but frames may be misread",
+                        ack.protocol_version
+                    ));
+                }
+                let ack = Arc::new(ack);
+                let _ = inner.hello_ack.set(ack.clone());
+                lock(&inner.state).phase = Phase::Hello;
+                inner.queue.push(Job::Hello(ack));
+                self.handshaken = true;
+                Flow::Continue
+            }
+            Ok(other) => Flow::End(CloseReason::Handshake(format!(
+                "expected hello_ack as the first host frame, got {:?}",
+                other.type_name()
+            ))),
+            Err(e) => Flow::End(CloseReason::Handshake(format!("first host line: {e}"))),
         }
     }
 }
@@ -460,25 +468,7 @@ fn handle(inner: &Arc<Inner>, frame: HostFrame, line: &[u8], batch: &mut Vec<Job
         }),
         HostFrame::CommandInvoked(c) => on_command(inner, c, batch),
         HostFrame::ToolCall(t) => on_tool(inner, t, batch),
-        HostFrame::ToolCancel(c) => {
-            let children = {
-                let mut st = lock(&inner.state);
-                match st.ids.tool(&c.id) {
-                    Some(id) => inner.cancel_job(&mut st, id, batch),
-                    None => {
-                        // SDK-22: unknown or finished ids are ignored.
-                        tracing::debug!(id = %c.id, "tool_cancel for no running tool; ignored");
-                        Vec::new()
-                    }
-                }
-            };
-            if !children.is_empty() {
-                // The Cancel job must reach the queue before the results of
-                // the child calls it causes.
-                inner.queue.push_all(batch.drain(..));
-                inner.abandon_children(children);
-            }
-        }
+        HostFrame::ToolCancel(c) => on_tool_cancel(inner, &c.id, batch),
         HostFrame::ToolResult(r) => inner.on_host_result(r),
         HostFrame::Event(ev) => on_event(inner, EventData::Known(ev), line, batch),
         HostFrame::UnknownEvent(u) => on_event(inner, EventData::Unknown(u), line, batch),
@@ -521,6 +511,28 @@ fn handle(inner: &Arc<Inner>, frame: HostFrame, line: &[u8], batch: &mut Vec<Job
         }),
     }
     Flow::Continue
+}
+
+/// `tool_cancel`: the running tool job with that host id is cancelled, and
+/// the `call_tool` calls it made are abandoned.
+fn on_tool_cancel(inner: &Inner, host_id: &str, batch: &mut Vec<Job>) {
+    let children = {
+        let mut st = lock(&inner.state);
+        match st.ids.tool(host_id) {
+            Some(id) => inner.cancel_job(&mut st, id, batch),
+            None => {
+                // SDK-22: unknown or finished ids are ignored.
+                tracing::debug!(id = %host_id, "tool_cancel for no running tool; ignored");
+                Vec::new()
+            }
+        }
+    };
+    if !children.is_empty() {
+        // The Cancel job must reach the queue before the results of
+        // the child calls it causes.
+        inner.queue.push_all(batch.drain(..));
+        inner.abandon_children(children);
+    }
 }
 
 fn open(inner: &Inner, kind: OpenKind, invocation: String) -> (u64, OpenJob) {
