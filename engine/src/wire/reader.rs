@@ -7,6 +7,7 @@
 //! are read at most [`crate::SERIAL_READ_AHEAD`] ahead of their handlers.
 
 use std::borrow::Cow;
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -240,19 +241,10 @@ async fn read_loop(
     tokio::pin!(stop);
     loop {
         if lines.handshaken && !announced {
-            // Frames after `hello_ack` wait for the on-hello hook: a request
-            // the host sends early must meet the registry that hook builds,
-            // and EOF must not end the session before `ready` is written.
-            // Bounded, so a hook that never returns cannot wedge reading.
-            tokio::select! {
-                biased;
-                _ = &mut stop => return None,
-                _ = inner.announced.cancelled() => announced = true,
-                _ = tokio::time::sleep(ON_HELLO_WAIT) => {
-                    inner.diag(HELLO_WAIT_OVER);
-                    announced = true;
-                }
+            if !wait_for_announce(inner, &mut stop).await {
+                return None;
             }
+            announced = true;
         }
         // Hand over what was read when the buffer has no whole line left
         // (or the batch grew large), and look at the backlogs then.
@@ -260,32 +252,14 @@ async fn read_loop(
             || batch.len() >= SERIAL_READ_AHEAD / 4
             || !parked.lines.is_empty()
         {
-            if let Flow::End(reason) = unpark(inner, &mut lines, &mut parked, batch, false) {
-                return Some(reason);
-            }
-            if !batch.is_empty() {
-                inner.queue.push_all(batch.drain(..));
-            }
-            // Backpressure: no new requests while a reply waits for a host
-            // that does not read (see `writer`).
-            if inner.writer.is_stalled() {
-                tokio::select! {
-                    biased;
-                    _ = &mut stop => return None,
-                    _ = inner.writer.unstalled() => {}
-                }
-            }
-            past_backlog = backlog_full(inner);
-            if past_backlog {
-                tokio::select! {
-                    biased;
-                    _ = &mut stop => return None,
-                    _ = backlog_room(inner, &parked) => {}
-                }
-                past_backlog = backlog_full(inner);
-                if !past_backlog && !parked.lines.is_empty() {
+            match hand_over(inner, &mut lines, &mut parked, batch, &mut stop).await {
+                HandOver::Read { past_full_backlog } => past_backlog = past_full_backlog,
+                HandOver::Unpark => {
+                    past_backlog = false;
                     continue;
                 }
+                HandOver::Stopped => return None,
+                HandOver::End(reason) => return Some(reason),
             }
         }
         let next = tokio::select! {
@@ -313,6 +287,78 @@ async fn read_loop(
             return Some(reason);
         }
     }
+}
+
+/// Frames after `hello_ack` wait for the on-hello hook: a request the host
+/// sends early must meet the registry that hook builds, and EOF must not
+/// end the session before `ready` is written. Bounded, so a hook that never
+/// returns cannot wedge reading. `false`: stopped from outside.
+async fn wait_for_announce<F: Future<Output = ()>>(inner: &Inner, stop: &mut Pin<&mut F>) -> bool {
+    tokio::select! {
+        biased;
+        _ = stop.as_mut() => false,
+        _ = inner.announced.cancelled() => true,
+        _ = tokio::time::sleep(ON_HELLO_WAIT) => {
+            inner.diag(HELLO_WAIT_OVER);
+            true
+        }
+    }
+}
+
+/// What the read loop does after handing a batch over.
+enum HandOver {
+    /// Read the next line; past a full backlog, only an overtaking line is
+    /// handled and the rest parked.
+    Read { past_full_backlog: bool },
+    /// The backlog has room again and lines are parked: hand those over
+    /// first.
+    Unpark,
+    /// Stopped from outside.
+    Stopped,
+    /// The session ended.
+    End(CloseReason),
+}
+
+/// Hands the batch (and parked lines the backlog has room for) to the
+/// queue, then waits while the host does not read our replies or the
+/// serial backlog is full.
+async fn hand_over<F: Future<Output = ()>>(
+    inner: &Arc<Inner>,
+    lines: &mut Lines,
+    parked: &mut Parked,
+    batch: &mut Vec<Job>,
+    stop: &mut Pin<&mut F>,
+) -> HandOver {
+    if let Flow::End(reason) = unpark(inner, lines, parked, batch, false) {
+        return HandOver::End(reason);
+    }
+    if !batch.is_empty() {
+        inner.queue.push_all(batch.drain(..));
+    }
+    // Backpressure: no new requests while a reply waits for a host that
+    // does not read (see `writer`).
+    if inner.writer.is_stalled() {
+        tokio::select! {
+            biased;
+            _ = stop.as_mut() => return HandOver::Stopped,
+            _ = inner.writer.unstalled() => {}
+        }
+    }
+    if !backlog_full(inner) {
+        return HandOver::Read {
+            past_full_backlog: false,
+        };
+    }
+    tokio::select! {
+        biased;
+        _ = stop.as_mut() => return HandOver::Stopped,
+        _ = backlog_room(inner, parked) => {}
+    }
+    let past_full_backlog = backlog_full(inner);
+    if !past_full_backlog && !parked.lines.is_empty() {
+        return HandOver::Unpark;
+    }
+    HandOver::Read { past_full_backlog }
 }
 
 /// Handles parked lines, in order, while the serial backlog has room (or,
