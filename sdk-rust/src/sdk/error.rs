@@ -92,7 +92,7 @@ impl<E: StdError + Send + Sync + 'static> From<E> for Error {
         Self {
             message: e.to_string(),
             source: Some(Box::new(e)),
-            kind: super::results::type_label::<E>(),
+            kind: type_label::<E>(),
         }
     }
 }
@@ -193,5 +193,18 @@ impl RunError {
             Self::Register(_) => "registration",
             _ => "session",
         }
+    }
+}
+
+/// The last path segment of `E`'s name without generics
+/// (`std::num::ParseIntError` → `ParseIntError`); `Error` for text and
+/// boxes, which name no type of their own.
+pub(super) fn type_label<E>() -> &'static str {
+    let full = std::any::type_name::<E>();
+    let base = full.split('<').next().unwrap_or(full);
+    let name = base.rsplit("::").next().unwrap_or(base);
+    match name.trim_start_matches('&') {
+        "" | "str" | "String" | "Cow" | "Box" | "Arc" => "Error",
+        name => name,
     }
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use zot_protocol::validate::validate_tool_prompt;
 use zot_protocol::{CommandAction, ContentBlock, PanelSpec, RawJson};
 
-use super::error::Error;
+use super::error::{type_label, Error};
 use crate::engine::{CommandOutcome, InterceptOutcome, ToolOutcome};
 
 /// The result of a tool handler: model-facing content blocks, plus optional
@@ -567,19 +567,6 @@ impl<T, E: Display + 'static> HandlerResult<T> for Result<T, E> {
                 .map_or_else(type_label::<E>, Error::kind);
             format!("{label}: {e}")
         })
-    }
-}
-
-/// The last path segment of `E`'s name without generics
-/// (`std::num::ParseIntError` → `ParseIntError`); `Error` for text and
-/// boxes, which name no type of their own.
-pub(super) fn type_label<E>() -> &'static str {
-    let full = std::any::type_name::<E>();
-    let base = full.split('<').next().unwrap_or(full);
-    let name = base.rsplit("::").next().unwrap_or(base);
-    match name.trim_start_matches('&') {
-        "" | "str" | "String" | "Cow" | "Box" | "Arc" => "Error",
-        name => name,
     }
 }
 
