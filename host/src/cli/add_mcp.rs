@@ -5,28 +5,8 @@
 
 use std::io::Write;
 
-use clap::Args;
-
-use crate::cli::command_line::InstallArgs;
+use crate::cli::command_line::{AddMcpArgs, InstallArgs};
 use crate::cli::{install, CliError, CliOutcome, Context};
-
-/// `ext add-mcp`.
-#[derive(Args, Debug)]
-#[command(
-    after_help = "Example: zot-host ext add-mcp everything -- npx -y @modelcontextprotocol/server-everything\n\
-    The extension runs `zot-mcp wrap --name NAME -- COMMAND…` (install it with `cargo install zot-mcp`)."
-)]
-pub struct AddMcpArgs {
-    /// The extension's name (its folder and manifest name).
-    #[arg(value_name = "NAME")]
-    pub name: String,
-    /// Replace an existing install of the same name.
-    #[arg(long)]
-    pub force: bool,
-    /// The MCP server's command line (stdio), after `--`.
-    #[arg(last = true, required = true, value_name = "COMMAND")]
-    pub command: Vec<String>,
-}
 
 /// The manifest of an MCP server run through `zot-mcp wrap`. `--name`
 /// makes the extension announce the manifest's name (not the MCP server's)

@@ -64,7 +64,7 @@ pub enum ExtCommand {
     /// Fast-forward git-installed extensions (same as `zot-host update`).
     Update(UpdateArgs),
     /// Install an MCP server (its command line after `--`) as an extension run by zot-mcp.
-    AddMcp(crate::cli::add_mcp::AddMcpArgs),
+    AddMcp(AddMcpArgs),
 }
 
 /// Which `--ext` paths to add to discovery, for list and doctor.
@@ -113,6 +113,24 @@ pub struct DoctorArgs {
     /// Discovery inputs.
     #[command(flatten)]
     pub discovery: DiscoveryArgs,
+}
+
+/// `ext add-mcp`.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Example: zot-host ext add-mcp everything -- npx -y @modelcontextprotocol/server-everything\n\
+    The extension runs `zot-mcp wrap --name NAME -- COMMAND…` (install it with `cargo install zot-mcp`)."
+)]
+pub struct AddMcpArgs {
+    /// The extension's name (its folder and manifest name).
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Replace an existing install of the same name.
+    #[arg(long)]
+    pub force: bool,
+    /// The MCP server's command line (stdio), after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 /// `ext install`.
