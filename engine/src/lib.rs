@@ -157,8 +157,7 @@ pub use jobs::outcome::{
 pub use jobs::workers::{Routed, Taken, Work};
 pub use jobs::{CallId, CommandJob, EventData, InterceptJob, Job, JobId, Lane, ToolJob};
 pub use requests::args::MAX_EXACT_INTEGER;
-pub use session::handshake::RegisterError;
-pub use session::registration::SchemaOrigin;
+pub use session::registration::{RegisterError, SchemaOrigin};
 pub use wire::diagnostics::RepeatLimit;
 pub use wire::reader::PARKED_READ_AHEAD_BYTES;
 pub use wire::transport::{MemoryHost, Transport};

@@ -1,6 +1,7 @@
-//! The shape of `host/src`, read from its text: no import circles between
-//! its modules, and no function longer than a screen unless a comment says
-//! why it must be one piece.
+//! The shape of `host/src` and of `engine/src` (the runtime every SDK
+//! shares), read from their text: no import circles between a crate's
+//! modules, and no function longer than a screen unless a comment says why
+//! it must be one piece.
 //!
 //! A module is one file (`a/b.rs` and `a/b/mod.rs` are `a::b`). Module `m`
 //! depends on module `n` when the code of `m` (comments left out) names a
@@ -14,18 +15,43 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Circles there today, each as the modules that reach one another: the
-/// list may only shrink (a circle gone must leave it, a new one fails).
-const KNOWN_CIRCLES: &[&[&str]] = &[];
+/// A crate checked here, with what is known and left in it for now.
+struct Checked {
+    /// Its folder, beside this crate's.
+    dir: &'static str,
+    /// It has at least this many modules (a check that reads nothing
+    /// must fail).
+    min_modules: usize,
+    /// Circles there today, each as the modules that reach one another:
+    /// the list may only shrink (a circle gone must leave it, a new one
+    /// fails).
+    known_circles: &'static [&'static [&'static str]],
+    /// Folders whose inner circles are known and left to their owners for
+    /// now: a circle wholly inside one of them passes.
+    known_circle_folders: &'static [&'static str],
+    /// Longer functions there today (`file fn`), to be split or given their
+    /// reason; the list may only shrink.
+    known_long: &'static [&'static str],
+}
 
-/// Folders whose inner circles are known and left to their owners for now
-/// (the CLI's error type names each command's errors, and the commands use
-/// it back): a circle wholly inside one of them passes.
-const KNOWN_CIRCLE_FOLDERS: &[&str] = &["cli"];
-
-/// Longer functions there today (`file fn`), to be split or given their
-/// reason; the list may only shrink.
-const KNOWN_LONG: &[&str] = &[];
+const CRATES: &[Checked] = &[
+    Checked {
+        dir: "host",
+        min_modules: 50,
+        known_circles: &[],
+        // The CLI's error type names each command's errors, and the
+        // commands use it back.
+        known_circle_folders: &["cli"],
+        known_long: &[],
+    },
+    Checked {
+        dir: "engine",
+        min_modules: 30,
+        known_circles: &[],
+        known_circle_folders: &[],
+        known_long: &[],
+    },
+];
 
 /// A function may be this many lines, from `fn` to its closing brace.
 const MAX_FN_LINES: usize = 80;
@@ -33,8 +59,11 @@ const MAX_FN_LINES: usize = 80;
 /// What a comment right above a longer function must say.
 const ONE_PIECE: &str = "one piece";
 
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+fn src(dir: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(dir)
+        .join("src")
 }
 
 /// Every `.rs` file under `dir`, sorted.
@@ -57,8 +86,8 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// `a/b.rs` and `a/b/mod.rs` → `["a", "b"]`; `lib.rs` → `[]`.
-fn module_of(file: &Path) -> Vec<String> {
-    let rel = file.strip_prefix(src()).expect("file under src");
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).expect("file under src");
     let mut parts: Vec<String> = rel
         .iter()
         .map(|p| p.to_string_lossy().into_owned())
@@ -344,17 +373,17 @@ struct Crate {
     deps: BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
 }
 
-fn read_crate() -> Crate {
+fn read_crate(src: &Path) -> Crate {
     let mut texts = BTreeMap::new();
     let mut files = BTreeMap::new();
-    for f in rust_files(&src()) {
+    for f in rust_files(src) {
         if f.file_name().is_some_and(|n| n == "main.rs") {
             continue; // the binary: a crate of its own
         }
-        let m = module_of(&f);
+        let m = module_of(src, &f);
         let text = std::fs::read_to_string(&f).expect("read source");
         let rel = f
-            .strip_prefix(src())
+            .strip_prefix(src)
             .expect("under src")
             .display()
             .to_string();
@@ -580,15 +609,23 @@ fn shortest_loop(edges: &[Vec<usize>], group: &BTreeSet<usize>, start: usize) ->
 
 #[test]
 fn no_import_circles() {
-    let krate = read_crate();
+    for checked in CRATES {
+        no_new_circles_in(checked);
+    }
+}
+
+fn no_new_circles_in(checked: &Checked) {
+    let src = src(checked.dir);
+    let krate = read_crate(&src);
     assert!(
-        krate.files.len() > 50,
+        krate.files.len() >= checked.min_modules,
         "read only {} modules from {}",
         krate.files.len(),
-        src().display()
+        src.display()
     );
     let found = circles(&krate.deps);
-    let known: BTreeSet<BTreeSet<String>> = KNOWN_CIRCLES
+    let known: BTreeSet<BTreeSet<String>> = checked
+        .known_circles
         .iter()
         .map(|c| c.iter().map(|m| (*m).to_owned()).collect())
         .collect();
@@ -596,7 +633,8 @@ fn no_import_circles() {
         .iter()
         .filter(|(members, _)| !known.contains(members))
         .filter(|(members, _)| {
-            !KNOWN_CIRCLE_FOLDERS
+            !checked
+                .known_circle_folders
                 .iter()
                 .any(|f| members.iter().all(|m| m.starts_with(&format!("{f}::"))))
         })
@@ -610,8 +648,9 @@ fn no_import_circles() {
         .collect();
     assert!(
         report.is_empty(),
-        "{} new import circle(s) in host/src:\n  {}",
+        "{} new import circle(s) in {}/src:\n  {}",
         report.len(),
+        checked.dir,
         report.join("\n\n  ")
     );
     let gone: Vec<_> = known
@@ -620,7 +659,8 @@ fn no_import_circles() {
         .collect();
     assert!(
         gone.is_empty(),
-        "circles no longer there (or changed): take them out of KNOWN_CIRCLES: {gone:?}"
+        "circles no longer in {}/src (or changed): take them out of its known_circles: {gone:?}",
+        checked.dir
     );
 }
 
@@ -701,10 +741,17 @@ fn fn_name(line: &str) -> Option<String> {
 
 #[test]
 fn no_long_function_without_a_reason() {
+    for checked in CRATES {
+        no_new_long_functions_in(checked);
+    }
+}
+
+fn no_new_long_functions_in(checked: &Checked) {
+    let src = src(checked.dir);
     let mut long = Vec::new();
-    for f in rust_files(&src()) {
+    for f in rust_files(&src) {
         let rel = f
-            .strip_prefix(src())
+            .strip_prefix(&src)
             .expect("under src")
             .display()
             .to_string();
@@ -721,18 +768,32 @@ fn no_long_function_without_a_reason() {
         .collect();
     let report: Vec<String> = long
         .iter()
-        .filter(|f| !KNOWN_LONG.contains(&format!("{} {}", f.file, f.name).as_str()))
-        .map(|f| format!("{}:{} {} ({} lines)", f.file, f.line, f.name, f.lines))
+        .filter(|f| {
+            !checked
+                .known_long
+                .contains(&format!("{} {}", f.file, f.name).as_str())
+        })
+        .map(|f| {
+            format!(
+                "{}/src/{}:{} {} ({} lines)",
+                checked.dir, f.file, f.line, f.name, f.lines
+            )
+        })
         .collect();
     assert!(
         report.is_empty(),
         "functions over {MAX_FN_LINES} lines with no comment above saying why they are {ONE_PIECE:?}:\n  {}",
         report.join("\n  ")
     );
-    let gone: Vec<_> = KNOWN_LONG.iter().filter(|k| !names.contains(**k)).collect();
+    let gone: Vec<_> = checked
+        .known_long
+        .iter()
+        .filter(|k| !names.contains(**k))
+        .collect();
     assert!(
         gone.is_empty(),
-        "no longer long (or renamed): take them out of KNOWN_LONG: {gone:?}"
+        "no longer long in {}/src (or renamed): take them out of its known_long: {gone:?}",
+        checked.dir
     );
 }
 

@@ -355,6 +355,8 @@ impl Job {
         String::from_utf8(out).expect("serde_json writes UTF-8")
     }
 
+    /// The job as its contract message; one piece: an arm per job kind,
+    /// each a plain field-by-field mapping.
     fn write_json(&self, out: &mut Vec<u8>) {
         // Unused by the jobs without a handler.
         let lane = self.lane().unwrap_or(Lane::Concurrent);

@@ -29,12 +29,14 @@ use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 use zot_protocol::limits::CALL_TOOL_TIMEOUT;
 use zot_protocol::validate::validate_call_key;
-use zot_protocol::{CallTool, CallToolCancel, Capability, ExtFrame, HostToolResult, RawJson};
+use zot_protocol::{
+    CallTool, CallToolCancel, Capability, ExtFrame, HelloAck, HostToolResult, RawJson,
+};
 
 use crate::call_tool::error::CallToolError;
 use crate::jobs::{CallId, Job, JobId};
 use crate::lock;
-use crate::wire::writer::WriteLane;
+use crate::wire::writer::{WriteError, WriteLane};
 use crate::{Engine, Inner, OpenKind, Phase};
 
 /// One `call_tool` request.
@@ -125,6 +127,42 @@ impl PendingCall {
     }
 }
 
+/// The durable key a call carries: checked, and left out for hosts without
+/// durable calls (SDK-29: older hosts receive unchanged requests).
+fn durable_key(ack: &HelloAck, key: Option<String>) -> Result<String, CallToolError> {
+    let Some(k) = key else {
+        return Ok(String::new());
+    };
+    validate_call_key(&k).map_err(CallToolError::InvalidKey)?;
+    Ok(if ack.has(&Capability::CallToolDurable) {
+        k
+    } else {
+        String::new()
+    })
+}
+
+/// Links a call to the job that makes it, if that job is still open: the
+/// job's id (for `parent_id`, when it is a tool call) and its children
+/// (cancelled with it). A cancelled job makes no more calls.
+fn link_to_parent(
+    st: &mut crate::State,
+    parent: Option<JobId>,
+    wire: &str,
+) -> Result<(Option<u64>, String), CallToolError> {
+    let Some(job) = parent.and_then(|p| st.jobs.get_mut(&p.0)) else {
+        return Ok((None, String::new()));
+    };
+    if job.token.is_cancelled() {
+        return Err(CallToolError::Cancelled);
+    }
+    let parent_id = match job.kind {
+        OpenKind::Tool => job.invocation.clone(),
+        _ => String::new(),
+    };
+    job.children.push(wire.to_owned());
+    Ok((parent.map(|p| p.0), parent_id))
+}
+
 impl Inner {
     /// Validates and sends a call; registers where its result goes.
     fn begin_call(
@@ -139,18 +177,7 @@ impl Inner {
         if req.name.is_empty() || !req.args.is_object() {
             return Err(CallToolError::InvalidRequest);
         }
-        let key = match req.key {
-            Some(k) => {
-                validate_call_key(&k).map_err(CallToolError::InvalidKey)?;
-                // SDK-29: older hosts receive unchanged requests.
-                if ack.has(&Capability::CallToolDurable) {
-                    k
-                } else {
-                    String::new()
-                }
-            }
-            None => String::new(),
-        };
+        let key = durable_key(ack, req.key)?;
         let n = self.next_call();
         let wire = format!("c{n}");
         let timeout = req.timeout.unwrap_or(CALL_TOOL_TIMEOUT);
@@ -158,20 +185,7 @@ impl Inner {
         if matches!(st.phase, Phase::Closing | Phase::Finished) {
             return Err(CallToolError::Closed);
         }
-        let mut parent_id = String::new();
-        let mut parent = None;
-        if let Some(p) = req.parent {
-            if let Some(job) = st.jobs.get_mut(&p.0) {
-                if job.token.is_cancelled() {
-                    return Err(CallToolError::Cancelled);
-                }
-                if matches!(job.kind, OpenKind::Tool) {
-                    parent_id = job.invocation.clone();
-                }
-                job.children.push(wire.clone());
-                parent = Some(p.0);
-            }
-        }
+        let (parent, parent_id) = link_to_parent(&mut st, req.parent, &wire)?;
         let frame = ExtFrame::CallTool(CallTool {
             id: wire.clone(),
             name: req.name.clone(),
@@ -186,21 +200,11 @@ impl Inner {
                 return Err(CallToolError::Write(crate::codec_to_write(e)));
             }
         };
-        let weak = Arc::downgrade(self);
-        let timer_wire = wire.clone();
-        let name = req.name;
-        let timer = self
-            .spawn(crate::runtime::task::Task::CallDeadline, async move {
-                tokio::time::sleep(timeout).await;
-                if let Some(inner) = weak.upgrade() {
-                    inner.time_out_call(&timer_wire, timeout);
-                }
-            })
-            .abort_handle();
+        let timer = self.start_deadline(wire.clone(), timeout);
         st.calls.insert(
             wire.clone(),
             PendingCall {
-                name,
+                name: req.name,
                 parent,
                 sink: sink(n),
                 timer: Some(timer),
@@ -213,17 +217,35 @@ impl Inner {
         // A reader paused for the serial backlog must read the answer.
         self.read_room.notify_waiters();
         if let Err(e) = self.writer.write(&line, WriteLane::Direct, false) {
-            let call = {
-                let mut st = lock(&self.state);
-                self.take_call(&mut st, &wire)
-            };
-            if let Some(t) = call.and_then(|c| c.timer) {
-                t.abort();
-            }
-            self.on_write_error(&e);
+            self.withdraw_call(&wire, &e);
             return Err(CallToolError::Write(e));
         }
         Ok(wire)
+    }
+
+    /// The call's deadline: past it, the call fails with a timeout.
+    fn start_deadline(self: &Arc<Self>, wire: String, timeout: Duration) -> AbortHandle {
+        let weak = Arc::downgrade(self);
+        self.spawn(crate::runtime::task::Task::CallDeadline, async move {
+            tokio::time::sleep(timeout).await;
+            if let Some(inner) = weak.upgrade() {
+                inner.time_out_call(&wire, timeout);
+            }
+        })
+        .abort_handle()
+    }
+
+    /// A call whose frame could not be written is forgotten, its deadline
+    /// stopped.
+    fn withdraw_call(&self, wire: &str, e: &WriteError) {
+        let call = {
+            let mut st = lock(&self.state);
+            self.take_call(&mut st, wire)
+        };
+        if let Some(t) = call.and_then(|c| c.timer) {
+            t.abort();
+        }
+        self.on_write_error(e);
     }
 
     fn unlink_child(&self, st: &mut crate::State, parent: Option<u64>, wire: &str) {

@@ -15,7 +15,7 @@
 //! `ready` are written at once (OP-9: hosts accept them; tools reach the
 //! model after the next registry rebuild).
 
-use zot_protocol::validate::{command_key, ValueError};
+use zot_protocol::validate::command_key;
 use zot_protocol::values::INTERCEPTABLE_EVENT_NAMES;
 use zot_protocol::{encode_frame, ExtFrame, RegisterCommand, RegisterTool, Subscribe};
 
@@ -24,57 +24,9 @@ use std::sync::Arc;
 use crate::lock;
 use crate::requests::args::ArgsCheck;
 use crate::runtime::fast_hash::FastMap;
-use crate::session::registration::SchemaOrigin;
+use crate::session::registration::{RegisterError, SchemaOrigin};
 use crate::wire::writer::WriteLane;
 use crate::{Engine, EngineError, Phase};
-
-/// Why a registration was refused.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum RegisterError {
-    /// The name breaks a protocol rule.
-    #[error(transparent)]
-    Invalid(#[from] ValueError),
-    /// The tool's schema is not a JSON object.
-    #[error("the schema of tool {0:?} must be a JSON object")]
-    SchemaNotObject(String),
-    /// The tool's schema is not a valid JSON Schema (the engine checks every
-    /// call's arguments against it).
-    #[error("the schema of tool {name:?} is not a valid JSON Schema: {message}")]
-    InvalidSchema {
-        /// The tool.
-        name: String,
-        /// What is wrong with the schema.
-        message: String,
-    },
-    /// Not one of the four interceptable events.
-    #[error("{0:?} cannot be intercepted (only before_agent_start, tool_call, turn_start, assistant_message)")]
-    NotInterceptable(String),
-    /// An event name must not be empty.
-    #[error("event names must not be empty")]
-    EmptyEvent,
-    /// Not one of the lifecycle events.
-    #[error("unknown event {0:?} (events: {events})", events = zot_protocol::values::LIFECYCLE_EVENT_NAMES.join(", "))]
-    UnknownEvent(String),
-    /// The tool's output schema is not a JSON object.
-    #[error("the output schema of tool {0:?} must be a JSON object")]
-    OutputSchemaNotObject(String),
-    /// A tool of this name is already registered (hosts keep the first
-    /// registration of a name, §6.2, so a second one could never run).
-    #[error("duplicate tool name {0:?}: a tool of this name is already registered")]
-    DuplicateTool(String),
-    /// A command whose name differs only by case is already registered
-    /// (hosts keep the first, §6.1).
-    #[error("duplicate command name {name:?}: command {registered:?} is already registered (command names ignore case)")]
-    DuplicateCommand {
-        /// The name given.
-        name: String,
-        /// The name registered before.
-        registered: String,
-    },
-    /// The registration frame could not be written.
-    #[error("registration not sent: {0}")]
-    Write(String),
-}
 
 #[derive(Default)]
 pub(crate) struct Registry {
