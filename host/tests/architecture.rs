@@ -1,7 +1,7 @@
 //! The shape of the Rust crates' `src` (the host, the engine every SDK
-//! shares, the Rust SDK, the protocol, zot-mcp), read from their text: no import circles between a crate's
-//! modules, and no function longer than a screen unless a comment says why
-//! it must be one piece.
+//! shares, the Rust SDK, the protocol, zot-mcp), read from their text: no
+//! import circles between a crate's modules, and no function longer than a
+//! screen unless a comment says why it must be one piece.
 //!
 //! A module is one file (`a/b.rs` and `a/b/mod.rs` are `a::b`). Module `m`
 //! depends on module `n` when the code of `m` (comments left out) names a
