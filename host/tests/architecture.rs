@@ -26,12 +26,6 @@ struct Checked {
     /// the list may only shrink (a circle gone must leave it, a new one
     /// fails).
     known_circles: &'static [&'static [&'static str]],
-    /// Folders whose inner circles are known and left to their owners for
-    /// now: a circle wholly inside one of them passes.
-    known_circle_folders: &'static [&'static str],
-    /// Longer functions there today (`file fn`), to be split or given their
-    /// reason; the list may only shrink.
-    known_long: &'static [&'static str],
 }
 
 const CRATES: &[Checked] = &[
@@ -39,17 +33,11 @@ const CRATES: &[Checked] = &[
         dir: "host",
         min_modules: 50,
         known_circles: &[],
-        // The CLI's error type names each command's errors, and the
-        // commands use it back.
-        known_circle_folders: &["cli"],
-        known_long: &[],
     },
     Checked {
         dir: "engine",
         min_modules: 30,
         known_circles: &[],
-        known_circle_folders: &[],
-        known_long: &[],
     },
     Checked {
         dir: "sdk-rust",
@@ -60,22 +48,16 @@ const CRATES: &[Checked] = &[
             &["sdk::dispatch", "sdk::routes", "sdk::serial"],
             &["sdk::handle", "sdk::panels"],
         ],
-        known_circle_folders: &[],
-        known_long: &[],
     },
     Checked {
         dir: "protocol",
         min_modules: 10,
         known_circles: &[],
-        known_circle_folders: &[],
-        known_long: &[],
     },
     Checked {
         dir: "mcp",
         min_modules: 5,
         known_circles: &[],
-        known_circle_folders: &[],
-        known_long: &[],
     },
 ];
 
@@ -658,12 +640,6 @@ fn no_new_circles_in(checked: &Checked) {
     let report: Vec<String> = found
         .iter()
         .filter(|(members, _)| !known.contains(members))
-        .filter(|(members, _)| {
-            !checked
-                .known_circle_folders
-                .iter()
-                .any(|f| members.iter().all(|m| m.starts_with(&format!("{f}::"))))
-        })
         .flat_map(|(_, loops)| loops)
         .map(|c| {
             c.iter()
@@ -768,13 +744,13 @@ fn fn_name(line: &str) -> Option<String> {
 #[test]
 fn no_long_function_without_a_reason() {
     for checked in CRATES {
-        no_new_long_functions_in(checked);
+        no_long_functions_in(checked);
     }
 }
 
-fn no_new_long_functions_in(checked: &Checked) {
+fn no_long_functions_in(checked: &Checked) {
     let src = src(checked.dir);
-    let mut long = Vec::new();
+    let mut report = Vec::new();
     for f in rust_files(&src) {
         let rel = f
             .strip_prefix(&src)
@@ -782,44 +758,22 @@ fn no_new_long_functions_in(checked: &Checked) {
             .display()
             .to_string();
         let text = std::fs::read_to_string(&f).expect("read source");
-        long.extend(
+        report.extend(
             functions(&rel, &text)
                 .into_iter()
-                .filter(|f| f.lines > MAX_FN_LINES && !f.excused),
+                .filter(|f| f.lines > MAX_FN_LINES && !f.excused)
+                .map(|f| {
+                    format!(
+                        "{}/src/{}:{} {} ({} lines)",
+                        checked.dir, f.file, f.line, f.name, f.lines
+                    )
+                }),
         );
     }
-    let names: BTreeSet<String> = long
-        .iter()
-        .map(|f| format!("{} {}", f.file, f.name))
-        .collect();
-    let report: Vec<String> = long
-        .iter()
-        .filter(|f| {
-            !checked
-                .known_long
-                .contains(&format!("{} {}", f.file, f.name).as_str())
-        })
-        .map(|f| {
-            format!(
-                "{}/src/{}:{} {} ({} lines)",
-                checked.dir, f.file, f.line, f.name, f.lines
-            )
-        })
-        .collect();
     assert!(
         report.is_empty(),
         "functions over {MAX_FN_LINES} lines with no comment above saying why they are {ONE_PIECE:?}:\n  {}",
         report.join("\n  ")
-    );
-    let gone: Vec<_> = checked
-        .known_long
-        .iter()
-        .filter(|k| !names.contains(**k))
-        .collect();
-    assert!(
-        gone.is_empty(),
-        "no longer long in {}/src (or renamed): take them out of its known_long: {gone:?}",
-        checked.dir
     );
 }
 

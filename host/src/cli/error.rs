@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::cli::install::InstallError;
+use crate::cli::install_error::InstallError;
 use crate::cli::json_edit::EditError;
 use crate::cli::resolve::ResolveError;
 

@@ -27,6 +27,7 @@ pub(crate) mod doctor_report;
 pub(crate) mod error;
 pub(crate) mod git;
 pub(crate) mod install;
+pub(crate) mod install_error;
 pub(crate) mod json_edit;
 pub(crate) mod list;
 pub(crate) mod lock;
